@@ -1,0 +1,57 @@
+// The test command (npm test): starts one embedded PostgreSQL for the whole run (unless
+// TEST_DATABASE_URL names a server), runs tap over the test files, and ends with the plain line
+// `N passed, N failed` that CI reads (tap's own summary is not recognised there).
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
+
+const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/unit', 'test/int', 'test/http'];
+
+const files = (path: string): string[] =>
+  statSync(path).isDirectory()
+    ? readdirSync(path).sort().flatMap((entry) => files(join(path, entry)))
+    : path.endsWith('.test.ts') ? [relative(process.cwd(), path)] : [];
+
+const testFiles = roots.flatMap(files);
+if (testFiles.length === 0) {
+  console.error(`no test files under ${roots.join(', ')}`);
+  process.exit(1);
+}
+
+const run = (command: string, args: string[], env: NodeJS.ProcessEnv, capture: boolean) =>
+  new Promise<{ code: number; output: string }>((resolve) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => { process.stdout.write(chunk); output += chunk.toString(); });
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+
+let databaseUrl = process.env.TEST_DATABASE_URL;
+let stopDatabase = async () => {};
+if (!databaseUrl) {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-pg-'));
+  chmodSync(dir, 0o755); // the server runs as the postgres user when the tests run as root
+  const server = await startEmbeddedPostgres({ directory: join(dir, 'postgres'), log: () => {} });
+  databaseUrl = server.url;
+  stopDatabase = async () => { await server.stop(); rmSync(dir, { recursive: true, force: true }); };
+}
+
+let code = 1;
+let output = '';
+try {
+  const env = { ...process.env, TEST_DATABASE_URL: databaseUrl };
+  await run('npx', ['tap', 'build'], env, true); // the plugin list in package.json takes effect only after a build
+  ({ code, output } = await run('npx', ['tap', ...testFiles], env, true));
+} finally {
+  await stopDatabase();
+}
+
+// tap's closing line: `# { total: 12, pass: 11, fail: 1, skip: 0 }`
+const summary = [...output.matchAll(/^# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?(?:, todo: (\d+))?/gm)].at(-1);
+const passed = Number(summary?.[2] ?? 0);
+const failed = Number(summary?.[3] ?? 0) + (summary ? 0 : 1);
+const skipped = Number(summary?.[4] ?? 0);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(code !== 0 || failed > 0 || passed === 0 ? 1 : 0);

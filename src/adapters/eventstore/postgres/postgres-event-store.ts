@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { sql, type DatabasePool } from '../../postgres/pool.ts';
+import { migrate } from '../../postgres/migrate.ts';
+import { eventStoreMigrations } from './migrations.ts';
+import type { Listener } from '../../postgres/listener.ts';
+import {
+  RevisionConflict, type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent,
+  type Position, type RecordedEvent, type StreamRevision, type Subscription,
+} from '../port.ts';
+
+const EventRow = z.object({
+  position: z.bigint(),
+  event_id: z.string(),
+  stream_id: z.string(),
+  revision: z.bigint(),
+  type: z.string(),
+  data: z.unknown(),
+  metadata: z.record(z.unknown()),
+  recorded_at: z.string(),
+});
+type EventRow = z.infer<typeof EventRow>;
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  id: row.event_id,
+  streamId: row.stream_id,
+  revision: row.revision,
+  position: row.position,
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata as EventMetadata,
+  recordedAt: row.recorded_at,
+});
+
+const expectedCode = (expected: ExpectedRevision): bigint =>
+  expected === 'any' ? -2n : expected === 'no-stream' ? -1n : expected;
+const revisionOf = (current: bigint): StreamRevision => (current < 0n ? 'no-stream' : current);
+
+const AppendRow = z.object({
+  next_revision: z.bigint().nullable(),
+  last_position: z.bigint().nullable(),
+  current_revision: z.bigint(),
+});
+
+export type PostgresEventStoreOptions = Readonly<{
+  /** The process's LISTEN connection, which wakes subscriptions on channel es_events. */
+  listener: Listener;
+  /** How often a subscription looks for new events when no notification arrives. */
+  pollIntervalMs?: number;
+  batchSize?: number;
+}>;
+
+/** The default event store: an append-only table in the gateway's own PostgreSQL. */
+export class PostgresEventStore implements EventStore {
+  readonly backend = 'postgres' as const;
+
+  private constructor(private readonly pool: DatabasePool, private readonly options: PostgresEventStoreOptions) {}
+
+  static async open(pool: DatabasePool, options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+    await migrate(pool, eventStoreMigrations);
+    return new PostgresEventStore(pool, options);
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const payload = events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: event.metadata }));
+    const row = await this.pool.one(sql.type(AppendRow)`
+      select * from es.append(${streamId}, ${expectedCode(expected).toString()}::bigint, ${JSON.stringify(payload)}::jsonb)`);
+    if (row.next_revision === null || row.last_position === null) {
+      throw new RevisionConflict(streamId, expected, revisionOf(row.current_revision));
+    }
+    return { nextRevision: row.next_revision, position: row.last_position };
+  }
+
+  async readStream(streamId: string): Promise<{ events: RecordedEvent[]; revision: StreamRevision }> {
+    const rows = await this.pool.any(sql.type(EventRow)`
+      select position, event_id::text, stream_id, revision, type, data, metadata, recorded_at
+      from es.events where stream_id = ${streamId} order by revision`);
+    const events = rows.map(toRecorded);
+    const last = events.at(-1);
+    return { events, revision: last ? last.revision : 'no-stream' };
+  }
+
+  async readAll(after: Position, limit: number): Promise<RecordedEvent[]> {
+    const rows = await this.pool.any(sql.type(EventRow)`
+      select position, event_id::text, stream_id, revision, type, data, metadata, recorded_at
+      from es.events where position > ${after.toString()}::bigint order by position limit ${limit}`);
+    return rows.map(toRecorded);
+  }
+
+  async head(): Promise<Position> {
+    return this.pool.oneFirst(sql.type(z.object({ head: z.bigint() }))`
+      select coalesce(max(position), 0)::bigint as head from es.events`);
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query(sql.unsafe`select 1 from es.schema_migrations limit 1`);
+  }
+
+  subscribeToAll(after: Position, handle: (event: RecordedEvent) => Promise<void>,
+    onError: (error: unknown) => void = () => {}): Subscription {
+    let stopped = false;
+    let pending = false;
+    let interrupt: () => void = () => {};
+    const waker = () => { pending = true; interrupt(); };
+    let unwatch: () => void = () => {};
+    const pollMs = this.options.pollIntervalMs ?? 1000;
+    const batchSize = this.options.batchSize ?? 500;
+    const loop = async () => {
+      let position = after;
+      unwatch = await this.watch(waker); // without notifications the poll still delivers
+      while (!stopped) {
+        pending = false;
+        const batch = await this.readAll(position, batchSize);
+        for (const event of batch) {
+          if (stopped) return;
+          await handle(event);
+          position = event.position;
+        }
+        // A notification that arrived while reading means there may be more: read again at once.
+        if (batch.length === batchSize || pending || stopped) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          interrupt = () => { clearTimeout(timer); resolve(); };
+        });
+        interrupt = () => {};
+      }
+    };
+    const done = loop().catch((error: unknown) => { if (!stopped) onError(error); });
+    return {
+      close: async () => {
+        stopped = true;
+        waker();
+        await done;
+        unwatch();
+      },
+    };
+  }
+
+  watch(onAppend: () => void): Promise<() => void> {
+    return this.options.listener.on('es_events', onAppend);
+  }
+
+  async close(): Promise<void> {
+    // The pool and the listener belong to the composition root, which closes them.
+  }
+}

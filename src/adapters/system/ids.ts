@@ -1,0 +1,3 @@
+import { randomUUID } from 'node:crypto';
+
+export const correlationId = (): string => randomUUID();

@@ -1,0 +1,25 @@
+import type { AccessEvent } from './access/access.events.ts';
+import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
+
+// The single registry of event types: what the store may hold and projections may see.
+export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent;
+export type DomainEventType = DomainEvent['type'];
+
+export const domainEventTypes = [
+  'marketplace-registered',
+  'marketplace-removed',
+  'marketplace-name-reserved',
+  'marketplace-name-released',
+  'info-refs',
+  'upload-pack',
+] as const satisfies readonly DomainEventType[];
+
+// Compile-time check that the list above names every member of the union.
+type Missing = Exclude<DomainEventType, (typeof domainEventTypes)[number]>;
+const everyTypeListed: Missing extends never ? true : Missing = true;
+void everyTypeListed;
+
+const known = new Set<string>(domainEventTypes);
+export const isDomainEventType = (type: string): type is DomainEventType => known.has(type);
+
+export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

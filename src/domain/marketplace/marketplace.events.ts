@@ -1,0 +1,33 @@
+import type { Event, Instant } from '../shared/decider.ts';
+
+export const marketplaceOrigins = ['upstream', 'hosted'] as const;
+export type MarketplaceOrigin = (typeof marketplaceOrigins)[number];
+export const pushPolicies = ['append-only', 'allow-rewrite'] as const;
+export type PushPolicy = (typeof pushPolicies)[number];
+
+export type MarketplaceRegistered = Event<'marketplace-registered', {
+  marketplaceId: number;
+  name: string;
+  origin: MarketplaceOrigin;
+  url: string | null;
+  pushPolicy: PushPolicy | null;
+  registeredAt: Instant;
+  registeredBy: string | null;
+}>;
+
+export type MarketplaceRemoved = Event<'marketplace-removed', {
+  marketplaceId: number;
+  name: string;
+  reason: string;
+  removedAt: Instant;
+  removedBy: string;
+  withdrawnSnapshotIds: number[];
+}>;
+
+// A live name is reserved by its own stream (`marketplacename-<name>`), so that two registrations
+// racing for one name cannot both win; removal releases it for a new marketplace.
+export type MarketplaceNameReserved = Event<'marketplace-name-reserved', { name: string; marketplaceId: number }>;
+export type MarketplaceNameReleased = Event<'marketplace-name-released', { name: string; marketplaceId: number }>;
+
+export type MarketplaceEvent = MarketplaceRegistered | MarketplaceRemoved;
+export type MarketplaceNameEvent = MarketplaceNameReserved | MarketplaceNameReleased;

@@ -1,0 +1,103 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Rejection } from '../domain/shared/decider.ts';
+import type { RejectionCode } from '../domain/shared/rejection.ts';
+import { ConcurrencyExhausted } from '../adapters/eventstore/run-command.ts';
+import { ProjectionLag } from '../projections/runner/wait-for.ts';
+
+/** An RFC 9457 problem document, the body of every non-success API answer. */
+export type Problem = Readonly<{ type: string; title: string; status: number; detail: string; instance: string } & Record<string, unknown>>;
+
+/** One line per rejection code: the status it answers with and its title. */
+const catalogue = {
+  'invalid-request': { status: 422, title: 'Request does not match the schema' },
+  'malformed-body': { status: 400, title: 'Request body is not well-formed' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
+  'payload-too-large': { status: 413, title: 'Request body too large' },
+  'not-found': { status: 404, title: 'Not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  conflict: { status: 409, title: 'Conflicting change' },
+  'projection-lag': { status: 503, title: 'Read models are catching up' },
+  'internal-error': { status: 500, title: 'Internal error' },
+  'invalid-name': { status: 422, title: 'Invalid name' },
+  'marketplace-name-taken': { status: 409, title: 'Marketplace name taken' },
+  'marketplace-not-found': { status: 404, title: 'Marketplace not found' },
+  'trust-boundary': { status: 400, title: 'Refused at the trust boundary' },
+} as const satisfies Record<RejectionCode, { status: number; title: string }>;
+
+export const statusOf = (code: RejectionCode): number => catalogue[code].status;
+
+/** A refusal on its way to the client. */
+export class Rejected extends Error {
+  constructor(readonly rejection: Rejection) {
+    super(rejection.detail);
+    this.name = 'Rejected';
+  }
+}
+
+export const reject = (code: RejectionCode, detail: string, extensions?: Record<string, unknown>): Rejected =>
+  new Rejected({ code, detail, ...(extensions ? { extensions } : {}) });
+
+// docs/decisions.md: problem `type` is `<base-url>/problems/<code>`, which /problems/<code> serves.
+export const problemType = (baseUrl: string, code: RejectionCode): string => `${baseUrl}/problems/${code}`;
+
+export function problemFor(baseUrl: string, rejection: Rejection, instance: string): Problem {
+  const { status, title } = catalogue[rejection.code];
+  // Extensions first, so that they can never overwrite the standard members.
+  return { ...rejection.extensions, type: problemType(baseUrl, rejection.code), title, status, detail: rejection.detail, instance };
+}
+
+/** A problem for a status that has no code of ours (about:blank, titled with the status phrase). */
+export const plainProblem = (status: number, detail: string, instance: string): Problem =>
+  ({ type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, instance });
+
+export const instanceOf = (request: FastifyRequest): string => request.url.split('?')[0] ?? request.url;
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply.code(problem.status).type('application/problem+json').send(problem);
+}
+
+const validationDetail = (error: FastifyError): string => {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const where = `${error.validationContext ?? 'request'}${first.instancePath || ''}`;
+  const params = first.params as { additionalProperty?: string; allowedValues?: unknown[] } | undefined;
+  if (params?.additionalProperty) return `${where} has an unknown property '${params.additionalProperty}'`;
+  return `${where} ${first.message ?? 'is invalid'}`;
+};
+
+/** Maps anything a route throws to a problem: one handler for the whole API. */
+export function toProblem(baseUrl: string, error: unknown, request: FastifyRequest): { problem: Problem; headers?: Record<string, string> } {
+  const instance = instanceOf(request);
+  const build = (code: RejectionCode, detail: string) => problemFor(baseUrl, { code, detail }, instance);
+  if (error instanceof Rejected) return { problem: problemFor(baseUrl, error.rejection, instance) };
+  if (error instanceof ProjectionLag) {
+    return {
+      problem: build('projection-lag', 'the change was recorded, but the read models have not caught up yet; retry the read shortly'),
+      headers: { 'retry-after': '1' },
+    };
+  }
+  if (error instanceof ConcurrencyExhausted) return { problem: build('conflict', 'the resource kept changing while the request was decided; retry it') };
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return { problem: build('invalid-request', validationDetail(fastifyError)) };
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { problem: build('unsupported-media-type', `content type '${request.headers['content-type'] ?? ''}' is not accepted here; send application/json`) };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { problem: build('payload-too-large', 'the request body exceeds the size this endpoint accepts') };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { problem: build('malformed-body', 'the body is empty but the content type says JSON') };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { problem: build('malformed-body', `the body is not valid JSON: ${fastifyError.message}`) };
+    default:
+      break;
+  }
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (error instanceof SyntaxError) return { problem: build('malformed-body', `the body is not valid JSON: ${error.message}`) };
+    return { problem: plainProblem(status, fastifyError.message, instance) };
+  }
+  return { problem: build('internal-error', 'the gateway failed to answer this request; the failure is logged') };
+}

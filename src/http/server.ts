@@ -1,0 +1,71 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import type { EventStore } from '../adapters/eventstore/port.ts';
+import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
+import { apiDocsRoute } from './actuator/api-docs.route.ts';
+import { healthRoute } from './actuator/health.route.ts';
+import { problemsRoute } from './actuator/problems.route.ts';
+import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
+
+export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export type HttpDeps = Readonly<{
+  baseUrl: string;
+  version: string | null;
+  bodyLimitBytes: number;
+  logger: FastifyBaseLogger;
+  store: EventStore;
+  waiter: ProjectionWaiter;
+  checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
+  problemsDir: string;
+}>;
+
+registerAjvFormats();
+
+/** Builds the HTTP application; the caller listens and closes. Every surface is registered here. */
+export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    bodyLimit: deps.bodyLimitBytes,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    requestTimeout: 120_000,
+    connectionTimeout: 0,
+    keepAliveTimeout: 10_000,
+    disableRequestLogging: false,
+    // Strict bodies: unknown properties are refused (422), not stripped; nothing is coerced in a body.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+
+  app.setErrorHandler((error, request, reply) => {
+    const { problem, headers } = toProblem(deps.baseUrl, error, request);
+    if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
+    if (headers) void reply.headers(headers);
+    return sendProblem(reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, problemFor(deps.baseUrl, {
+      code: 'not-found', detail: `no resource at ${request.method} ${instanceOf(request)}`,
+    }, instanceOf(request))));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Skill Marketplace Governance Gateway',
+        description: 'Management API (/api/v1), revocation check (/status/v1) and operational endpoints.',
+        version: deps.version ?? '0.0.0',
+      },
+      servers: [{ url: deps.baseUrl }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  healthRoute(app, deps);
+  apiDocsRoute(app);
+  problemsRoute(app, deps);
+  return app;
+}

@@ -1,0 +1,75 @@
+import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
+import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+
+/** An entry before the projection gives it its id (ids follow event order, so a rebuild repeats them). */
+export type LedgerDraft = Readonly<{
+  position: bigint;
+  ts: string;
+  source: string;
+  principal: string;
+  actorType: string;
+  marketplace: string;
+  marketplaceId: number | null;
+  event: string;
+  ref: string | null;
+  sha: string | null;
+  detail: string | null;
+  tokenId: number | null;
+  credentialKind: string | null;
+}>;
+
+type Fields = Partial<Pick<LedgerDraft, 'marketplace' | 'marketplaceId' | 'ref' | 'sha' | 'detail' | 'credentialKind'>>;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** What each event contributes to the ledger: nothing, one entry, or (upload-pack) one per want. */
+function fieldsOf(event: DomainEvent): Fields[] {
+  switch (event.type) {
+    case 'marketplace-registered':
+      return [{ marketplace: event.data.name, marketplaceId: event.data.marketplaceId, detail: `origin=${event.data.origin}` }];
+    case 'marketplace-removed': {
+      const { name, marketplaceId, reason, withdrawnSnapshotIds } = event.data;
+      // spec, Events: marketplace-removed detail "withdrew {n} approved snapshot(s); reason"
+      const detail = `withdrew ${plural(withdrawnSnapshotIds.length, 'approved snapshot')}; ${reason}`;
+      return [{ marketplace: name, marketplaceId, detail }];
+    }
+    case 'info-refs':
+      return [{
+        marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,
+        ref: event.data.ref, sha: event.data.sha, credentialKind: event.data.credentialKind,
+      }];
+    case 'upload-pack':
+      return event.data.wants.map((want) => ({
+        marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,
+        ref: want.ref, sha: want.sha, credentialKind: event.data.credentialKind,
+      }));
+    case 'marketplace-name-reserved':
+    case 'marketplace-name-released':
+      return [];
+  }
+}
+
+const facadeEvents = new Set(['info-refs', 'upload-pack']);
+
+export function ledgerDrafts(recorded: RecordedEvent): LedgerDraft[] {
+  if (!isDomainEventType(recorded.type)) return [];
+  const event = { type: recorded.type, data: recorded.data } as DomainEvent;
+  const meta = recorded.metadata;
+  // spec, Ledger entry: source is the client address for a facade fetch, the literal `admin` otherwise.
+  const source = facadeEvents.has(recorded.type) ? (meta.source ?? 'unknown') : 'admin';
+  return fieldsOf(event).map((fields) => ({
+    position: recorded.position,
+    ts: recorded.recordedAt,
+    source,
+    principal: meta.principal,
+    actorType: meta.actorType,
+    marketplace: fields.marketplace ?? '-',
+    marketplaceId: fields.marketplaceId ?? null,
+    event: recorded.type,
+    ref: fields.ref ?? null,
+    sha: fields.sha ?? null,
+    detail: fields.detail ?? null,
+    tokenId: meta.credentialId ?? null,
+    credentialKind: fields.credentialKind ?? null,
+  }));
+}

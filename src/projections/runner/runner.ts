@@ -1,0 +1,154 @@
+import type { Logger } from 'pino';
+import type { EventStore, Position } from '../../adapters/eventstore/port.ts';
+import { sql, trustedSql, type DatabasePool } from '../../adapters/postgres/pool.ts';
+import { advanceCheckpoint, createCheckpointsSql, readCheckpoints } from './checkpoints.ts';
+import type { Projection } from './projection.ts';
+
+export type RunnerOptions = Readonly<{ batchSize: number; idlePollMs: number; logger: Logger }>;
+export type Progress = Readonly<{ position: Position; head: Position }>;
+
+export type ProjectionStatus = Readonly<{
+  name: string; version: number; position: Position; head: Position; lag: Position; rebuildable: boolean;
+}>;
+
+const dropTable = (table: string) => trustedSql(`drop table if exists ${table} cascade`);
+
+/**
+ * Feeds projections from the event store. Only the leader runs it (leader.ts); `rebuild` and
+ * `catchUp` are also used by the command line with the leader lock held.
+ */
+export class ProjectionRunner {
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private wake: () => void = () => {};
+
+  constructor(
+    private readonly pool: DatabasePool,
+    private readonly store: EventStore,
+    readonly projections: readonly Projection[],
+    private readonly options: RunnerOptions,
+  ) {
+    const names = new Set(projections.map((p) => p.name));
+    if (names.size !== projections.length) throw new Error('projection names must be unique');
+  }
+
+  /**
+   * Creates missing read models and rebuilds those whose version changed, so that a schema change
+   * is a version bump (docs/decisions.md). Returns the names it (re)created.
+   */
+  async prepare(): Promise<string[]> {
+    await this.pool.query(trustedSql(createCheckpointsSql));
+    const checkpoints = await readCheckpoints(this.pool);
+    const reset: string[] = [];
+    for (const projection of this.projections) {
+      const checkpoint = checkpoints.get(projection.name);
+      if (checkpoint?.version === projection.version) continue;
+      await this.reset(projection);
+      reset.push(projection.name);
+    }
+    return reset;
+  }
+
+  private async reset(projection: Projection): Promise<void> {
+    await this.pool.transaction(async (tx) => {
+      for (const table of projection.tables) await tx.query(dropTable(table));
+      for (const statement of projection.createSql) await tx.query(trustedSql(statement));
+      await tx.query(sql.unsafe`
+        insert into projection_checkpoints (name, version, position) values (${projection.name}, ${projection.version}, 0)
+        on conflict (name) do update set version = excluded.version, position = 0`);
+    });
+  }
+
+  /** Applies every stored event to every projection behind it; returns the position reached. */
+  async catchUp(onProgress?: (progress: Progress) => void): Promise<Position> {
+    const head = await this.store.head();
+    let reached = 0n;
+    for (;;) {
+      const checkpoints = await readCheckpoints(this.pool);
+      const behind = this.projections
+        .map((projection) => ({ projection, position: checkpoints.get(projection.name)?.position ?? 0n }));
+      const from = behind.reduce((min, b) => (b.position < min ? b.position : min), head);
+      const batch = await this.store.readAll(from, this.options.batchSize);
+      const last = batch.at(-1);
+      if (!last) return from;
+      for (const { projection, position } of behind) {
+        const events = batch.filter((event) => event.position > position);
+        if (events.length === 0) continue;
+        await this.pool.transaction(async (tx) => {
+          await projection.apply(tx, events);
+          if (!(await advanceCheckpoint(tx, projection.name, position, last.position))) {
+            throw new Error(`checkpoint of ${projection.name} moved under this runner: is a second leader running?`);
+          }
+        });
+      }
+      reached = last.position;
+      onProgress?.({ position: reached, head: head > reached ? head : reached });
+      if (this.stopping) return reached;
+    }
+  }
+
+  /** Runs until stop(): catches up, then waits for appends (notification or poll). */
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = (async () => {
+      const unwatch = await this.store.watch(() => this.wake()).catch(() => () => {});
+      let backoff = 500;
+      try {
+        while (!this.stopping) {
+          let woken = false;
+          const sleeping = new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.options.idlePollMs);
+            this.wake = () => { woken = true; clearTimeout(timer); resolve(); };
+          });
+          try {
+            await this.catchUp();
+            backoff = 500;
+          } catch (error) {
+            // A projection that fails stays where it was; the next attempt retries the same batch.
+            this.options.logger.error({ err: error }, 'projection batch failed; retrying');
+            await new Promise((resolve) => setTimeout(resolve, backoff));
+            backoff = Math.min(backoff * 2, 30_000);
+            continue;
+          }
+          if (!woken) await sleeping;
+        }
+      } finally {
+        this.wake = () => {};
+        unwatch();
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.running;
+    this.running = null;
+  }
+
+  /** Drops every rebuildable read model and replays the store from position 0. */
+  async rebuild(onProgress?: (progress: Progress) => void): Promise<Position> {
+    await this.pool.query(trustedSql(createCheckpointsSql));
+    for (const projection of this.projections) {
+      if (projection.rebuild !== false) await this.reset(projection);
+    }
+    return this.catchUp(onProgress);
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    const [checkpoints, head] = await Promise.all([readCheckpoints(this.pool), this.store.head()]);
+    return this.projections.map((projection) => {
+      const checkpoint = checkpoints.get(projection.name);
+      const position = checkpoint?.position ?? 0n;
+      return {
+        name: projection.name,
+        version: checkpoint?.version ?? projection.version,
+        position,
+        head,
+        lag: head - position,
+        rebuildable: projection.rebuild !== false,
+      };
+    });
+  }
+}
