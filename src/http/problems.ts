@@ -59,14 +59,29 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type('application/problem+json').send(problem);
 }
 
-const validationDetail = (error: FastifyError): string => {
-  const first = error.validation?.[0];
-  if (!first) return error.message;
-  const where = `${error.validationContext ?? 'request'}${first.instancePath || ''}`;
-  const params = first.params as { additionalProperty?: string; allowedValues?: unknown[] } | undefined;
-  if (params?.additionalProperty) return `${where} has an unknown property '${params.additionalProperty}'`;
-  return `${where} ${first.message ?? 'is invalid'}`;
-};
+type ValidationIssue = { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> };
+
+/** One sentence naming the offending field, from the validator's list of issues. */
+export function validationDetail(context: string, issues: readonly ValidationIssue[], fallback: string): string {
+  const at = (issue: ValidationIssue) => `${context}${issue.instancePath ?? ''}`;
+  const unknown = issues.find((i) => i.keyword === 'additionalProperties');
+  if (unknown) {
+    const names = (unknown.params?.additionalProperties as string[] | undefined) ?? [];
+    return `${at(unknown)} has an unknown property '${names.join("', '")}'`;
+  }
+  const required = issues.find((i) => i.keyword === 'required');
+  if (required) {
+    const names = (required.params?.requiredProperties as string[] | undefined) ?? [];
+    return `${at(required)} is missing the required property '${names.join("', '")}'`;
+  }
+  const choice = issues.find((i) => i.keyword === 'anyOf');
+  if (choice) {
+    const allowed = issues.filter((i) => i.keyword === 'const' && i.instancePath === choice.instancePath).map((i) => String(i.params?.allowedValue));
+    if (allowed.length > 0) return `${at(choice)} must be one of: ${allowed.join(', ')}`;
+  }
+  const first = issues.find((i) => i.keyword !== 'boolean') ?? issues[0];
+  return first ? `${at(first)} ${first.message ?? 'is invalid'}` : fallback;
+}
 
 /** Maps anything a route throws to a problem: one handler for the whole API. */
 export function toProblem(baseUrl: string, error: unknown, request: FastifyRequest): { problem: Problem; headers?: Record<string, string> } {
@@ -81,7 +96,10 @@ export function toProblem(baseUrl: string, error: unknown, request: FastifyReque
   }
   if (error instanceof ConcurrencyExhausted) return { problem: build('conflict', 'the resource kept changing while the request was decided; retry it') };
   const fastifyError = error as FastifyError;
-  if (fastifyError.validation) return { problem: build('invalid-request', validationDetail(fastifyError)) };
+  if (fastifyError.validation) {
+    const detail = validationDetail(fastifyError.validationContext ?? 'request', fastifyError.validation as ValidationIssue[], fastifyError.message);
+    return { problem: build('invalid-request', detail) };
+  }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { problem: build('unsupported-media-type', `content type '${request.headers['content-type'] ?? ''}' is not accepted here; send application/json`) };

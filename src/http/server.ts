@@ -1,26 +1,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
-import type { EventStore } from '../adapters/eventstore/port.ts';
-import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
+import Fastify from 'fastify';
+import type { HttpApp, HttpDeps } from './http-deps.ts';
 import { apiDocsRoute } from './actuator/api-docs.route.ts';
 import { healthRoute } from './actuator/health.route.ts';
 import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
 
-export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
-
-export type HttpDeps = Readonly<{
-  baseUrl: string;
-  version: string | null;
-  bodyLimitBytes: number;
-  logger: FastifyBaseLogger;
-  store: EventStore;
-  waiter: ProjectionWaiter;
-  checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
-  problemsDir: string;
-}>;
+export type { HttpApp, HttpDeps } from './http-deps.ts';
 
 registerAjvFormats();
 
@@ -34,11 +22,12 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
     requestTimeout: 120_000,
     connectionTimeout: 0,
     keepAliveTimeout: 10_000,
-    disableRequestLogging: false,
     // Strict bodies: unknown properties are refused (422), not stripped; nothing is coerced in a body.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // The API takes JSON only; surfaces that need a raw body (inbound webhooks) add their own parser.
+  app.removeContentTypeParser('text/plain');
 
   app.setErrorHandler((error, request, reply) => {
     const { problem, headers } = toProblem(deps.baseUrl, error, request);

@@ -1,4 +1,4 @@
-import type { HttpApp } from '../server.ts';
+import type { HttpApp } from '../http-deps.ts';
 
 // spec, Versioning: the OpenAPI document is served at /v3/api-docs (the reference UI at /docs).
 // Both become authenticated once sessions exist (identity issue).

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { HttpApp, HttpDeps } from '../server.ts';
+import type { HttpApp, HttpDeps } from '../http-deps.ts';
 
 const Component = Type.Object({ status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]), detail: Type.Optional(Type.String()) });
 const Health = Type.Object({

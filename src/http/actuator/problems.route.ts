@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Type } from 'typebox';
 import { rejectionCodes } from '../../domain/shared/rejection.ts';
 import { reject } from '../problems.ts';
-import type { HttpApp, HttpDeps } from '../server.ts';
+import type { HttpApp, HttpDeps } from '../http-deps.ts';
 
 const known = new Set<string>(rejectionCodes);
 

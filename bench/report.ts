@@ -1,0 +1,141 @@
+// Progress lines (stderr), the result table (stdout) and the result files under bench/results/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Target = Readonly<{ min: number; unit: string }>;
+
+export type PhaseResult = Readonly<{
+  id: string;
+  label: string;
+  /** Events appended or delivered. */
+  events: number;
+  /** Append calls (append phases only). */
+  appends?: number;
+  concurrency?: number;
+  durationMs: number;
+  /** The headline rate: appends/s for append phases, events/s for the others. */
+  rate: number;
+  unit: string;
+  target?: Target;
+  status?: 'PASS' | 'BELOW';
+  latencyMs?: Readonly<{ p50: number; p95: number; p99: number; max: number }>;
+  notes?: string;
+}>;
+
+export const verdict = (rate: number, target: Target | undefined): 'PASS' | 'BELOW' | undefined =>
+  target ? (rate >= target.min ? 'PASS' : 'BELOW') : undefined;
+
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** Percentiles of append latencies, in milliseconds. */
+export function latencies(samples: Float64Array): { p50: number; p95: number; p99: number; max: number } {
+  const sorted = Float64Array.from(samples).sort();
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  return { p50: round(at(0.5)), p95: round(at(0.95)), p99: round(at(0.99)), max: round(sorted[sorted.length - 1] ?? 0) };
+}
+
+/** One progress line per phase on stderr: a start line, a line every few seconds, an end line. */
+export class PhaseProgress {
+  private readonly started = performance.now();
+  private lastPrinted = this.started;
+
+  constructor(private readonly label: string, private readonly total: number) {
+    process.stderr.write(`[bench] ${label}: starting (${fmt(total)} events)\n`);
+  }
+
+  update(done: number): void {
+    const now = performance.now();
+    if (now - this.lastPrinted < 5000) return;
+    this.lastPrinted = now;
+    const seconds = (now - this.started) / 1000;
+    process.stderr.write(`[bench] ${this.label}: ${fmt(done)}/${fmt(this.total)} events, ${fmt(done / seconds)}/s\n`);
+  }
+
+  done(result: PhaseResult): void {
+    const target = result.target ? ` (target >= ${fmt(result.target.min)} ${result.target.unit}: ${result.status})` : '';
+    process.stderr.write(`[bench] ${this.label}: done, ${fmt(result.events)} events in ${fmt(result.durationMs / 1000, 2)} s, ${fmt(result.rate)} ${result.unit}${target}\n`);
+  }
+}
+
+export const machine = () => {
+  const cpu = cpus();
+  return {
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    platform: platform(),
+    release: release(),
+    arch: arch(),
+    node: process.version,
+  };
+};
+
+export type Report = Readonly<{
+  benchmark: string;
+  date: string;
+  machine: ReturnType<typeof machine>;
+  postgres: Readonly<Record<string, string>>;
+  counts: Readonly<Record<string, number>>;
+  phases: readonly PhaseResult[];
+  checks: Readonly<Record<string, unknown>>;
+}>;
+
+function rows(phases: readonly PhaseResult[]): string[][] {
+  return phases.map((p) => [
+    p.label,
+    fmt(p.events),
+    fmt(p.durationMs / 1000, 2),
+    `${fmt(p.rate)} ${p.unit}`,
+    p.latencyMs ? `${fmt(p.latencyMs.p50, 2)} / ${fmt(p.latencyMs.p99, 2)}` : '-',
+    p.target ? `>= ${fmt(p.target.min)} ${p.target.unit}` : '-',
+    p.status ?? '-',
+  ]);
+}
+
+const header = ['phase', 'events', 'seconds', 'rate', 'p50 / p99 ms', 'target', 'status'];
+
+/** The result table as aligned plain text. */
+export function textTable(phases: readonly PhaseResult[]): string {
+  const all = [header, ...rows(phases)];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows(phases).map(line)].join('\n');
+}
+
+function markdown(report: Report): string {
+  const table = [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...rows(report.phases).map((r) => `| ${r.join(' | ')} |`),
+  ];
+  const m = report.machine;
+  return [
+    '# Event store benchmark: PostgreSQL adapter',
+    '',
+    `${report.date} · ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB · ${m.platform} ${m.release} · Node ${m.node} · ${report.postgres.version ?? ''}`,
+    '',
+    ...table,
+    '',
+    `Counts: ${Object.entries(report.counts).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}.`,
+    '',
+    'Append phases report append calls per second (one event per append); catch-up and rebuild report',
+    'events per second over the whole store. Produced by `npm run bench` (bench/run.ts); the figures',
+    'depend on the machine and its disk (every append is a commit that waits for its WAL flush).',
+    ...report.phases.filter((p) => p.notes).map((p) => `- ${p.label}: ${p.notes}`),
+    '',
+  ].join('\n');
+}
+
+export function writeReport(report: Report): { json: string; md: string } {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'results');
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, 'eventstore-postgres.json');
+  const md = join(dir, 'eventstore-postgres.md');
+  writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(md, markdown(report));
+  return { json, md };
+}

@@ -1,0 +1,32 @@
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', '.tap/**', 'data/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    // STYLE.md 2.3: the domain is pure; the clock and randomness are decided at the edge.
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'no clock in src/domain: take the instant from CommandMeta.at' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'no clock in src/domain: take the instant from CommandMeta.at' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'no randomness in src/domain' },
+        { selector: "MemberExpression[object.name='process']", message: 'no process access in src/domain' },
+      ],
+    },
+  },
+  {
+    // No process.env outside the configuration and system adapters (STYLE.md 2.10).
+    files: ['src/**/*.ts'],
+    ignores: ['src/adapters/config/**', 'src/adapters/system/**', 'src/main.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read configuration through src/adapters/config' }],
+    },
+  },
+);

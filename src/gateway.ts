@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino, { type Logger } from 'pino';
+import type { GatewayConfig } from './adapters/config/schema.ts';
+import type { EventStore } from './adapters/eventstore/port.ts';
+import { PostgresEventStore } from './adapters/eventstore/postgres/postgres-event-store.ts';
+import { AdvisoryLock } from './adapters/postgres/advisory-lock.ts';
+import { openDatabase, type DatabaseHandle } from './adapters/postgres/database.ts';
+import { Listener } from './adapters/postgres/listener.ts';
+import { openPool, redactUrl, sql, type DatabasePool } from './adapters/postgres/pool.ts';
+import { buildServer, type HttpApp } from './http/server.ts';
+import { projections } from './projections/registry.ts';
+import { Leadership } from './projections/runner/leader.ts';
+import { ProjectionRunner } from './projections/runner/runner.ts';
+import { ProjectionWaiter } from './projections/runner/wait-for.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), dirname(fileURLToPath(import.meta.url)).includes('/dist/') ? '../..' : '..');
+
+/** The build's own version, or null when the build carries none (spec: `version` is then absent). */
+export function buildVersion(): string | null {
+  try {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : null;
+  } catch {
+    return null;
+  }
+}
+
+// Nothing that could carry a credential reaches a log line.
+export const redactPaths = [
+  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-xsrf-token"]', 'res.headers["set-cookie"]',
+  '*.password', '*.token', '*.secret', '*.clientSecret', '*.webhookSecret',
+];
+
+export function createLogger(config: GatewayConfig, destination?: NodeJS.WritableStream): Logger {
+  return pino({ level: config.log.level, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime },
+    destination as pino.DestinationStream | undefined);
+}
+
+/** The shared I/O of a gateway process: database, event store, projections. Used by serve and the CLI. */
+export type Core = Readonly<{
+  config: GatewayConfig;
+  logger: Logger;
+  database: DatabaseHandle;
+  pool: DatabasePool;
+  listener: Listener;
+  store: EventStore;
+  runner: ProjectionRunner;
+  leaderLock: AdvisoryLock;
+  close(): Promise<void>;
+}>;
+
+// The key of the advisory lock that elects the replica running projections, reactors and schedules.
+export const leaderLockKey = 7306120432n;
+
+export async function openCore(config: GatewayConfig, logger: Logger, databaseUrl?: string): Promise<Core> {
+  const database = databaseUrl
+    ? { url: databaseUrl, embedded: false, close: async () => {} }
+    : await openDatabase({ url: config.database.url, dataDir: config.dataDir, log: (line) => logger.debug({ component: 'postgres' }, line) });
+  const closers: Array<() => Promise<void>> = [() => database.close()];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch((error: unknown) => logger.warn({ err: error }, 'close failed'));
+  };
+  try {
+    logger.info({ database: redactUrl(database.url), embedded: database.embedded }, 'database ready');
+    const pool = await openPool(database.url);
+    closers.push(() => pool.end());
+    await pool.query(sql.unsafe`select 1`);
+    const listener = new Listener(database.url, (error) => logger.warn({ err: error }, 'notification connection lost; falling back to polling'));
+    closers.push(() => listener.close());
+    // The PostgreSQL adapter's tables are always created: the id counters live beside them.
+    const postgresStore = await PostgresEventStore.open(pool, { listener });
+    let store: EventStore = postgresStore;
+    if (config.eventStore.backend === 'eventstoredb' && config.eventStore.url) {
+      // Loaded only when configured: the gRPC client is heavy and most estates run on PostgreSQL.
+      const { EventStoreDbEventStore } = await import('./adapters/eventstore/eventstoredb/eventstoredb-event-store.ts');
+      store = await EventStoreDbEventStore.connect(config.eventStore.url);
+      closers.push(() => store.close());
+    }
+    const runner = new ProjectionRunner(pool, store, projections, {
+      batchSize: config.projections.batchSize, idlePollMs: 1000, logger: logger.child({ component: 'projections' }),
+    });
+    const leaderLock = new AdvisoryLock(database.url, leaderLockKey);
+    closers.push(() => leaderLock.release());
+    return { config, logger, database, pool, listener, store, runner, leaderLock, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export type Gateway = Readonly<{ app: HttpApp; url: string; core: Core; leadership: Leadership; close(): Promise<void> }>;
+
+/** `gateway serve`: the whole service, listening. The only place that wires HTTP to the rest. */
+export async function startGateway(config: GatewayConfig, logger: Logger, options: { databaseUrl?: string } = {}): Promise<Gateway> {
+  const core = await openCore(config, logger, options.databaseUrl);
+  try {
+    const waiter = new ProjectionWaiter(core.pool, core.listener, projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
+    await waiter.start();
+    const leadership = new Leadership(core.leaderLock, [{
+      start: async () => {
+        const reset = await core.runner.prepare();
+        if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
+        core.runner.start();
+      },
+      stop: () => core.runner.stop(),
+    }], logger.child({ component: 'leader' }));
+    await leadership.start();
+
+    const app = await buildServer({
+      baseUrl: config.baseUrl,
+      version: buildVersion(),
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      logger,
+      store: core.store,
+      waiter,
+      checks: {
+        database: async () => { await core.pool.query(sql.unsafe`select 1`); },
+        eventStore: () => core.store.ping(),
+      },
+      problemsDir: join(root, 'docs', 'problems'),
+    });
+    await app.listen({ host: config.server.host, port: config.server.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.server.port;
+    const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
+    logger.info({ url, version: buildVersion(), leader: leadership.isLeader }, 'gateway listening');
+
+    let closing: Promise<void> | null = null;
+    const close = () => {
+      closing ??= (async () => {
+        // Stop accepting, let in-flight requests finish (bounded), then stop the rest in reverse order.
+        const timer = setTimeout(() => {
+          logger.warn('shutdown timeout: closing remaining connections');
+          app.server.closeAllConnections();
+        }, config.server.shutdownTimeoutMs);
+        await app.close();
+        clearTimeout(timer);
+        await leadership.stop();
+        waiter.stop();
+        await core.close();
+        logger.info('gateway stopped');
+      })();
+      return closing;
+    };
+    return { app, url, core, leadership, close };
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
+}

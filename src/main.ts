@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import { ConfigError, configKeys, loadConfig } from './adapters/config/load.ts';
+import type { GatewayConfig } from './adapters/config/schema.ts';
+import { DataDirLocked, runningEmbeddedUrl } from './adapters/postgres/database.ts';
+import { buildVersion, createLogger, openCore, startGateway } from './gateway.ts';
+
+const usage = `Usage: gateway <command> [--config FILE]
+
+Commands:
+  serve                   run the gateway (HTTP, projections, reactors)
+  projections rebuild     drop every read model and rebuild it from the event store
+  projections status      show each projection's checkpoint and its lag behind the store
+  config                  list every configuration key with its default
+
+Options:
+  --config FILE           YAML configuration (default: $GATEWAY_CONFIG, else ./gateway.yaml if present)
+  --json                  (projections status) machine-readable output
+  -h, --help              this text
+  -v, --version           the build's version
+
+Every scalar key can be overridden by an environment variable named after it
+(gateway.webhooks.max-attempts -> GATEWAY_WEBHOOKS_MAX_ATTEMPTS); PORT overrides gateway.server.port.`;
+
+const fail = (message: string): never => {
+  process.stderr.write(`gateway: ${message}\n`);
+  process.exit(1);
+};
+
+function config(path: string | undefined): GatewayConfig {
+  try {
+    return loadConfig({ ...(path ? { configPath: path } : {}), env: process.env, cwd: process.cwd() });
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(`configuration refused: ${error.message}`);
+    throw error;
+  }
+}
+
+async function serve(cfg: GatewayConfig): Promise<void> {
+  const logger = createLogger(cfg);
+  const gateway = await startGateway(cfg, logger).catch((error: unknown) => {
+    if (error instanceof DataDirLocked) return fail(error.message);
+    logger.fatal({ err: error }, 'gateway failed to start');
+    return fail(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  let signals = 0;
+  const stop = (signal: string) => {
+    if (++signals > 1) process.exit(1); // a second signal means "now"
+    logger.info({ signal }, 'shutting down');
+    gateway.close().then(() => process.exit(0), (error: unknown) => {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function rebuild(cfg: GatewayConfig): Promise<void> {
+  const logger = createLogger({ ...cfg, log: { level: 'warn' } });
+  const core = await openCore(cfg, logger).catch((error: unknown) => {
+    if (error instanceof DataDirLocked) return fail(`${error.message}\nA rebuild needs the read models to itself: stop the gateway first.`);
+    throw error;
+  });
+  try {
+    if (!(await core.leaderLock.tryAcquire(() => fail('lost the database connection during the rebuild; run it again')))) {
+      fail('a gateway process is running projections against this database; stop every replica before rebuilding');
+    }
+    const head = await core.store.head();
+    const bar = new SingleBar({
+      format: 'rebuilding read models [{bar}] {percentage}% | {value}/{total} events | {eta_formatted} left',
+      stream: process.stderr, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000,
+    });
+    bar.start(Number(head), 0);
+    const started = performance.now();
+    const reached = await core.runner.rebuild(({ position, head: total }) => {
+      bar.setTotal(Number(total));
+      bar.update(Number(position));
+    });
+    bar.stop();
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`rebuilt ${core.runner.projections.filter((p) => p.rebuild !== false).length} read models from ${reached} events in ${seconds.toFixed(1)} s (${Math.round(Number(reached) / Math.max(seconds, 0.001))} events/s)\n`);
+  } finally {
+    await core.close();
+  }
+}
+
+async function status(cfg: GatewayConfig, json: boolean): Promise<void> {
+  const logger = createLogger({ ...cfg, log: { level: 'warn' } });
+  const running = cfg.database.url ? null : runningEmbeddedUrl(cfg.dataDir);
+  const core = await openCore(cfg, logger, running ?? undefined);
+  try {
+    const rows = await core.runner.status();
+    if (json) {
+      process.stdout.write(`${JSON.stringify(rows.map((r) => ({ ...r, position: Number(r.position), head: Number(r.head), lag: Number(r.lag) })), null, 2)}\n`);
+      return;
+    }
+    const table = [['projection', 'version', 'position', 'head', 'lag', 'rebuild'],
+      ...rows.map((r) => [r.name, String(r.version), String(r.position), String(r.head), String(r.lag), r.rebuildable ? 'yes' : 'no (reactor)'])];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+  } finally {
+    await core.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, allowPositionals: true,
+      options: { config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    });
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.version) { process.stdout.write(`${buildVersion() ?? 'unknown'}\n`); return; }
+  if (values.help || positionals.length === 0) { process.stdout.write(`${usage}\n`); return; }
+  const command = positionals.join(' ');
+  switch (command) {
+    case 'serve': return serve(config(values.config));
+    case 'projections rebuild': return rebuild(config(values.config));
+    case 'projections status': return status(config(values.config), values.json ?? false);
+    case 'config':
+      for (const key of configKeys()) process.stdout.write(`${key.key} = ${key.defaultText}${key.env ? `  [${key.env}]` : ''}\n    ${key.description}\n`);
+      return;
+    default:
+      return fail(`unknown command '${command}'\n\n${usage}`);
+  }
+}
+
+await main(process.argv.slice(2));

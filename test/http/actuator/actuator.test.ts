@@ -1,0 +1,44 @@
+import t from 'tap';
+import { startTestGateway } from '../../support/gateway.ts';
+
+t.test('GET /actuator/health answers without credentials and reports the database and event store', async (t) => {
+  const gw = await startTestGateway(t);
+  const response = await gw.fetch('/actuator/health');
+  t.equal(response.status, 200);
+  t.strictSame(await response.json(), {
+    status: 'UP',
+    components: { database: { status: 'UP' }, eventStore: { status: 'UP', backend: 'postgres' } },
+  });
+});
+
+t.test('an unknown route is a 404 problem document (spec, Errors)', async (t) => {
+  const gw = await startTestGateway(t);
+  const response = await gw.fetch('/api/v1/nothing-here?x=1');
+  t.equal(response.status, 404);
+  t.match(response.headers.get('content-type'), /^application\/problem\+json/);
+  const problem = await response.json() as Record<string, unknown>;
+  t.strictSame(Object.keys(problem).sort(), ['detail', 'instance', 'status', 'title', 'type']);
+  t.match(problem, { type: 'http://127.0.0.1:8080/problems/not-found', status: 404, instance: '/api/v1/nothing-here' });
+  t.match(problem.detail, /GET \/api\/v1\/nothing-here/);
+  const page = await gw.fetch('/problems/not-found');
+  t.equal(page.status, 200, 'the problem type dereferences to its page');
+  t.match(await page.text(), /not-found/);
+});
+
+t.test('the OpenAPI document and its reference UI are served', async (t) => {
+  const gw = await startTestGateway(t);
+  const doc = await (await gw.fetch('/v3/api-docs')).json() as { openapi: string; paths: Record<string, unknown>; info: { version: string } };
+  t.equal(doc.openapi, '3.1.0');
+  t.ok(doc.paths['/actuator/health'], 'generated from the route schemas');
+  t.match(doc.info.version, /^\d+\.\d+\.\d+/, 'carries the build version');
+  const ui = await gw.fetch('/docs/');
+  t.equal(ui.status, 200);
+  t.match(await ui.text(), /swagger/i);
+});
+
+t.test('after close() the gateway no longer answers', async (t) => {
+  const gw = await startTestGateway(t);
+  t.equal((await gw.fetch('/actuator/health')).status, 200);
+  await gw.close();
+  await t.rejects(gw.fetch('/actuator/health'), 'connection refused once closed');
+});

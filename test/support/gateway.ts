@@ -1,0 +1,25 @@
+import type { Test } from 'tap';
+import { loadConfig } from '../../src/adapters/config/load.ts';
+import type { GatewayConfig } from '../../src/adapters/config/schema.ts';
+import { startGateway, type Gateway } from '../../src/gateway.ts';
+import { silentLogger } from './core.ts';
+import { testDatabase } from './database.ts';
+
+/** A configuration as an operator would write it, on the test's own database and data dir, port 0. */
+export async function testConfig(t: Test, env: Record<string, string> = {}): Promise<GatewayConfig> {
+  const { url } = await testDatabase(t);
+  return loadConfig({
+    env: { GATEWAY_DATABASE_URL: url, GATEWAY_DATA_DIR: t.testdir(), PORT: '0', GATEWAY_LOG_LEVEL: 'silent', ...env },
+    cwd: process.cwd(),
+  });
+}
+
+export type TestGateway = Gateway & { fetch(path: string, init?: RequestInit): Promise<Response> };
+
+/** A started gateway (black box over HTTP), closed at the end of the test. */
+export async function startTestGateway(t: Test, env: Record<string, string> = {}): Promise<TestGateway> {
+  const config = await testConfig(t, env);
+  const gateway = await startGateway(config, silentLogger);
+  t.teardown(() => gateway.close());
+  return { ...gateway, fetch: (path, init) => fetch(`${gateway.url}${path}`, init) };
+}
