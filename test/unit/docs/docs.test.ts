@@ -1,0 +1,19 @@
+import { existsSync, readFileSync } from 'node:fs';
+import t from 'tap';
+import { rejectionCodes } from '../../../src/domain/shared/rejection.ts';
+import { configurationPage } from '../../../scripts/config-docs.ts';
+
+t.test('docs/configuration.md lists every key as the loader knows it (run npm run docs:config)', async (t) => {
+  t.equal(readFileSync('docs/configuration.md', 'utf8'), configurationPage());
+});
+
+t.test('every problem type dereferences to a page (docs/decisions.md: problem types)', async (t) => {
+  for (const code of rejectionCodes) t.ok(existsSync(`docs/problems/${code}.md`), code);
+});
+
+t.test('the README gives the two set-up commands and .ci/run calls its test command', async (t) => {
+  const readme = readFileSync('README.md', 'utf8');
+  t.match(readme, /npm ci && npm start/);
+  t.match(readme, /npm ci && npm test/);
+  t.match(readFileSync('.ci/run', 'utf8'), /^npm test$/m);
+});
