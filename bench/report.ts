@@ -21,6 +21,8 @@ export type PhaseResult = Readonly<{
   target?: Target;
   status?: 'PASS' | 'BELOW';
   latencyMs?: Readonly<{ p50: number; p95: number; p99: number; max: number }>;
+  /** Where the phase's time went, in milliseconds. */
+  breakdownMs?: Readonly<Record<string, number>>;
   notes?: string;
 }>;
 
@@ -125,7 +127,11 @@ function markdown(report: Report): string {
     'Append phases report append calls per second (one event per append); catch-up and rebuild report',
     'events per second over the whole store. Produced by `npm run bench` (bench/run.ts); the figures',
     'depend on the machine and its disk (every append is a commit that waits for its WAL flush).',
+    '',
     ...report.phases.filter((p) => p.notes).map((p) => `- ${p.label}: ${p.notes}`),
+    '',
+    'Where an append\'s time goes (pool reset, NOTIFY, WAL flush, grouped appends): `node --import tsx bench/diagnose-appends.ts`,',
+    'which writes bench/results/append-diagnosis.json.',
     '',
   ].join('\n');
 }

@@ -40,6 +40,11 @@ export async function openPool(url: string, options: PoolOptions = {}): Promise<
     statementTimeout: options.statementTimeoutMs ?? 60_000,
     interceptors: [resultParser],
     typeParsers,
+    // slonik's default runs DISCARD ALL after every query: a second round trip each time, and it
+    // drops cached plans (es.append re-planned on every call, 3.6x its server time; bench/results/
+    // append-diagnosis.json). Nothing borrowed from the pool leaves session state behind: session
+    // locks and LISTEN use connections of their own (advisory-lock.ts, listener.ts).
+    resetConnection: async () => {},
   });
 }
 

@@ -53,4 +53,46 @@ end $$`],
     // read model, so a rebuild never resets it.
     statements: ['create table es.id_counters (kind text primary key, value bigint not null)'],
   },
+  {
+    version: 3,
+    name: 'grouped appends (one lock, one commit, one WAL flush for many appends)',
+    // Concurrent appends queued in one process go out as one call: each is checked against its own
+    // expected revision and applied in order, as if appended one after another; a conflicting one is
+    // skipped and reported while the others commit. Order and gap-free positions are unchanged.
+    statements: [`
+create function es.append_many(p_appends jsonb)
+returns table (ord int, next_revision bigint, last_position bigint, current_revision bigint)
+language plpgsql as $$
+declare
+  v_append jsonb;
+  v_index int := 0;
+  v_stream text;
+  v_expected bigint;
+  v_current bigint;
+  v_position bigint;
+  v_count int;
+begin
+  perform pg_advisory_xact_lock(7306120431);
+  select coalesce(max(e.position), 0) into v_position from es.events e;
+  for v_append in select value from jsonb_array_elements(p_appends) loop
+    v_index := v_index + 1;
+    v_stream := v_append->>'stream';
+    v_expected := (v_append->>'expected')::bigint;
+    v_count := jsonb_array_length(v_append->'events');
+    select coalesce(max(e.revision), -1) into v_current from es.events e where e.stream_id = v_stream;
+    if v_expected <> -2 and v_expected <> v_current then
+      ord := v_index; next_revision := null; last_position := null; current_revision := v_current;
+      return next;
+      continue;
+    end if;
+    insert into es.events (position, event_id, stream_id, revision, type, data, metadata)
+    select v_position + x.ord, (x.ev->>'id')::uuid, v_stream, v_current + x.ord, x.ev->>'type', x.ev->'data', x.ev->'metadata'
+    from jsonb_array_elements(v_append->'events') with ordinality as x(ev, ord);
+    v_position := v_position + v_count;
+    ord := v_index; next_revision := v_current + v_count; last_position := v_position; current_revision := v_current + v_count;
+    return next;
+  end loop;
+  perform pg_notify('es_events', v_position::text);
+end $$`],
+  },
 ];

@@ -41,6 +41,23 @@ const AppendRow = z.object({
   last_position: z.bigint().nullable(),
   current_revision: z.bigint(),
 });
+const GroupRow = AppendRow.extend({ ord: z.number() });
+
+type PendingAppend = Readonly<{
+  streamId: string; expected: ExpectedRevision; payload: string;
+  resolve: (result: AppendResult) => void; reject: (error: unknown) => void;
+}>;
+
+// Appends carried by one grouped call at most (bounds the statement's size and the lock's hold).
+const maxGroup = 100;
+
+function settle(pending: PendingAppend, row: z.infer<typeof AppendRow>): void {
+  if (row.next_revision === null || row.last_position === null) {
+    pending.reject(new RevisionConflict(pending.streamId, pending.expected, revisionOf(row.current_revision)));
+  } else {
+    pending.resolve({ nextRevision: row.next_revision, position: row.last_position });
+  }
+}
 
 export type PostgresEventStoreOptions = Readonly<{
   /** The process's LISTEN connection, which wakes subscriptions on channel es_events. */
@@ -53,6 +70,8 @@ export type PostgresEventStoreOptions = Readonly<{
 /** The default event store: an append-only table in the gateway's own PostgreSQL. */
 export class PostgresEventStore implements EventStore {
   readonly backend = 'postgres' as const;
+  private readonly queue: PendingAppend[] = [];
+  private flushing = false;
 
   private constructor(private readonly pool: DatabasePool, private readonly options: PostgresEventStoreOptions) {}
 
@@ -61,15 +80,53 @@ export class PostgresEventStore implements EventStore {
     return new PostgresEventStore(pool, options);
   }
 
-  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event');
-    const payload = events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: event.metadata }));
-    const row = await this.pool.one(sql.type(AppendRow)`
-      select * from es.append(${streamId}, ${expectedCode(expected).toString()}::bigint, ${JSON.stringify(payload)}::jsonb)`);
-    if (row.next_revision === null || row.last_position === null) {
-      throw new RevisionConflict(streamId, expected, revisionOf(row.current_revision));
+  /**
+   * Group commit: while one append call is in flight, further appends queue, and the next call
+   * carries all of them (one lock, one commit, one WAL flush). A lone append goes out at once, so a
+   * single appender waits for nothing.
+   */
+  append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    let payload: string;
+    try {
+      payload = JSON.stringify(events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: event.metadata })));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return { nextRevision: row.next_revision, position: row.last_position };
+    return new Promise((resolve, reject) => {
+      this.queue.push({ streamId, expected, payload, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, maxGroup);
+      if (batch.length === 1) {
+        await this.appendOne(batch[0]!);
+        continue;
+      }
+      try {
+        const body = `[${batch.map((p) => `{"stream":${JSON.stringify(p.streamId)},"expected":${expectedCode(p.expected)},"events":${p.payload}}`).join(',')}]`;
+        const rows = await this.pool.any(sql.type(GroupRow)`select * from es.append_many(${body}::jsonb)`);
+        for (const row of rows) settle(batch[row.ord - 1]!, row);
+      } catch {
+        // Whatever failed the group (a bad payload, a lost connection) must fail only its own append.
+        for (const pending of batch) await this.appendOne(pending);
+      }
+    }
+    this.flushing = false;
+  }
+
+  private async appendOne(pending: PendingAppend): Promise<void> {
+    try {
+      const row = await this.pool.one(sql.type(AppendRow)`
+        select * from es.append(${pending.streamId}, ${expectedCode(pending.expected).toString()}::bigint, ${pending.payload}::jsonb)`);
+      settle(pending, row);
+    } catch (error) {
+      pending.reject(error);
+    }
   }
 
   async readStream(streamId: string): Promise<{ events: RecordedEvent[]; revision: StreamRevision }> {
