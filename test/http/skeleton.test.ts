@@ -105,3 +105,21 @@ t.test('request logs carry no credentials', async (t) => {
   t.match(logged, /\/refuse/, 'the request was logged');
   t.notMatch(logged, /dXNlcjpnd19zZWNyZXQ=|topsecret/, 'but not its credentials');
 });
+
+t.test('read models that do not catch up in time answer 503 with Retry-After, saying the change was recorded', async (t) => {
+  const core = await testCore(t, { waitTimeoutMs: 200 });
+  const app = await buildServer({
+    baseUrl: 'https://gw.example.test', version: null, bodyLimitBytes: 1024, logger: pino({ level: 'silent' }), store: core.store,
+    waiter: core.waiter, checks: { database: async () => {}, eventStore: async () => {} }, problemsDir: 'docs/problems',
+  });
+  t.teardown(() => app.close());
+  app.post('/lagging', async () => {
+    const { position } = await core.store.append('probe-1', [{ type: 'probe-happened', data: {}, metadata: { principal: 'a', actorType: 'human', correlationId: 'c', at: 'x' } }], 'any');
+    await core.waiter.waitFor(position); // no runner is running: the projections never arrive
+    return {};
+  });
+  const response = await app.inject({ method: 'POST', url: '/lagging' });
+  t.equal(response.statusCode, 503);
+  t.equal(response.headers['retry-after'], '1');
+  t.match(response.json(), { type: 'https://gw.example.test/problems/projection-lag', detail: /was recorded/ });
+});
