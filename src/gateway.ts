@@ -8,7 +8,11 @@ import { PostgresEventStore } from './adapters/eventstore/postgres/postgres-even
 import { AdvisoryLock } from './adapters/postgres/advisory-lock.ts';
 import { openDatabase, type DatabaseHandle } from './adapters/postgres/database.ts';
 import { Listener } from './adapters/postgres/listener.ts';
+import { OidcProvider } from './adapters/identity/oidc.ts';
+import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
 import { openPool, redactUrl, sql, type DatabasePool } from './adapters/postgres/pool.ts';
+import { SessionStore } from './adapters/postgres/session-store.ts';
+import { systemClock } from './adapters/system/clock.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
 import { projections } from './projections/registry.ts';
 import { Leadership } from './projections/runner/leader.ts';
@@ -108,6 +112,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     }], logger.child({ component: 'leader' }));
     await leadership.start();
 
+    const { oidc } = config;
     const app = await buildServer({
       baseUrl: config.baseUrl,
       version: buildVersion(),
@@ -115,6 +120,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       logger,
       store: core.store,
       waiter,
+      pool: core.pool,
+      clock: systemClock,
+      ids: postgresIdAllocator(core.pool),
+      sessions: await SessionStore.open(core.pool),
+      identity: oidc.issuer && oidc.clientId ? new OidcProvider({
+        issuer: oidc.issuer, clientId: oidc.clientId, clientSecret: oidc.clientSecret, scopes: oidc.scopes,
+        audience: oidc.audience, userNameAttribute: oidc.userNameAttribute,
+      }) : null,
+      access: {
+        configAdmins: config.roles.admins,
+        claimMappings: config.roles.claimMappings,
+        devInsecureAuth: config.devInsecureAuth,
+        sessionTtlMs: config.tokens.sessionTtlMs,
+        maxTtlMs: config.tokens.maxTtlMs,
+      },
+      catalog: config.catalog,
       checks: {
         database: async () => { await core.pool.query(sql.unsafe`select 1`); },
         eventStore: () => core.store.ping(),

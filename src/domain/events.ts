@@ -1,8 +1,10 @@
 import type { AccessEvent } from './access/access.events.ts';
 import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
+import type { RoleEvent, RolesRead } from './role/role.events.ts';
+import type { TokenEvent } from './token/token.events.ts';
 
 // The single registry of event types: what the store may hold and projections may see.
-export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent;
+export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -12,6 +14,12 @@ export const domainEventTypes = [
   'marketplace-name-released',
   'info-refs',
   'upload-pack',
+  'role-granted',
+  'role-revoked',
+  'roles-read',
+  'token-issued',
+  'token-revoked',
+  'token-used',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

@@ -1,18 +1,39 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { EventStore } from '../adapters/eventstore/port.ts';
+import type { OidcProvider } from '../adapters/identity/oidc.ts';
+import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
+import type { DatabasePool } from '../adapters/postgres/pool.ts';
+import type { SessionStore } from '../adapters/postgres/session-store.ts';
+import type { Clock } from '../adapters/system/clock.ts';
+import type { ClaimMapping } from '../domain/role/permissions.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
 
 export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
+export type AccessSettings = Readonly<{
+  configAdmins: readonly string[];
+  claimMappings: readonly ClaimMapping[];
+  devInsecureAuth: boolean;
+  sessionTtlMs: number;
+  maxTtlMs: number | null;
+}>;
+
+/** Everything a route may use, passed explicitly (no fastify decorators for services). */
 export type HttpDeps = Readonly<{
   baseUrl: string;
   version: string | null;
   bodyLimitBytes: number;
   logger: FastifyBaseLogger;
+  problemsDir: string;
   store: EventStore;
   waiter: ProjectionWaiter;
+  pool: DatabasePool;
+  clock: Clock;
+  ids: IdAllocator;
+  sessions: SessionStore;
+  identity: OidcProvider | null;
+  access: AccessSettings;
+  catalog: Readonly<{ enabled: boolean; name: string }>;
   checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
-  problemsDir: string;
 }>;
-

@@ -25,6 +25,15 @@ const catalogue = {
   'marketplace-name-taken': { status: 409, title: 'Marketplace name taken' },
   'marketplace-not-found': { status: 404, title: 'Marketplace not found' },
   'trust-boundary': { status: 400, title: 'Refused at the trust boundary' },
+  'token-not-found': { status: 404, title: 'Token not found' },
+  'token-not-active': { status: 409, title: 'Token is revoked or expired' },
+  'unknown-scope': { status: 422, title: 'Unknown scope' },
+  'lifetime-beyond-cap': { status: 422, title: 'Lifetime beyond the cap' },
+  'invalid-expiry': { status: 422, title: 'Invalid expiry' },
+  'missing-expiry': { status: 422, title: 'Expiry required' },
+  'grant-not-found': { status: 404, title: 'Role grant not found' },
+  'grant-exists': { status: 409, title: 'Identical role grant exists' },
+  'invalid-grant': { status: 422, title: 'Invalid role grant' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

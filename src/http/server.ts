@@ -1,9 +1,18 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { HttpApp, HttpDeps } from './http-deps.ts';
 import { apiDocsRoute } from './actuator/api-docs.route.ts';
+import { roleRoutes } from './api/roles/roles.route.ts';
+import { meRoute } from './api/session/me.route.ts';
+import { machineTokenRoutes } from './api/tokens/machine-tokens.route.ts';
+import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
+import { registerAuthentication } from './auth/authenticate.ts';
+import { loginRoutes } from './auth/login.route.ts';
+import { TokenUseRecorder } from './auth/token-use.ts';
 import { healthRoute } from './actuator/health.route.ts';
 import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
@@ -17,6 +26,7 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: deps.bodyLimitBytes,
+    genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     requestTimeout: 120_000,
@@ -40,6 +50,9 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
       code: 'not-found', detail: `no resource at ${request.method} ${instanceOf(request)}`,
     }, instanceOf(request))));
 
+  await app.register(cookie);
+  registerAuthentication(app, deps, new TokenUseRecorder(deps.store, deps.clock, deps.logger));
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -49,6 +62,13 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
         version: deps.version ?? '0.0.0',
       },
       servers: [{ url: deps.baseUrl }],
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'GATEWAY_SESSION', description: 'OIDC browser session; state-changing requests echo the XSRF-TOKEN cookie in X-XSRF-TOKEN' },
+          machine: { type: 'http', scheme: 'bearer', description: 'machine API credential (gw_…), scoped by apiScopes' },
+        },
+      },
+      security: [{ session: [] }, { machine: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -56,5 +76,10 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   healthRoute(app, deps);
   apiDocsRoute(app);
   problemsRoute(app, deps);
+  loginRoutes(app, deps);
+  meRoute(app, deps);
+  personalTokenRoutes(app, deps);
+  machineTokenRoutes(app, deps);
+  roleRoutes(app, deps);
   return app;
 }

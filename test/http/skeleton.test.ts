@@ -5,16 +5,13 @@ import { Type } from 'typebox';
 import { createLogger } from '../../src/gateway.ts';
 import { reject } from '../../src/http/problems.ts';
 import { buildServer } from '../../src/http/server.ts';
-import { testCore } from '../support/core.ts';
+import { testCore, testHttpDeps } from '../support/core.ts';
 import { testConfig } from '../support/gateway.ts';
 
 // The skeleton's error handling seen through a probe route: every failure is a problem document.
 async function probeApp(t: Parameters<typeof testCore>[0], logger = pino({ level: 'silent' })) {
   const core = await testCore(t);
-  const app = await buildServer({
-    baseUrl: 'https://gw.example.test', version: '1.2.3', bodyLimitBytes: 1024, logger, store: core.store, waiter: core.waiter,
-    checks: { database: async () => {}, eventStore: async () => {} }, problemsDir: 'docs/problems',
-  });
+  const app = await buildServer(await testHttpDeps(core, { logger }));
   app.post('/probe', {
     schema: { body: Type.Object({ name: Type.String({ minLength: 1 }), mode: Type.Union([Type.Literal('on-demand'), Type.Literal('scheduled')]) }, { additionalProperties: false }) },
   }, async (request) => ({ ok: request.body.name }));
@@ -108,10 +105,7 @@ t.test('request logs carry no credentials', async (t) => {
 
 t.test('read models that do not catch up in time answer 503 with Retry-After, saying the change was recorded', async (t) => {
   const core = await testCore(t, { waitTimeoutMs: 200 });
-  const app = await buildServer({
-    baseUrl: 'https://gw.example.test', version: null, bodyLimitBytes: 1024, logger: pino({ level: 'silent' }), store: core.store,
-    waiter: core.waiter, checks: { database: async () => {}, eventStore: async () => {} }, problemsDir: 'docs/problems',
-  });
+  const app = await buildServer(await testHttpDeps(core));
   t.teardown(() => app.close());
   app.post('/lagging', async () => {
     const { position } = await core.store.append('probe-1', [{ type: 'probe-happened', data: {}, metadata: { principal: 'a', actorType: 'human', correlationId: 'c', at: 'x' } }], 'any');

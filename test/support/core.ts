@@ -2,7 +2,11 @@ import pino from 'pino';
 import type { Test } from 'tap';
 import type { NewEvent } from '../../src/adapters/eventstore/port.ts';
 import { PostgresEventStore } from '../../src/adapters/eventstore/postgres/postgres-event-store.ts';
+import { postgresIdAllocator } from '../../src/adapters/postgres/id-allocator.ts';
 import { Listener } from '../../src/adapters/postgres/listener.ts';
+import { SessionStore } from '../../src/adapters/postgres/session-store.ts';
+import { systemClock } from '../../src/adapters/system/clock.ts';
+import type { HttpDeps } from '../../src/http/http-deps.ts';
 import { projections as allProjections } from '../../src/projections/registry.ts';
 import type { Projection } from '../../src/projections/runner/projection.ts';
 import { ProjectionRunner } from '../../src/projections/runner/runner.ts';
@@ -29,3 +33,16 @@ export async function testCore(t: Test, options: { projections?: readonly Projec
 export const metadata = (overrides: Partial<NewEvent['metadata']> = {}): NewEvent['metadata'] => ({
   principal: 'alice', actorType: 'human', correlationId: 'corr', at: '2026-03-01T10:00:00.000Z', ...overrides,
 });
+
+/** Dependencies for buildServer() on a test core (the skeleton tests register probe routes on it). */
+export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, overrides: Partial<HttpDeps> = {}): Promise<HttpDeps> {
+  return {
+    baseUrl: 'https://gw.example.test', version: '1.2.3', bodyLimitBytes: 1024, logger: silentLogger, problemsDir: 'docs/problems',
+    store: core.store, waiter: core.waiter, pool: core.pool, clock: systemClock, ids: postgresIdAllocator(core.pool),
+    sessions: await SessionStore.open(core.pool), identity: null,
+    access: { configAdmins: [], claimMappings: [], devInsecureAuth: false, sessionTtlMs: 8 * 3_600_000, maxTtlMs: null },
+    catalog: { enabled: true, name: 'catalog' },
+    checks: { database: async () => {}, eventStore: async () => {} },
+    ...overrides,
+  };
+}

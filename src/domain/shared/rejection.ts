@@ -16,5 +16,14 @@ export const rejectionCodes = [
   'marketplace-name-taken',
   'marketplace-not-found',
   'trust-boundary',
+  'token-not-found',
+  'token-not-active',
+  'unknown-scope',
+  'lifetime-beyond-cap',
+  'invalid-expiry',
+  'missing-expiry',
+  'grant-not-found',
+  'grant-exists',
+  'invalid-grant',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

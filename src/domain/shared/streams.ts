@@ -4,4 +4,9 @@ export const streams = {
   marketplace: (id: number) => `marketplace-${id}`,
   marketplaceName: (name: string) => `marketplacename-${name}`,
   access: (marketplaceId: number | null) => `access-${marketplaceId ?? 'estate'}`,
+  token: (id: number) => `token-${id}`,
+  /** Every role grant lives in one stream, so an identical grant is refused without a race. */
+  roles: () => 'roles-grants',
+  /** Recorded reads (roles-read): facts with no decision, appended at any revision. */
+  reads: (what: string) => `reads-${what}`,
 } as const;

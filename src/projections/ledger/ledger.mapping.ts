@@ -18,7 +18,7 @@ export type LedgerDraft = Readonly<{
   credentialKind: string | null;
 }>;
 
-type Fields = Partial<Pick<LedgerDraft, 'marketplace' | 'marketplaceId' | 'ref' | 'sha' | 'detail' | 'credentialKind'>>;
+type Fields = Partial<Pick<LedgerDraft, 'event' | 'marketplace' | 'marketplaceId' | 'ref' | 'sha' | 'detail' | 'credentialKind'>>;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -43,6 +43,33 @@ function fieldsOf(event: DomainEvent): Fields[] {
         marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,
         ref: want.ref, sha: want.sha, credentialKind: event.data.credentialKind,
       }));
+    case 'role-granted':
+    case 'role-revoked': {
+      const { role, principal, marketplace, marketplaceId, grantId } = event.data;
+      const verb = event.type === 'role-granted' ? 'granted to' : 'revoked from';
+      return [{ marketplace: marketplace ?? '-', marketplaceId, detail: `grant ${grantId}: ${role} ${verb} ${principal}` }];
+    }
+    case 'roles-read':
+      return [{ detail: `grants=${event.data.grants}` }];
+    case 'token-issued': {
+      const d = event.data;
+      const scopes = d.kind === 'machine' ? `apiScopes=${d.apiScopes.join(',')}` : `scopes=${d.scopes.join(',') || '*'}`;
+      const detail = `token ${d.tokenId} '${d.name}' ${scopes} expires=${d.expiresAt ?? 'never'}${d.rotatedFrom === null ? '' : ` rotatedFrom=${d.rotatedFrom}`}`;
+      if (d.kind === 'machine') {
+        // spec, Events: machine-credential-created/-rotated; the actor is the administrator.
+        return [{ event: d.rotatedFrom === null ? 'machine-credential-created' : 'machine-credential-rotated', detail: `principal=${d.principal} ${detail}` }];
+      }
+      return [{ event: d.rotatedFrom === null ? 'token-created' : 'token-rotated', detail }];
+    }
+    case 'token-revoked': {
+      const d = event.data;
+      if (d.cause === 'rotated') return []; // the rotated entry of the new token records it
+      const detail = `token ${d.tokenId} '${d.name}'`;
+      return [d.kind === 'machine'
+        ? { event: 'machine-credential-revoked', detail: `principal=${d.principal} ${detail}` }
+        : { event: 'token-revoked', detail }];
+    }
+    case 'token-used':
     case 'marketplace-name-reserved':
     case 'marketplace-name-released':
       return [];
@@ -65,7 +92,7 @@ export function ledgerDrafts(recorded: RecordedEvent): LedgerDraft[] {
     actorType: meta.actorType,
     marketplace: fields.marketplace ?? '-',
     marketplaceId: fields.marketplaceId ?? null,
-    event: recorded.type,
+    event: fields.event ?? recorded.type,
     ref: fields.ref ?? null,
     sha: fields.sha ?? null,
     detail: fields.detail ?? null,

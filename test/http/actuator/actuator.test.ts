@@ -12,8 +12,8 @@ t.test('GET /actuator/health answers without credentials and reports the databas
 });
 
 t.test('an unknown route is a 404 problem document (spec, Errors)', async (t) => {
-  const gw = await startTestGateway(t);
-  const response = await gw.fetch('/api/v1/nothing-here?x=1');
+  const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true' });
+  const response = await gw.fetch('/api/v1/nothing-here?x=1', { headers: { 'x-dev-user': 'alice' } });
   t.equal(response.status, 404);
   t.match(response.headers.get('content-type'), /^application\/problem\+json/);
   const problem = await response.json() as Record<string, unknown>;
@@ -25,13 +25,17 @@ t.test('an unknown route is a 404 problem document (spec, Errors)', async (t) =>
   t.match(await page.text(), /not-found/);
 });
 
-t.test('the OpenAPI document and its reference UI are served', async (t) => {
-  const gw = await startTestGateway(t);
-  const doc = await (await gw.fetch('/v3/api-docs')).json() as { openapi: string; paths: Record<string, unknown>; info: { version: string } };
+t.test('the OpenAPI document and its reference UI answer only an authenticated caller', async (t) => {
+  const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true' });
+  t.equal((await gw.fetch('/v3/api-docs')).status, 401);
+  t.equal((await gw.fetch('/docs/')).status, 401);
+  const signedIn = { headers: { 'x-dev-user': 'alice' } };
+  const doc = await (await gw.fetch('/v3/api-docs', signedIn)).json() as { openapi: string; paths: Record<string, unknown>; info: { version: string } };
   t.equal(doc.openapi, '3.1.0');
   t.ok(doc.paths['/actuator/health'], 'generated from the route schemas');
   t.match(doc.info.version, /^\d+\.\d+\.\d+/, 'carries the build version');
-  const ui = await gw.fetch('/docs/');
+  t.ok(doc.paths['/api/v1/tokens'], 'the API routes are documented');
+  const ui = await gw.fetch('/docs/', signedIn);
   t.equal(ui.status, 200);
   t.match(await ui.text(), /swagger/i);
 });

@@ -71,7 +71,7 @@ t.test('gateway serve on embedded PostgreSQL: health, one process per data dir, 
 
   const rebuild = await run(['projections', 'rebuild'], env);
   t.equal(rebuild.code, 0, rebuild.output);
-  t.match(rebuild.output, /rebuilt 2 read models from \d+ events/);
+  t.match(rebuild.output, /rebuilt \d+ read models from \d+ events/);
 });
 
 t.test('a bad configuration refuses startup with one line naming the key', async (t) => {

@@ -1,0 +1,76 @@
+import type { FastifyRequest } from 'fastify';
+import { newTokenSecret, digestOf } from '../../../adapters/system/secrets.ts';
+import { streams } from '../../../domain/shared/streams.ts';
+import { tokenDecider, type IssuePolicy } from '../../../domain/token/token.decider.ts';
+import type { TokenKind } from '../../../domain/token/token.events.ts';
+import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';
+import { tokenById, type TokenRecord } from '../../../projections/tokens/tokens.queries.ts';
+import { metaFor } from '../../auth/authorize.ts';
+import type { Caller } from '../../auth/caller.ts';
+import { execute } from '../../execute.ts';
+import type { HttpDeps } from '../../http-deps.ts';
+import { reject } from '../../problems.ts';
+import { tokenView, type TokenView } from '../../schemas/token.schema.ts';
+
+const readModels = ['tokens', 'ledger'];
+
+/** Scope validation against the registry (spec, Tokens rules 1 and 2): the catalog name is a valid fetch scope. */
+async function issuePolicy(deps: HttpDeps): Promise<IssuePolicy> {
+  const live = await liveMarketplaces(deps.pool);
+  return {
+    registered: [...live.map((m) => m.name), ...(deps.catalog.enabled ? [deps.catalog.name] : [])],
+    hosted: live.filter((m) => m.origin === 'hosted').map((m) => m.name),
+    maxTtlMs: deps.access.maxTtlMs,
+    sessionTtlMs: deps.access.sessionTtlMs,
+  };
+}
+
+async function reread(deps: HttpDeps, id: number): Promise<TokenRecord> {
+  const token = await tokenById(deps.pool, id);
+  if (!token) throw new Error(`token ${id} missing from its read model after its command`);
+  return token;
+}
+
+export type TokenRequest = Readonly<{
+  kind: TokenKind; owner: string; principal: string; name: string;
+  scopes: readonly string[]; pushScopes: readonly string[]; apiScopes: readonly string[]; expiresAt: string | null;
+}>;
+
+/** Issues a token; the cleartext is in this answer only, and only its digest is stored. */
+export async function issueToken(deps: HttpDeps, request: FastifyRequest, caller: Caller, wanted: TokenRequest): Promise<TokenView> {
+  const tokenId = await deps.ids('token');
+  const secret = newTokenSecret();
+  await execute(deps, tokenDecider, streams.token(tokenId), {
+    type: 'issue-token',
+    data: { ...wanted, tokenId, digest: digestOf(secret), policy: await issuePolicy(deps) },
+    meta: metaFor(deps, request, caller),
+  }, readModels);
+  return tokenView(await reread(deps, tokenId), secret);
+}
+
+/** spec, Tokens: the old token is revoked before the new one is issued, with rotatedFrom set. */
+export async function rotateToken(deps: HttpDeps, request: FastifyRequest, caller: Caller, id: number,
+  scope: Readonly<{ asOwner: string | null; kinds: readonly TokenKind[] }>): Promise<TokenView> {
+  const meta = metaFor(deps, request, caller);
+  await execute(deps, tokenDecider, streams.token(id), { type: 'revoke-token', data: { ...scope, cause: 'rotated' }, meta }, readModels);
+  const old = await reread(deps, id);
+  const tokenId = await deps.ids('token');
+  const secret = newTokenSecret();
+  await execute(deps, tokenDecider, streams.token(tokenId), {
+    type: 'issue-rotated-token',
+    data: {
+      tokenId, digest: digestOf(secret), rotatedFrom: id, kind: old.kind, owner: old.owner, principal: old.principal,
+      name: old.name, scopes: old.scopes, pushScopes: old.pushScopes, apiScopes: old.apiScopes, expiresAt: old.expiresAt,
+    },
+    meta,
+  }, readModels);
+  return tokenView(await reread(deps, tokenId), secret);
+}
+
+export async function revokeToken(deps: HttpDeps, request: FastifyRequest, caller: Caller, id: number,
+  scope: Readonly<{ asOwner: string | null; kinds: readonly TokenKind[] }>): Promise<void> {
+  await execute(deps, tokenDecider, streams.token(id), { type: 'revoke-token', data: { ...scope, cause: 'deleted' }, meta: metaFor(deps, request, caller) }, readModels);
+}
+
+/** Tokens are addressed by integer id; anything else is simply not found. */
+export const notFound = () => reject('token-not-found', 'no such token');

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import type { Grant } from '../../domain/role/role.decider.ts';
+
+const GrantRow = z.object({
+  id: z.bigint(),
+  principal: z.string(),
+  role: z.enum(['admin', 'approver', 'auditor']),
+  marketplace: z.string().nullable(),
+  marketplace_id: z.bigint().nullable(),
+  granted_by: z.string(),
+  granted_at: z.string(),
+});
+
+export type GrantRecord = Grant & Readonly<{ grantedBy: string; grantedAt: string }>;
+
+const toRecord = (row: z.infer<typeof GrantRow>): GrantRecord => ({
+  grantId: Number(row.id),
+  principal: row.principal,
+  role: row.role,
+  marketplace: row.marketplace,
+  marketplaceId: row.marketplace_id === null ? null : Number(row.marketplace_id),
+  grantedBy: row.granted_by,
+  grantedAt: row.granted_at,
+});
+
+export async function allGrants(db: CommonQueryMethods): Promise<GrantRecord[]> {
+  return (await db.any(sql.type(GrantRow)`select * from role_grants order by id`)).map(toRecord);
+}
+
+export async function grantsOf(db: CommonQueryMethods, principal: string): Promise<GrantRecord[]> {
+  return (await db.any(sql.type(GrantRow)`select * from role_grants where principal = ${principal} order by id`)).map(toRecord);
+}
