@@ -2,7 +2,7 @@
 // TEST_DATABASE_URL names a server), runs tap over the test files, and ends with the plain line
 // `N passed, N failed` that CI reads (tap's own summary is not recognised there).
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
@@ -42,7 +42,16 @@ let code = 1;
 let output = '';
 try {
   const env = { ...process.env, TEST_DATABASE_URL: databaseUrl };
-  await run('npx', ['tap', 'build'], env, true); // the plugin list in package.json takes effect only after a build
+  // tap's plugin list (package.json) takes effect only after `tap build`; build once per change of it,
+  // so that test runs started together do not rebuild tap under each other.
+  const marker = join('node_modules', '.gateway-tap-build');
+  const wanted = JSON.stringify((JSON.parse(readFileSync('package.json', 'utf8')) as { tap?: unknown }).tap ?? null);
+  const built = existsSync('node_modules/@tapjs/test/test-built/dist/esm/index.js') && existsSync(marker) && readFileSync(marker, 'utf8') === wanted;
+  if (!built) {
+    const { code: buildCode } = await run('npx', ['tap', 'build'], env, true);
+    if (buildCode !== 0) throw new Error('tap build failed');
+    writeFileSync(marker, wanted);
+  }
   ({ code, output } = await run('npx', ['tap', ...testFiles], env, true));
 } finally {
   await stopDatabase();

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export class GitError extends Error {
+  constructor(message: string, readonly exitCode: number | null, readonly stderr: string, readonly timedOut: boolean) {
+    super(message);
+    this.name = 'GitError';
+  }
+}
+
+export type GitOptions = Readonly<{
+  cwd?: string;
+  /** Kill git after this long (bounded work whatever a remote does). */
+  timeoutMs?: number;
+  /** Refuse more output than this on stdout. */
+  maxOutputBytes?: number;
+  input?: Buffer | string;
+  env?: Readonly<Record<string, string>>;
+}>;
+
+// git must never prompt, read the operator's configuration or credentials, or follow a helper.
+const baseEnv = (): Record<string, string> => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_ASKPASS: '/bin/false',
+  SSH_ASKPASS: '/bin/false',
+  LC_ALL: 'C',
+});
+
+/** Runs `git` with a time limit and an output cap; resolves with stdout, rejects with a GitError. */
+export function git(args: readonly string[], options: GitOptions = {}): Promise<Buffer> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let stderr = '';
+    let timedOut = false;
+    let overflow = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxOutput) { overflow = true; child.kill('SIGKILL'); return; }
+      chunks.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => { if (stderr.length < 16_384) stderr += chunk.toString(); });
+    child.on('error', (error) => { clearTimeout(timer); reject(new GitError(`git could not start: ${error.message}`, null, '', false)); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0 && !overflow && !timedOut) return resolve(Buffer.concat(chunks));
+      const why = timedOut ? `timed out after ${timeoutMs} ms` : overflow ? `produced more than ${maxOutput} bytes` : `exited with ${code}`;
+      reject(new GitError(`git ${args[0]} ${why}: ${lastLine(stderr)}`, code, stderr, timedOut));
+    });
+    child.stdin.on('error', () => {}); // git may exit before reading all of its input
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export const gitText = async (args: readonly string[], options: GitOptions = {}): Promise<string> =>
+  (await git(args, options)).toString('utf8').trim();
+
+/** A long-running git whose output is streamed (upload-pack); the caller wires the pipes. */
+export function spawnGit(args: readonly string[], options: Readonly<{ cwd?: string; env?: Readonly<Record<string, string>> }> = {}): ChildProcess {
+  return spawn('git', args, { cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+const lastLine = (text: string): string => text.trim().split('\n').filter(Boolean).at(-1)?.slice(0, 300) ?? '';
