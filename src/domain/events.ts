@@ -1,10 +1,11 @@
 import type { AccessEvent } from './access/access.events.ts';
 import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
 import type { RoleEvent, RolesRead } from './role/role.events.ts';
+import type { SnapshotEvent } from './snapshot/snapshot.events.ts';
 import type { TokenEvent } from './token/token.events.ts';
 
 // The single registry of event types: what the store may hold and projections may see.
-export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent;
+export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent | SnapshotEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -20,6 +21,12 @@ export const domainEventTypes = [
   'token-issued',
   'token-revoked',
   'token-used',
+  'snapshot-captured',
+  'ingest-succeeded',
+  'ingest-failed',
+  'snapshot-approved',
+  'snapshot-rejected',
+  'snapshot-revoked',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

@@ -34,6 +34,12 @@ const catalogue = {
   'grant-not-found': { status: 404, title: 'Role grant not found' },
   'grant-exists': { status: 409, title: 'Identical role grant exists' },
   'invalid-grant': { status: 422, title: 'Invalid role grant' },
+  'snapshot-not-found': { status: 404, title: 'Snapshot not found' },
+  'snapshot-already-decided': { status: 409, title: 'Snapshot already decided' },
+  'snapshot-withdrawn': { status: 409, title: 'Commit withdrawn administratively' },
+  'release-age-not-elapsed': { status: 409, title: 'Minimum release age not elapsed' },
+  'upstream-unreadable': { status: 502, title: 'Upstream unreadable' },
+  'ingest-failed': { status: 502, title: 'Ingestion failed' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

@@ -1,5 +1,7 @@
-import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider, type Instant } from '../shared/decider.ts';
 import { isMarketplaceName } from '../shared/names.ts';
+import { approveGate, runGate, type ApproveInputs } from '../snapshot/approve-gate.ts';
+import type { IngestTrigger, SnapshotEvent, SnapshotState } from '../snapshot/snapshot.events.ts';
 import type {
   MarketplaceEvent, MarketplaceNameEvent, MarketplaceOrigin, PushPolicy,
 } from './marketplace.events.ts';
@@ -11,55 +13,148 @@ export type RegisterMarketplace = Command<'register-marketplace', {
   url: string | null;
   pushPolicy: PushPolicy | null;
 }>;
-export type RemoveMarketplace = Command<'remove-marketplace', { reason: string; withdrawnSnapshotIds: number[] }>;
-export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace;
+export type RemoveMarketplace = Command<'remove-marketplace', { reason: string }>;
+export type RecordIngest = Command<'record-ingest', {
+  /** Allocated before deciding; used only when the commit was not captured before. */
+  snapshotId: number;
+  sha: string;
+  upstreamSha: string;
+  violation: string | null;
+  trigger: IngestTrigger;
+  committedAt: Instant | null;
+  description: string | null;
+}>;
+export type RecordIngestFailure = Command<'record-ingest-failure', { reason: string; rootCause: string; nextStep: string; trigger: IngestTrigger }>;
+export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
+export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
+export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ApproveSnapshot | RejectSnapshot;
+
+type SnapshotEntry = Readonly<{ snapshotId: number; sha: string; state: SnapshotState; capturedAt: Instant; withdrawn: boolean }>;
 
 export type MarketplaceState =
   | { status: 'none' }
-  | { status: 'live' | 'removed'; marketplaceId: number; name: string };
+  | {
+    status: 'live' | 'removed';
+    marketplaceId: number;
+    name: string;
+    snapshots: ReadonlyMap<number, SnapshotEntry>;
+    captured: ReadonlyMap<string, number>;
+  };
 
-export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, MarketplaceEvent> = {
+// Snapshots live in their marketplace's stream: capturing a commit once, deciding on it, and
+// withdrawing every approval on removal are each one atomic append (docs/decisions.md).
+type Event = MarketplaceEvent | SnapshotEvent;
+
+const withSnapshot = (state: MarketplaceState, snapshotId: number, change: Partial<SnapshotEntry>): MarketplaceState => {
+  if (state.status === 'none') return state;
+  const current = state.snapshots.get(snapshotId);
+  if (!current) return state;
+  const snapshots = new Map(state.snapshots);
+  snapshots.set(snapshotId, { ...current, ...change });
+  return { ...state, snapshots };
+};
+
+export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, Event> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
     switch (event.type) {
       case 'marketplace-registered':
-        return { status: 'live', marketplaceId: event.data.marketplaceId, name: event.data.name };
+        return { status: 'live', marketplaceId: event.data.marketplaceId, name: event.data.name, snapshots: new Map(), captured: new Map() };
       case 'marketplace-removed':
         return state.status === 'none' ? state : { ...state, status: 'removed' };
+      case 'snapshot-captured': {
+        if (state.status === 'none') return state;
+        const { snapshotId, sha, state: initial, capturedAt } = event.data;
+        const snapshots = new Map(state.snapshots);
+        snapshots.set(snapshotId, { snapshotId, sha, state: initial, capturedAt, withdrawn: false });
+        const captured = new Map(state.captured);
+        captured.set(sha, snapshotId);
+        return { ...state, snapshots, captured };
+      }
+      case 'snapshot-approved':
+        return withSnapshot(state, event.data.snapshotId, { state: 'approved' });
+      case 'snapshot-rejected':
+        return withSnapshot(state, event.data.snapshotId, { state: 'rejected' });
+      case 'snapshot-revoked':
+        return withSnapshot(state, event.data.snapshotId, { state: 'revoked', withdrawn: event.data.administrative });
+      case 'ingest-succeeded':
+      case 'ingest-failed':
+        return state;
     }
   },
   decide(command, state) {
-    switch (command.type) {
-      case 'register-marketplace': {
-        const { data, meta } = command;
-        if (!isMarketplaceName(data.name)) {
-          return refuse({
-            code: 'invalid-name',
-            detail: `'${data.name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`,
-          });
-        }
-        if (state.status !== 'none') {
-          return refuse({ code: 'conflict', detail: `marketplace ${data.marketplaceId} already exists` });
-        }
-        return accept({
-          type: 'marketplace-registered',
-          data: { ...data, registeredAt: meta.at, registeredBy: meta.principal },
+    const { meta } = command;
+    if (command.type === 'register-marketplace') {
+      const { data } = command;
+      if (!isMarketplaceName(data.name)) {
+        return refuse({
+          code: 'invalid-name',
+          detail: `'${data.name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`,
         });
       }
+      if (state.status !== 'none') return refuse({ code: 'conflict', detail: `marketplace ${data.marketplaceId} already exists` });
+      return accept({ type: 'marketplace-registered', data: { ...data, registeredAt: meta.at, registeredBy: meta.principal } });
+    }
+    if (state.status !== 'live') return refuse({ code: 'marketplace-not-found', detail: 'no live marketplace has that name' });
+    const base = { marketplaceId: state.marketplaceId, marketplace: state.name };
+
+    switch (command.type) {
       case 'remove-marketplace': {
-        if (state.status !== 'live') {
-          return refuse({ code: 'marketplace-not-found', detail: 'no live marketplace has that name' });
+        const approved = [...state.snapshots.values()].filter((s) => s.state === 'approved');
+        const reason = `marketplace removed: ${command.data.reason}`;
+        return accept<Event>(
+          ...approved.map((s): Event => ({
+            type: 'snapshot-revoked',
+            data: { ...base, snapshotId: s.snapshotId, sha: s.sha, reason, administrative: true, revokedAt: meta.at, revokedBy: meta.principal },
+          })),
+          {
+            type: 'marketplace-removed',
+            data: {
+              marketplaceId: state.marketplaceId, name: state.name, reason: command.data.reason, removedAt: meta.at,
+              removedBy: meta.principal, withdrawnSnapshotIds: approved.map((s) => s.snapshotId),
+            },
+          },
+        );
+      }
+      case 'record-ingest': {
+        const { data } = command;
+        const existing = state.captured.get(data.sha);
+        const ingested = (snapshotId: number, created: boolean): Event => ({
+          type: 'ingest-succeeded', data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
+        });
+        // spec: ingesting a captured commit creates no second snapshot.
+        if (existing !== undefined) return accept(ingested(existing, false));
+        return accept<Event>({
+          type: 'snapshot-captured',
+          data: {
+            ...base, snapshotId: data.snapshotId, sha: data.sha, upstreamSha: data.upstreamSha,
+            state: data.violation === null ? 'held' : 'rejected', violation: data.violation, capturedAt: meta.at,
+            ingestedBy: meta.principal, trigger: data.trigger, committedAt: data.committedAt, description: data.description,
+          },
+        }, ingested(data.snapshotId, true));
+      }
+      case 'record-ingest-failure':
+        return accept({ type: 'ingest-failed', data: { ...base, at: meta.at, ...command.data } });
+      case 'approve-snapshot': {
+        const snapshot = state.snapshots.get(command.data.snapshotId);
+        if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${state.name}` });
+        const refusal = runGate(approveGate, { snapshot, inputs: command.data.inputs, at: meta.at });
+        if (refusal) return refuse(refusal);
+        return accept({
+          type: 'snapshot-approved',
+          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, approvedAt: meta.at, approvedBy: meta.principal, overrideReason: null },
+        });
+      }
+      case 'reject-snapshot': {
+        const snapshot = state.snapshots.get(command.data.snapshotId);
+        if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${state.name}` });
+        // spec, Snapshot state: held or revoked → rejected; never age-gated.
+        if (snapshot.state === 'approved' || snapshot.state === 'rejected') {
+          return refuse({ code: 'snapshot-already-decided', detail: `snapshot ${snapshot.snapshotId} is already ${snapshot.state}` });
         }
         return accept({
-          type: 'marketplace-removed',
-          data: {
-            marketplaceId: state.marketplaceId,
-            name: state.name,
-            reason: command.data.reason,
-            removedAt: command.meta.at,
-            removedBy: command.meta.principal,
-            withdrawnSnapshotIds: command.data.withdrawnSnapshotIds,
-          },
+          type: 'snapshot-rejected',
+          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, rejectedAt: meta.at, rejectedBy: meta.principal },
         });
       }
     }

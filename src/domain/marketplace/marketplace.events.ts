@@ -21,7 +21,7 @@ export type MarketplaceRemoved = Event<'marketplace-removed', {
   reason: string;
   removedAt: Instant;
   removedBy: string;
-  withdrawnSnapshotIds: number[];
+  withdrawnSnapshotIds: readonly number[];
 }>;
 
 // A live name is reserved by its own stream (`marketplacename-<name>`), so that two registrations

@@ -25,5 +25,11 @@ export const rejectionCodes = [
   'grant-not-found',
   'grant-exists',
   'invalid-grant',
+  'snapshot-not-found',
+  'snapshot-already-decided',
+  'snapshot-withdrawn',
+  'release-age-not-elapsed',
+  'upstream-unreadable',
+  'ingest-failed',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

@@ -69,6 +69,35 @@ function fieldsOf(event: DomainEvent): Fields[] {
         ? { event: 'machine-credential-revoked', detail: `principal=${d.principal} ${detail}` }
         : { event: 'token-revoked', detail }];
     }
+    case 'snapshot-captured': {
+      const d = event.data;
+      const detail = d.violation === null ? `snapshot ${d.snapshotId} held` : `snapshot ${d.snapshotId} rejected: ${d.violation}`;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
+    }
+    case 'ingest-succeeded': {
+      const d = event.data;
+      const detail = `snapshot ${d.snapshotId}${d.created ? '' : ' (commit already captured)'}; trigger=${d.trigger}`;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
+    }
+    case 'ingest-failed': {
+      const d = event.data;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, detail: `${d.reason}; root cause: ${d.rootCause}; next step: ${d.nextStep}` }];
+    }
+    case 'snapshot-approved':
+    case 'snapshot-rejected': {
+      const d = event.data;
+      const override = event.type === 'snapshot-approved' && event.data.overrideReason ? `; override: ${event.data.overrideReason}` : '';
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId}${override}` }];
+    }
+    case 'snapshot-revoked': {
+      const d = event.data;
+      const where = { marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha };
+      // spec, Snapshot state: revocation appends snapshot-revoked and snapshot-unpublished; the refs go.
+      return [
+        { ...where, detail: `snapshot ${d.snapshotId}: ${d.reason}` },
+        { ...where, event: 'snapshot-unpublished', ref: `refs/snapshots/${d.sha}`, detail: `snapshot ${d.snapshotId}: refs removed from publication` },
+      ];
+    }
     case 'token-used':
     case 'marketplace-name-reserved':
     case 'marketplace-name-released':

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { marketplaceDecider, marketplaceNameDecider } from '../../../../src/domain/marketplace/marketplace.decider.ts';
 import type { MarketplaceEvent } from '../../../../src/domain/marketplace/marketplace.events.ts';
+import type { SnapshotEvent } from '../../../../src/domain/snapshot/snapshot.events.ts';
 import { meta, spec } from '../../../support/decider-spec.ts';
 
 const registered: MarketplaceEvent = {
@@ -33,15 +34,88 @@ t.test('an invalid name is refused with the /git/<name> wording (spec, Errors: 4
   t.match(spec(marketplaceDecider).given([]).when(register('a'.repeat(63))), { outcome: 'accepted' }, '63 characters is the limit');
 });
 
-t.test('removal withdraws, records the reason, and is refused for a marketplace not live', async (t) => {
-  const remove = { type: 'remove-marketplace' as const, data: { reason: 'retired', withdrawnSnapshotIds: [3, 4] }, meta: meta() };
-  t.match(spec(marketplaceDecider).given([registered]).when(remove), {
-    outcome: 'accepted',
-    events: [{ type: 'marketplace-removed', data: { marketplaceId: 7, name: 'acme', reason: 'retired', removedBy: 'alice', withdrawnSnapshotIds: [3, 4] } }],
+const base = { marketplaceId: 7, marketplace: 'acme' };
+const sha = (c: string) => c.repeat(40);
+const captured = (snapshotId: number, c: string, state: 'held' | 'rejected' = 'held', capturedAt = '2026-03-01T09:00:00.000Z'): MarketplaceEvent | SnapshotEvent => ({
+  type: 'snapshot-captured',
+  data: { ...base, snapshotId, sha: sha(c), upstreamSha: sha(c), state, violation: state === 'rejected' ? 'bad manifest' : null, capturedAt, ingestedBy: 'alice', trigger: 'on-demand', committedAt: null, description: null },
+});
+const approved = (snapshotId: number, c: string): SnapshotEvent => ({
+  type: 'snapshot-approved', data: { ...base, snapshotId, sha: sha(c), approvedAt: 'x', approvedBy: 'bob', overrideReason: null },
+});
+const inputs = { minimumReleaseAgeMs: 0, withdrawnShas: [] as string[] };
+const approve = (snapshotId: number, at = '2026-03-01T10:00:00.000Z', extra: Partial<typeof inputs> = {}) =>
+  ({ type: 'approve-snapshot' as const, data: { snapshotId, inputs: { ...inputs, ...extra } }, meta: meta({ at, principal: 'bob' }) });
+const ingest = (c: string, snapshotId = 50, violation: string | null = null) => ({
+  type: 'record-ingest' as const,
+  data: { snapshotId, sha: sha(c), upstreamSha: sha(c), violation, trigger: 'on-demand' as const, committedAt: null, description: null },
+  meta: meta(),
+});
+
+t.test('ingestion captures a new commit as held, and a captured commit creates no second snapshot (spec, Snapshot state)', async (t) => {
+  const first = spec(marketplaceDecider).given([registered]).when(ingest('a'));
+  t.match(first, { outcome: 'accepted', events: [
+    { type: 'snapshot-captured', data: { snapshotId: 50, sha: sha('a'), state: 'held', violation: null, ingestedBy: 'alice', capturedAt: '2026-03-01T10:00:00.000Z' } },
+    { type: 'ingest-succeeded', data: { snapshotId: 50, created: true } },
+  ] });
+  const again = spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(ingest('a', 51));
+  t.strictSame(again.events.map((e) => e.type), ['ingest-succeeded']);
+  t.match(again.events[0], { data: { snapshotId: 3, created: false } });
+  const broken = spec(marketplaceDecider).given([registered]).when(ingest('b', 52, 'plugin source escapes the repository'));
+  t.match(broken.events[0], { type: 'snapshot-captured', data: { state: 'rejected', violation: 'plugin source escapes the repository' } },
+    'a manifest that breaks policy gives a rejected snapshot (and the ingest succeeded)');
+  t.equal(broken.events[1]?.type, 'ingest-succeeded');
+});
+
+t.test('a failed attempt is recorded with reason, root cause and next step', async (t) => {
+  const decision = spec(marketplaceDecider).given([registered]).when({
+    type: 'record-ingest-failure', data: { reason: 'upstream unreadable', rootCause: 'connection refused', nextStep: 'check the URL', trigger: 'scheduled' }, meta: meta(),
   });
-  const removed: MarketplaceEvent = { type: 'marketplace-removed', data: { marketplaceId: 7, name: 'acme', reason: 'x', removedAt: 'x', removedBy: 'x', withdrawnSnapshotIds: [] } };
-  t.match(spec(marketplaceDecider).given([registered, removed]).when(remove), { outcome: 'refused', rejection: { code: 'marketplace-not-found' } });
-  t.match(spec(marketplaceDecider).given([]).when(remove), { outcome: 'refused', rejection: { code: 'marketplace-not-found' } });
+  t.match(decision, { outcome: 'accepted', events: [{ type: 'ingest-failed', data: { reason: 'upstream unreadable', rootCause: 'connection refused', nextStep: 'check the URL', trigger: 'scheduled' } }] });
+});
+
+t.test('approve: held or revoked become approved; the gate refuses in order', async (t) => {
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(approve(3)),
+    { outcome: 'accepted', events: [{ type: 'snapshot-approved', data: { snapshotId: 3, sha: sha('a'), approvedBy: 'bob', approvedAt: '2026-03-01T10:00:00.000Z' } }] });
+  const revoked: SnapshotEvent = { type: 'snapshot-revoked', data: { ...base, snapshotId: 3, sha: sha('a'), reason: 'violation', administrative: false, revokedAt: 'x', revokedBy: 'revet-policy' } };
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a'), approved(3, 'a'), revoked]).when(approve(3)), { outcome: 'accepted' }, 'revoked → approved');
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a'), approved(3, 'a')]).when(approve(3)),
+    { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } }, 'approve on an approved snapshot answers 409');
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a', 'rejected')]).when(approve(3)),
+    { outcome: 'refused', rejection: { code: 'snapshot-already-decided', detail: /rejected/ } }, 'rejected → approve is refused');
+  t.match(spec(marketplaceDecider).given([registered]).when(approve(9)), { outcome: 'refused', rejection: { code: 'snapshot-not-found' } });
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(approve(3, undefined, { withdrawnShas: [sha('a')] })),
+    { outcome: 'refused', rejection: { code: 'snapshot-withdrawn' } }, 'a commit withdrawn administratively is refused');
+  const young = spec(marketplaceDecider).given([registered, captured(3, 'a', 'held', '2026-03-01T09:30:00.000Z')])
+    .when(approve(3, '2026-03-01T10:00:00.000Z', { minimumReleaseAgeMs: 3_600_000 }));
+  t.match(young, { outcome: 'refused', rejection: { code: 'release-age-not-elapsed', extensions: { approvableAt: '2026-03-01T10:30:00.000Z' } } });
+  t.strictSame(young.events, []);
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a', 'held', '2026-03-01T09:00:00.000Z')])
+    .when(approve(3, '2026-03-01T10:00:00.000Z', { minimumReleaseAgeMs: 3_600_000 })), { outcome: 'accepted' }, 'exactly elapsed is enough');
+});
+
+t.test('reject: held or revoked become rejected; a decided snapshot answers 409; never age-gated', async (t) => {
+  const reject = (snapshotId: number) => ({ type: 'reject-snapshot' as const, data: { snapshotId }, meta: meta() });
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(reject(3)), { outcome: 'accepted', events: [{ type: 'snapshot-rejected', data: { snapshotId: 3 } }] });
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a'), approved(3, 'a')]).when(reject(3)), { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } });
+  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a', 'rejected')]).when(reject(3)), { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } });
+});
+
+t.test('removal withdraws every approved snapshot with the reason, then removes; nothing acts on a removed marketplace', async (t) => {
+  const history = [registered, captured(3, 'a'), approved(3, 'a'), captured(4, 'b'), approved(4, 'b'), captured(5, 'c')];
+  const decision = spec(marketplaceDecider).given(history).when({ type: 'remove-marketplace', data: { reason: 'retired' }, meta: meta() });
+  t.match(decision, { outcome: 'accepted', events: [
+    { type: 'snapshot-revoked', data: { snapshotId: 3, reason: 'marketplace removed: retired', administrative: true } },
+    { type: 'snapshot-revoked', data: { snapshotId: 4, reason: 'marketplace removed: retired', administrative: true } },
+    { type: 'marketplace-removed', data: { marketplaceId: 7, name: 'acme', reason: 'retired', removedBy: 'alice', withdrawnSnapshotIds: [3, 4] } },
+  ] });
+  t.equal(decision.events.length, 3, 'the held snapshot is untouched');
+  const removed = [...history, ...decision.events];
+  for (const command of [approve(5), ingest('d'), { type: 'remove-marketplace' as const, data: { reason: 'again' }, meta: meta() }]) {
+    t.match(spec(marketplaceDecider).given(removed).when(command), { outcome: 'refused', rejection: { code: 'marketplace-not-found' } }, command.type);
+  }
+  t.match(spec(marketplaceDecider).given([]).when({ type: 'remove-marketplace', data: { reason: 'x' }, meta: meta() }),
+    { outcome: 'refused', rejection: { code: 'marketplace-not-found' } });
 });
 
 t.test('a live name is held by one marketplace; a released name is free again (spec: a removed name is free)', async (t) => {
