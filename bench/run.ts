@@ -9,13 +9,17 @@
 // The events beyond the two measured append phases are appended first, 100 per append, so the
 // measured appends land on a store that already holds most of its events. A measurement, not a
 // test: it exits 0 when a figure is below its target, non-zero only on an error.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import pg from 'pg';
 import { PostgresEventStore } from '../src/adapters/eventstore/postgres/postgres-event-store.ts';
 import type { EventStore } from '../src/adapters/eventstore/port.ts';
 import { Listener } from '../src/adapters/postgres/listener.ts';
 import { openPool, trustedSql, type DatabasePool } from '../src/adapters/postgres/pool.ts';
-import { projections } from '../src/projections/registry.ts';
+import { GitStore } from '../src/adapters/git/git-store.ts';
+import { projectionsFor } from '../src/projections/registry.ts';
 import type { Projection } from '../src/projections/runner/projection.ts';
 import { ProjectionRunner } from '../src/projections/runner/runner.ts';
 import { openBenchDatabase, type BenchDatabase } from './database.ts';
@@ -167,6 +171,7 @@ async function rebuildPhase(pool: DatabasePool, store: EventStore, total: number
   const split = { readAllMs: 0, readAllCalls: 0 };
   const applyMs = new Map<string, number>();
   // The registry's projections, each apply() timed (the work itself is unchanged).
+  const projections = projectionsFor({ gitStore: new GitStore(mkdtempSync(join(tmpdir(), 'bench-git-'))) });
   const timed: Projection[] = projections.map((projection) => ({
     ...projection,
     apply: async (tx, events) => {

@@ -14,7 +14,8 @@ import { openPool, redactUrl, sql, type DatabasePool } from './adapters/postgres
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock } from './adapters/system/clock.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
-import { projections } from './projections/registry.ts';
+import { projectionsFor } from './projections/registry.ts';
+import { GitStore } from './adapters/git/git-store.ts';
 import { Leadership } from './projections/runner/leader.ts';
 import { ProjectionRunner } from './projections/runner/runner.ts';
 import { ProjectionWaiter } from './projections/runner/wait-for.ts';
@@ -52,6 +53,7 @@ export type Core = Readonly<{
   store: EventStore;
   runner: ProjectionRunner;
   leaderLock: AdvisoryLock;
+  gitStore: GitStore;
   close(): Promise<void>;
 }>;
 
@@ -82,25 +84,26 @@ export async function openCore(config: GatewayConfig, logger: Logger, databaseUr
       store = await EventStoreDbEventStore.connect(config.eventStore.url);
       closers.push(() => store.close());
     }
-    const runner = new ProjectionRunner(pool, store, projections, {
+    const gitStore = new GitStore(join(config.dataDir, 'git'));
+    const runner = new ProjectionRunner(pool, store, projectionsFor({ gitStore }), {
       batchSize: config.projections.batchSize, idlePollMs: 1000, logger: logger.child({ component: 'projections' }),
     });
     const leaderLock = new AdvisoryLock(database.url, leaderLockKey);
     closers.push(() => leaderLock.release());
-    return { config, logger, database, pool, listener, store, runner, leaderLock, close };
+    return { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, close };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-export type Gateway = Readonly<{ app: HttpApp; url: string; core: Core; leadership: Leadership; close(): Promise<void> }>;
+export type Gateway = Readonly<{ app: HttpApp; url: string; core: Core; leadership: Leadership; waiter: ProjectionWaiter; close(): Promise<void> }>;
 
 /** `gateway serve`: the whole service, listening. The only place that wires HTTP to the rest. */
 export async function startGateway(config: GatewayConfig, logger: Logger, options: { databaseUrl?: string } = {}): Promise<Gateway> {
   const core = await openCore(config, logger, options.databaseUrl);
   try {
-    const waiter = new ProjectionWaiter(core.pool, core.listener, projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
+    const waiter = new ProjectionWaiter(core.pool, core.listener, core.runner.projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
     await waiter.start();
     const leadership = new Leadership(core.leaderLock, [{
       start: async () => {
@@ -136,6 +139,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
         maxTtlMs: config.tokens.maxTtlMs,
       },
       catalog: config.catalog,
+      gitStore: core.gitStore,
+      facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
+      marketplaces: { allowedUrlSchemes: config.allowedUrlSchemes, minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs },
       checks: {
         database: async () => { await core.pool.query(sql.unsafe`select 1`); },
         eventStore: () => core.store.ping(),
@@ -165,7 +171,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       })();
       return closing;
     };
-    return { app, url, core, leadership, close };
+    return { app, url, core, leadership, waiter, close };
   } catch (error) {
     await core.close();
     throw error;

@@ -11,6 +11,7 @@ export type DomainEventType = DomainEvent['type'];
 export const domainEventTypes = [
   'marketplace-registered',
   'marketplace-removed',
+  'marketplace-push-scopes-removed',
   'marketplace-name-reserved',
   'marketplace-name-released',
   'info-refs',

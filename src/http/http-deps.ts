@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { EventStore } from '../adapters/eventstore/port.ts';
+import type { GitStore } from '../adapters/git/git-store.ts';
 import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
 import type { DatabasePool } from '../adapters/postgres/pool.ts';
@@ -35,5 +36,8 @@ export type HttpDeps = Readonly<{
   identity: OidcProvider | null;
   access: AccessSettings;
   catalog: Readonly<{ enabled: boolean; name: string }>;
+  gitStore: GitStore;
+  facade: Readonly<{ idpBearerEnabled: boolean }>;
+  marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number }>;
   checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
 }>;

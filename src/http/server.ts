@@ -6,13 +6,16 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { HttpApp, HttpDeps } from './http-deps.ts';
 import { apiDocsRoute } from './actuator/api-docs.route.ts';
+import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
+import { decisionRoutes } from './api/snapshots/decisions.route.ts';
 import { meRoute } from './api/session/me.route.ts';
 import { machineTokenRoutes } from './api/tokens/machine-tokens.route.ts';
 import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
 import { registerAuthentication } from './auth/authenticate.ts';
 import { loginRoutes } from './auth/login.route.ts';
 import { TokenUseRecorder } from './auth/token-use.ts';
+import { facadeRoutes } from './git/facade.route.ts';
 import { healthRoute } from './actuator/health.route.ts';
 import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
@@ -51,7 +54,8 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
     }, instanceOf(request))));
 
   await app.register(cookie);
-  registerAuthentication(app, deps, new TokenUseRecorder(deps.store, deps.clock, deps.logger));
+  const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
+  registerAuthentication(app, deps, tokenUse);
 
   await app.register(swagger, {
     openapi: {
@@ -81,5 +85,11 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   personalTokenRoutes(app, deps);
   machineTokenRoutes(app, deps);
   roleRoutes(app, deps);
+  marketplaceRoutes(app, deps);
+  decisionRoutes(app, deps);
+  facadeRoutes(app, deps, {
+    pool: deps.pool, clock: deps.clock, tokenUse,
+    idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null,
+  });
   return app;
 }

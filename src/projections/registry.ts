@@ -1,10 +1,25 @@
+import type { GitStore } from '../adapters/git/git-store.ts';
 import { ledgerProjection } from './ledger/ledger.projection.ts';
 import { marketplacesProjection } from './marketplaces/marketplaces.projection.ts';
+import { publicationProjection } from './publication/publication.projection.ts';
 import { rolesProjection } from './roles/roles.projection.ts';
-import { tokensProjection } from './tokens/tokens.projection.ts';
 import type { Projection } from './runner/projection.ts';
+import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
+import { tokensProjection } from './tokens/tokens.projection.ts';
 
-// Every projection and reactor, in the order the runner feeds them.
-export const projections: readonly Projection[] = [marketplacesProjection, tokensProjection, rolesProjection, ledgerProjection];
+export type ProjectionDeps = Readonly<{ gitStore: GitStore }>;
 
-export type ProjectionName = (typeof projections)[number]['name'];
+// Every projection and reactor, in the order the runner feeds them: publication reads what the
+// snapshots projection wrote for the same batch, so it comes after it.
+export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
+  marketplacesProjection,
+  tokensProjection,
+  rolesProjection,
+  snapshotsProjection,
+  ledgerProjection,
+  publicationProjection(deps.gitStore),
+];
+
+/** The read-model tables of every projection (for tests that compare rows, and tools). */
+export const readModelTables = (): string[] =>
+  projectionsFor({ gitStore: null as never }).flatMap((projection) => projection.tables);

@@ -7,7 +7,8 @@ import { Listener } from '../../src/adapters/postgres/listener.ts';
 import { SessionStore } from '../../src/adapters/postgres/session-store.ts';
 import { systemClock } from '../../src/adapters/system/clock.ts';
 import type { HttpDeps } from '../../src/http/http-deps.ts';
-import { projections as allProjections } from '../../src/projections/registry.ts';
+import { GitStore } from '../../src/adapters/git/git-store.ts';
+import { projectionsFor } from '../../src/projections/registry.ts';
 import type { Projection } from '../../src/projections/runner/projection.ts';
 import { ProjectionRunner } from '../../src/projections/runner/runner.ts';
 import { ProjectionWaiter } from '../../src/projections/runner/wait-for.ts';
@@ -21,13 +22,14 @@ export async function testCore(t: Test, options: { projections?: readonly Projec
   const listener = new Listener(url);
   t.teardown(() => listener.close());
   const store = await PostgresEventStore.open(pool, { listener });
-  const projections = options.projections ?? allProjections;
+  const gitStore = new GitStore(t.testdir());
+  const projections = options.projections ?? projectionsFor({ gitStore });
   const runner = new ProjectionRunner(pool, store, projections, { batchSize: 100, idlePollMs: 1000, logger: silentLogger });
   await runner.prepare();
   const waiter = new ProjectionWaiter(pool, listener, projections.map((p) => p.name), { timeoutMs: options.waitTimeoutMs ?? 5000 });
   await waiter.start();
   t.teardown(async () => { waiter.stop(); await runner.stop(); });
-  return { pool, url, listener, store, runner, waiter };
+  return { pool, url, listener, store, runner, waiter, gitStore };
 }
 
 export const metadata = (overrides: Partial<NewEvent['metadata']> = {}): NewEvent['metadata'] => ({
@@ -42,6 +44,9 @@ export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, o
     sessions: await SessionStore.open(core.pool), identity: null,
     access: { configAdmins: [], claimMappings: [], devInsecureAuth: false, sessionTtlMs: 8 * 3_600_000, maxTtlMs: null },
     catalog: { enabled: true, name: 'catalog' },
+    gitStore: core.gitStore,
+    facade: { idpBearerEnabled: false },
+    marketplaces: { allowedUrlSchemes: ['http', 'https'], minimumReleaseAgeMs: 0 },
     checks: { database: async () => {}, eventStore: async () => {} },
     ...overrides,
   };

@@ -14,12 +14,20 @@ export async function testConfig(t: Test, env: Record<string, string> = {}): Pro
   });
 }
 
-export type TestGateway = Gateway & { fetch(path: string, init?: RequestInit): Promise<Response> };
+export type TestGateway = Gateway & {
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Waits until every read model has caught up with everything appended so far. */
+  settled(): Promise<void>;
+};
 
 /** A started gateway (black box over HTTP), closed at the end of the test. */
 export async function startTestGateway(t: Test, env: Record<string, string> = {}): Promise<TestGateway> {
   const config = await testConfig(t, env);
   const gateway = await startGateway(config, silentLogger);
   t.teardown(() => gateway.close());
-  return { ...gateway, fetch: (path, init) => fetch(`${gateway.url}${path}`, init) };
+  return {
+    ...gateway,
+    fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
+    settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
+  };
 }

@@ -13,7 +13,11 @@ export type RegisterMarketplace = Command<'register-marketplace', {
   url: string | null;
   pushPolicy: PushPolicy | null;
 }>;
-export type RemoveMarketplace = Command<'remove-marketplace', { reason: string }>;
+export type RemoveMarketplace = Command<'remove-marketplace', {
+  reason: string;
+  /** Tokens whose publish grant names this marketplace, read by the handler. */
+  pushScopeTokenIds: readonly number[];
+}>;
 export type RecordIngest = Command<'record-ingest', {
   /** Allocated before deciding; used only when the commit was not captured before. */
   snapshotId: number;
@@ -79,6 +83,7 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
         return withSnapshot(state, event.data.snapshotId, { state: 'revoked', withdrawn: event.data.administrative });
       case 'ingest-succeeded':
       case 'ingest-failed':
+      case 'marketplace-push-scopes-removed':
         return state;
     }
   },
@@ -107,6 +112,10 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
             type: 'snapshot-revoked',
             data: { ...base, snapshotId: s.snapshotId, sha: s.sha, reason, administrative: true, revokedAt: meta.at, revokedBy: meta.principal },
           })),
+          ...(command.data.pushScopeTokenIds.length === 0 ? [] : [{
+            type: 'marketplace-push-scopes-removed' as const,
+            data: { marketplaceId: state.marketplaceId, name: state.name, tokenIds: command.data.pushScopeTokenIds },
+          }]),
           {
             type: 'marketplace-removed',
             data: {

@@ -29,5 +29,12 @@ export type MarketplaceRemoved = Event<'marketplace-removed', {
 export type MarketplaceNameReserved = Event<'marketplace-name-reserved', { name: string; marketplaceId: number }>;
 export type MarketplaceNameReleased = Event<'marketplace-name-released', { name: string; marketplaceId: number }>;
 
-export type MarketplaceEvent = MarketplaceRegistered | MarketplaceRemoved;
+/** spec, Removal: the name leaves every token's publish grant (fetch grants are kept). */
+export type MarketplacePushScopesRemoved = Event<'marketplace-push-scopes-removed', {
+  marketplaceId: number;
+  name: string;
+  tokenIds: readonly number[];
+}>;
+
+export type MarketplaceEvent = MarketplaceRegistered | MarketplaceRemoved | MarketplacePushScopesRemoved;
 export type MarketplaceNameEvent = MarketplaceNameReserved | MarketplaceNameReleased;

@@ -9,9 +9,21 @@ import { cookieOptions, sessionCookie } from './cookies.ts';
 const loginRequestTtlMs = 10 * 60_000;
 const callbackPath = '/login/oauth2/code/idp';
 
-// Only a path on this gateway: never an absolute or protocol-relative URL (no open redirect).
-const safeReturn = (value: unknown): string =>
-  typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\') && value.length <= 2000 ? value : '/';
+/**
+ * Only a place on this gateway: the value is resolved against the base URL the way a browser would
+ * (which drops tabs and line breaks), and anything that leaves the origin, or carries control
+ * characters, falls back to `/` (no open redirect).
+ */
+export function safeReturn(value: unknown, baseUrl: string): string {
+  if (typeof value !== 'string' || value.length > 2000 || /[\u0000-\u001f\u007f\\]/.test(value) || !value.startsWith('/')) return '/';
+  try {
+    const base = new URL(baseUrl);
+    const target = new URL(value, base);
+    return target.origin === base.origin ? `${target.pathname}${target.search}${target.hash}` : '/';
+  } catch {
+    return '/';
+  }
+}
 
 /** spec, Authentication: login paths /oauth2/authorization/idp and /login/oauth2/code/idp (authorization code with PKCE). */
 export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
@@ -27,7 +39,7 @@ export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
     const provider = identity();
     const checks = { state: randomHandle(), nonce: randomHandle(), codeVerifier: randomHandle(48) };
     const at = deps.clock.now().getTime();
-    await deps.sessions.putLoginRequest(checks.state, { codeVerifier: checks.codeVerifier, nonce: checks.nonce, returnTo: safeReturn(request.query.returnTo) },
+    await deps.sessions.putLoginRequest(checks.state, { codeVerifier: checks.codeVerifier, nonce: checks.nonce, returnTo: safeReturn(request.query.returnTo, deps.baseUrl) },
       new Date(at + loginRequestTtlMs).toISOString());
     const url = await provider.authorizationUrl(`${deps.baseUrl}${callbackPath}`, checks).catch((error: unknown) => {
       request.log.error({ err: error }, 'identity provider unavailable');

@@ -33,6 +33,8 @@ function fieldsOf(event: DomainEvent): Fields[] {
       const detail = `withdrew ${plural(withdrawnSnapshotIds.length, 'approved snapshot')}; ${reason}`;
       return [{ marketplace: name, marketplaceId, detail }];
     }
+    case 'marketplace-push-scopes-removed':
+      return [{ marketplace: event.data.name, marketplaceId: event.data.marketplaceId, detail: `publish grant removed from tokens ${event.data.tokenIds.join(', ')}` }];
     case 'info-refs':
       return [{
         marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,

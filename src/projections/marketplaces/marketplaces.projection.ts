@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const marketplacesProjection: Projection = {
   name: 'marketplaces',
-  version: 1,
+  version: 2,
   tables: ['marketplaces'],
   createSql: [`
     create table marketplaces (
@@ -17,7 +17,13 @@ export const marketplacesProjection: Projection = {
       registered_by text,
       removed_at timestamptz,
       removed_by text,
-      removal_reason text
+      removal_reason text,
+      description text,
+      upstream_updated_at timestamptz,
+      last_ingest_at timestamptz,
+      last_ingest_outcome text,
+      last_ingest_reason text,
+      sync_mode text not null default 'on-demand'
     )`,
     // a removed name is free again; only one live marketplace may hold it
     'create unique index marketplaces_live_name on marketplaces (name) where removed_at is null',
@@ -38,6 +44,28 @@ export const marketplacesProjection: Projection = {
           const d = event.data;
           await tx.query(sql.unsafe`
             update marketplaces set removed_at = ${d.removedAt}, removed_by = ${d.removedBy}, removal_reason = ${d.reason}
+            where id = ${d.marketplaceId}`);
+          break;
+        }
+        case 'snapshot-captured': {
+          const d = event.data;
+          await tx.query(sql.unsafe`
+            update marketplaces set description = coalesce(${d.description}, description),
+              upstream_updated_at = coalesce(${d.committedAt}::timestamptz, upstream_updated_at)
+            where id = ${d.marketplaceId}`);
+          break;
+        }
+        case 'ingest-succeeded':
+          await tx.query(sql.unsafe`
+            update marketplaces set last_ingest_at = ${event.data.at}, last_ingest_outcome = 'succeeded', last_ingest_reason = null
+            where id = ${event.data.marketplaceId}`);
+          break;
+        case 'ingest-failed': {
+          const d = event.data;
+          // spec: lastIngestReason is set only on failure: reason, root cause and next step on one line.
+          const reason = `${d.reason}; root cause: ${d.rootCause}; next step: ${d.nextStep}`.replace(/\s*\n\s*/g, ' ');
+          await tx.query(sql.unsafe`
+            update marketplaces set last_ingest_at = ${d.at}, last_ingest_outcome = 'failed', last_ingest_reason = ${reason}
             where id = ${d.marketplaceId}`);
           break;
         }

@@ -4,17 +4,29 @@ import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 const MarketplaceRow = z.object({
   id: z.bigint(),
   name: z.string(),
-  origin: z.string(),
+  origin: z.enum(['upstream', 'hosted']),
   url: z.string().nullable(),
   push_policy: z.string().nullable(),
   created_at: z.string(),
   registered_by: z.string().nullable(),
+  removed_at: z.string().nullable(),
+  description: z.string().nullable(),
+  upstream_updated_at: z.string().nullable(),
+  last_ingest_at: z.string().nullable(),
+  last_ingest_outcome: z.enum(['succeeded', 'failed']).nullable(),
+  last_ingest_reason: z.string().nullable(),
+  sync_mode: z.enum(['on-demand', 'scheduled', 'webhook']),
 });
 
 export type MarketplaceRecord = Readonly<{
-  id: number; name: string; origin: string; url: string | null; pushPolicy: string | null;
-  createdAt: string; registeredBy: string | null;
+  id: number; name: string; origin: 'upstream' | 'hosted'; url: string | null; pushPolicy: string | null;
+  createdAt: string; registeredBy: string | null; removedAt: string | null; description: string | null;
+  upstreamUpdatedAt: string | null; lastIngestAt: string | null; lastIngestOutcome: 'succeeded' | 'failed' | null;
+  lastIngestReason: string | null; syncMode: 'on-demand' | 'scheduled' | 'webhook';
 }>;
+
+const columns = sql.fragment`id, name, origin, url, push_policy, created_at, registered_by, removed_at, description,
+  upstream_updated_at, last_ingest_at, last_ingest_outcome, last_ingest_reason, sync_mode`;
 
 const toRecord = (row: z.infer<typeof MarketplaceRow>): MarketplaceRecord => ({
   id: Number(row.id),
@@ -24,18 +36,27 @@ const toRecord = (row: z.infer<typeof MarketplaceRow>): MarketplaceRecord => ({
   pushPolicy: row.push_policy,
   createdAt: row.created_at,
   registeredBy: row.registered_by,
+  removedAt: row.removed_at,
+  description: row.description,
+  upstreamUpdatedAt: row.upstream_updated_at,
+  lastIngestAt: row.last_ingest_at,
+  lastIngestOutcome: row.last_ingest_outcome,
+  lastIngestReason: row.last_ingest_reason,
+  syncMode: row.sync_mode,
 });
 
 export async function liveMarketplaces(db: CommonQueryMethods): Promise<MarketplaceRecord[]> {
-  const rows = await db.any(sql.type(MarketplaceRow)`
-    select id, name, origin, url, push_policy, created_at, registered_by
-    from marketplaces where removed_at is null order by name`);
+  const rows = await db.any(sql.type(MarketplaceRow)`select ${columns} from marketplaces where removed_at is null order by name`);
   return rows.map(toRecord);
 }
 
 export async function liveMarketplaceByName(db: CommonQueryMethods, name: string): Promise<MarketplaceRecord | null> {
-  const row = await db.maybeOne(sql.type(MarketplaceRow)`
-    select id, name, origin, url, push_policy, created_at, registered_by
-    from marketplaces where removed_at is null and name = ${name}`);
+  const row = await db.maybeOne(sql.type(MarketplaceRow)`select ${columns} from marketplaces where removed_at is null and name = ${name}`);
+  return row ? toRecord(row) : null;
+}
+
+/** Any marketplace, removed ones included (their records stay readable by snapshot id). */
+export async function marketplaceById(db: CommonQueryMethods, id: number): Promise<MarketplaceRecord | null> {
+  const row = await db.maybeOne(sql.type(MarketplaceRow)`select ${columns} from marketplaces where id = ${id}`);
   return row ? toRecord(row) : null;
 }

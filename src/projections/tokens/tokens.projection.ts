@@ -44,6 +44,11 @@ export const tokensProjection: Projection = {
         case 'token-revoked':
           await tx.query(sql.unsafe`update access_tokens set revoked_at = ${event.data.revokedAt} where id = ${event.data.tokenId}`);
           break;
+        case 'marketplace-push-scopes-removed':
+          await tx.query(sql.unsafe`
+            update access_tokens set push_scopes = array_remove(push_scopes, ${event.data.name})
+            where id = any(${sql.array([...event.data.tokenIds], 'int8')})`);
+          break;
         case 'token-used':
           await tx.query(sql.unsafe`update access_tokens set last_used_at = ${event.data.usedAt} where id = ${event.data.tokenId}`);
           break;

@@ -66,3 +66,10 @@ export async function machineCredentials(db: CommonQueryMethods): Promise<TokenR
   const rows = await db.any(sql.type(TokenRow)`select ${columns} from access_tokens where kind = 'machine' order by id desc`);
   return rows.map(toRecord);
 }
+
+/** Tokens whose publish grant names a marketplace (removal takes the name out of them). */
+export async function pushScopeHolders(db: CommonQueryMethods, marketplace: string): Promise<number[]> {
+  const ids = await db.anyFirst(sql.type(z.object({ id: z.bigint() }))`
+    select id from access_tokens where ${marketplace} = any(push_scopes) order by id`);
+  return ids.map(Number);
+}

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { z } from 'zod';
 import { sql, trustedSql, type DatabasePool } from '../../../src/adapters/postgres/pool.ts';
-import { projections } from '../../../src/projections/registry.ts';
+import { readModelTables } from '../../../src/projections/registry.ts';
 import { metadata, testCore } from '../../support/core.ts';
 
 const sha = (c: string) => c.repeat(40);
@@ -9,7 +9,7 @@ const sha = (c: string) => c.repeat(40);
 /** Every row of every read model, in primary-key order, as JSON text. */
 async function dump(pool: DatabasePool): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
-  for (const table of projections.flatMap((p) => p.tables)) {
+  for (const table of readModelTables()) {
     const rows = await pool.anyFirst(trustedSql(`select row_to_json(x)::text as j from ${table} x order by 1`));
     out[table] = rows as string[];
   }

@@ -103,7 +103,7 @@ t.test('reject: held or revoked become rejected; a decided snapshot answers 409;
 
 t.test('removal withdraws every approved snapshot with the reason, then removes; nothing acts on a removed marketplace', async (t) => {
   const history = [registered, captured(3, 'a'), approved(3, 'a'), captured(4, 'b'), approved(4, 'b'), captured(5, 'c')];
-  const decision = spec(marketplaceDecider).given(history).when({ type: 'remove-marketplace', data: { reason: 'retired' }, meta: meta() });
+  const decision = spec(marketplaceDecider).given(history).when({ type: 'remove-marketplace', data: { reason: 'retired', pushScopeTokenIds: [] }, meta: meta() });
   t.match(decision, { outcome: 'accepted', events: [
     { type: 'snapshot-revoked', data: { snapshotId: 3, reason: 'marketplace removed: retired', administrative: true } },
     { type: 'snapshot-revoked', data: { snapshotId: 4, reason: 'marketplace removed: retired', administrative: true } },
@@ -111,10 +111,10 @@ t.test('removal withdraws every approved snapshot with the reason, then removes;
   ] });
   t.equal(decision.events.length, 3, 'the held snapshot is untouched');
   const removed = [...history, ...decision.events];
-  for (const command of [approve(5), ingest('d'), { type: 'remove-marketplace' as const, data: { reason: 'again' }, meta: meta() }]) {
+  for (const command of [approve(5), ingest('d'), { type: 'remove-marketplace' as const, data: { reason: 'again', pushScopeTokenIds: [] }, meta: meta() }]) {
     t.match(spec(marketplaceDecider).given(removed).when(command), { outcome: 'refused', rejection: { code: 'marketplace-not-found' } }, command.type);
   }
-  t.match(spec(marketplaceDecider).given([]).when({ type: 'remove-marketplace', data: { reason: 'x' }, meta: meta() }),
+  t.match(spec(marketplaceDecider).given([]).when({ type: 'remove-marketplace', data: { reason: 'x', pushScopeTokenIds: [] }, meta: meta() }),
     { outcome: 'refused', rejection: { code: 'marketplace-not-found' } });
 });
 

@@ -1,0 +1,185 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
+import { git, GitError, gitText } from './git-process.ts';
+
+export type IngestLimits = Readonly<{ timeoutMs: number; maxPackBytes: number; maxObjects: number }>;
+
+export const defaultIngestLimits: IngestLimits = { timeoutMs: 300_000, maxPackBytes: 1024 * 1024 * 1024, maxObjects: 2_000_000 };
+
+/** Why an upstream could not be read, in the three parts the specification asks for. */
+export class UpstreamError extends Error {
+  constructor(readonly reason: string, readonly rootCause: string, readonly nextStep: string) {
+    super(`${reason}: ${rootCause}`);
+    this.name = 'UpstreamError';
+  }
+}
+
+// Upstream URLs are only http(s) (the trust boundary checks the scheme); git must not be talked into
+// reading local files or running helpers through a crafted URL or redirect.
+const upstreamConfig = [
+  '-c', 'protocol.file.allow=never', '-c', 'protocol.ext.allow=never', '-c', 'protocol.ssh.allow=never',
+  '-c', 'http.followRedirects=initial', '-c', 'credential.helper=', '-c', 'core.askPass=',
+];
+
+const rootCauseOf = (error: unknown): string => {
+  if (!(error instanceof GitError)) return error instanceof Error ? error.message : String(error);
+  if (error.timedOut) return error.message;
+  const line = error.stderr.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('fatal:') || l.startsWith('error:')).at(-1);
+  return (line ?? error.message).replace(/^(fatal|error): /, '');
+};
+
+/**
+ * The gateway's git storage under `<data-dir>/git`: per marketplace, a quarantine bare repository
+ * (every captured commit pinned by `refs/quarantine/<sha>`) and a published one (exactly what the
+ * facade serves).
+ */
+export class GitStore {
+  constructor(readonly root: string) {}
+
+  quarantinePath(marketplaceId: number): string {
+    return join(this.root, 'quarantine', `${marketplaceId}.git`);
+  }
+
+  publishedPath(marketplaceId: number): string {
+    return join(this.root, 'published', `${marketplaceId}.git`);
+  }
+
+  private async ensureBare(path: string): Promise<string> {
+    if (existsSync(join(path, 'HEAD'))) return path;
+    mkdirSync(path, { recursive: true });
+    await git(['init', '--bare', '--quiet', '--initial-branch=main', path]);
+    await git(['-C', path, 'config', 'core.logAllRefUpdates', 'false']);
+    await git(['-C', path, 'config', 'gc.auto', '0']);
+    return path;
+  }
+
+  ensureQuarantine(marketplaceId: number): Promise<string> {
+    return this.ensureBare(this.quarantinePath(marketplaceId));
+  }
+
+  ensurePublished(marketplaceId: number): Promise<string> {
+    return this.ensureBare(this.publishedPath(marketplaceId));
+  }
+
+  /** The upstream's default branch and its tip, read without fetching content. */
+  async remoteDefaultBranch(url: string, timeoutMs = 30_000): Promise<{ branch: string; sha: string }> {
+    let output: string;
+    try {
+      output = await gitText([...upstreamConfig, 'ls-remote', '--symref', url, 'HEAD'], { timeoutMs, maxOutputBytes: 1024 * 1024 });
+    } catch (error) {
+      throw new UpstreamError('upstream unreadable', rootCauseOf(error),
+        'check that the URL is a git repository reachable from the gateway and readable without credentials');
+    }
+    const branch = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(output)?.[1];
+    const sha = /^([0-9a-f]{40})\tHEAD$/m.exec(output)?.[1];
+    if (!branch || !sha) {
+      throw new UpstreamError('upstream has no default branch', 'the repository advertises no HEAD branch (empty, or HEAD detached)',
+        'push a default branch (main) to the upstream repository');
+    }
+    return { branch, sha };
+  }
+
+  /** Fetches the upstream default branch into quarantine and pins its tip; returns the commit. */
+  async fetchUpstream(marketplaceId: number, url: string, limits: IngestLimits = defaultIngestLimits): Promise<{ sha: string; branch: string }> {
+    const repo = await this.ensureQuarantine(marketplaceId);
+    const { branch } = await this.remoteDefaultBranch(url);
+    const staging = `refs/staging/${Date.now().toString(36)}-${process.pid}`;
+    const before = await this.objectStats(repo);
+    try {
+      await git([...upstreamConfig, '-C', repo, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', url, `+refs/heads/${branch}:${staging}`],
+        { timeoutMs: limits.timeoutMs });
+    } catch (error) {
+      await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
+      throw new UpstreamError('upstream fetch failed', rootCauseOf(error),
+        error instanceof GitError && error.timedOut ? 'the repository is too slow or too large to fetch; ingest again later or contact its owner'
+          : 'check that the upstream is reachable and the default branch exists, then ingest again');
+    }
+    const sha = await gitText(['-C', repo, 'rev-parse', '--verify', `${staging}^{commit}`]);
+    const after = await this.objectStats(repo);
+    if (after.bytes - before.bytes > limits.maxPackBytes || after.objects - before.objects > limits.maxObjects) {
+      await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
+      await this.prune(repo).catch(() => {});
+      throw new UpstreamError('upstream too large', `fetching added ${after.objects - before.objects} objects and ${after.bytes - before.bytes} bytes`,
+        `the gateway accepts at most ${limits.maxObjects} objects and ${limits.maxPackBytes} bytes per ingest; ask the upstream owner to slim the repository`);
+    }
+    // Pin before the capture event is appended; content-addressed, so a retry is harmless.
+    await git(['-C', repo, 'update-ref', `refs/quarantine/${sha}`, sha]);
+    await git(['-C', repo, 'update-ref', '-d', staging]);
+    return { sha, branch };
+  }
+
+  private async objectStats(repo: string): Promise<{ objects: number; bytes: number }> {
+    const text = await gitText(['-C', repo, 'count-objects', '-v']);
+    const value = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { objects: value('count') + value('in-pack'), bytes: (value('size') + value('size-pack')) * 1024 };
+  }
+
+  async readFile(repo: string, sha: string, path: string, maxBytes = 16 * 1024 * 1024): Promise<Buffer | null> {
+    try {
+      return await git(['-C', repo, 'cat-file', 'blob', `${sha}:${path}`], { maxOutputBytes: maxBytes });
+    } catch {
+      return null;
+    }
+  }
+
+  async commitTime(repo: string, sha: string): Promise<string | null> {
+    try {
+      const seconds = Number(await gitText(['-C', repo, 'show', '-s', '--format=%ct', sha]));
+      return Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Every ref of a repository (name → sha), HEAD excluded. */
+  async refs(repo: string): Promise<Map<string, string>> {
+    if (!existsSync(join(repo, 'HEAD'))) return new Map();
+    const text = await gitText(['-C', repo, 'for-each-ref', '--format=%(objectname) %(refname)']);
+    const refs = new Map<string, string>();
+    for (const line of text.split('\n').filter(Boolean)) {
+      const [sha, name] = line.split(' ');
+      if (sha && name) refs.set(name, sha);
+    }
+    return refs;
+  }
+
+  /** The commit `refs/heads/main` of the published repository resolves to, or null. */
+  async servedSha(marketplaceId: number): Promise<string | null> {
+    const repo = this.publishedPath(marketplaceId);
+    if (!existsSync(join(repo, 'HEAD'))) return null;
+    try {
+      return await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}']);
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Makes the published repository hold exactly `desired`: objects copied from quarantine, refs set,
+   * every other ref deleted, and after a deletion the objects nothing served reaches pruned, so a
+   * withdrawn commit cannot be fetched by id. Idempotent.
+   */
+  async converge(marketplaceId: number, desired: DesiredRefs): Promise<{ changed: boolean }> {
+    const published = await this.ensurePublished(marketplaceId);
+    const quarantine = this.quarantinePath(marketplaceId);
+    const current = await this.refs(published);
+    for (const [ref, sha] of desired.refs) {
+      if (current.get(ref) === sha) continue;
+      const present = await git(['-C', published, 'cat-file', '-e', `${sha}^{commit}`]).then(() => true, () => false);
+      if (!present) await git(['-C', quarantine, 'push', '--quiet', '--no-verify', published, `${sha}:refs/snapshots/${sha}`]);
+    }
+    const commands: string[] = [];
+    for (const [ref, sha] of desired.refs) if (current.get(ref) !== sha) commands.push(`update ${ref} ${sha}`);
+    const removed = [...current.keys()].filter((ref) => !desired.refs.has(ref));
+    for (const ref of removed) commands.push(`delete ${ref}`);
+    if (commands.length > 0) await git(['-C', published, 'update-ref', '--stdin'], { input: `${commands.join('\n')}\n` });
+    if (removed.length > 0) await this.prune(published);
+    return { changed: commands.length > 0 };
+  }
+
+  private async prune(repo: string): Promise<void> {
+    await git(['-C', repo, 'reflog', 'expire', '--expire=now', '--all']);
+    await git(['-C', repo, 'gc', '--prune=now', '--quiet'], { timeoutMs: 600_000 });
+  }
+}

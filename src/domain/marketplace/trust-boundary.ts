@@ -1,0 +1,35 @@
+import type { Rejection } from '../shared/decider.ts';
+import type { MarketplaceOrigin, PushPolicy } from './marketplace.events.ts';
+
+export type RegistrationRequest = Readonly<{
+  origin: MarketplaceOrigin;
+  url: string | null;
+  ref: string | null;
+  pushPolicy: PushPolicy | null;
+}>;
+
+const boundary = (detail: string): Rejection => ({ code: 'trust-boundary', detail });
+
+/** spec, Registration rules: the 400 cases, checked before anything is read upstream. */
+export function registrationRefusal(request: RegistrationRequest, allowedSchemes: readonly string[]): Rejection | null {
+  const { origin, url, ref, pushPolicy } = request;
+  if (origin === 'hosted' && url !== null) return boundary('a hosted marketplace has no url: publishers push to /publish/{name}');
+  if (origin === 'upstream' && url === null) return boundary('an upstream marketplace needs the url of its repository');
+  if (origin === 'upstream' && pushPolicy !== null) return boundary('pushPolicy applies only to hosted marketplaces');
+  if (ref !== null && ref !== 'main' && ref !== 'refs/heads/main') return boundary(`only main is ingested; ref '${ref}' is refused`);
+  if (url === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return boundary('the url cannot be parsed; give an absolute URL such as https://host/owner/repo.git');
+  }
+  const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
+  if (!allowedSchemes.includes(scheme)) {
+    return boundary(`URL scheme '${scheme}' is not allowed; allowed: ${allowedSchemes.join(', ')} (gateway.allowed-url-schemes)`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    return boundary('the url carries user information; credentials never go in URLs');
+  }
+  return null;
+}

@@ -1,0 +1,62 @@
+import type { FastifyRequest } from 'fastify';
+import { UpstreamError } from '../../../adapters/git/git-store.ts';
+import { gitText } from '../../../adapters/git/git-process.ts';
+import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
+import type { CommandMeta } from '../../../domain/shared/decider.ts';
+import { streams } from '../../../domain/shared/streams.ts';
+import { manifestPath, readManifest } from '../../../domain/snapshot/manifest-policy.ts';
+import type { IngestTrigger } from '../../../domain/snapshot/snapshot.events.ts';
+import type { MarketplaceRecord } from '../../../projections/marketplaces/marketplaces.queries.ts';
+import { execute } from '../../execute.ts';
+import type { HttpDeps } from '../../http-deps.ts';
+import { reject } from '../../problems.ts';
+
+const readModels = ['marketplaces', 'snapshots', 'ledger'];
+
+export type IngestOutcome = Readonly<{ snapshotId: number; created: boolean }>;
+
+/** The commit to capture: the upstream default branch, or for a hosted marketplace what was pushed to main. */
+async function fetchTip(deps: HttpDeps, marketplace: MarketplaceRecord): Promise<string> {
+  if (marketplace.url !== null) return (await deps.gitStore.fetchUpstream(marketplace.id, marketplace.url)).sha;
+  const repo = await deps.gitStore.ensureQuarantine(marketplace.id);
+  const sha = await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}']).catch(() => '');
+  if (!sha) throw new UpstreamError('nothing published yet', 'no commit has been pushed to main of this hosted marketplace', `push to /publish/${marketplace.name}, then ingest`);
+  return sha;
+}
+
+/**
+ * Ingestion, whatever triggered it: fetch into quarantine and pin, read the manifest, record the
+ * capture (a commit captured before creates no second snapshot), and on failure record the attempt
+ * with reason, root cause and next step before answering 502.
+ */
+export async function ingest(deps: HttpDeps, request: FastifyRequest | null, marketplace: MarketplaceRecord,
+  trigger: IngestTrigger, meta: CommandMeta): Promise<IngestOutcome> {
+  const stream = streams.marketplace(marketplace.id);
+  let sha: string;
+  try {
+    sha = await fetchTip(deps, marketplace);
+  } catch (error) {
+    const failure = error instanceof UpstreamError ? error
+      : new UpstreamError('ingestion failed', error instanceof Error ? error.message : String(error), 'retry; if it persists, see the gateway log');
+    request?.log.warn({ marketplace: marketplace.name, reason: failure.reason, rootCause: failure.rootCause }, 'ingest failed');
+    await execute(deps, marketplaceDecider, stream, {
+      type: 'record-ingest-failure', data: { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep, trigger }, meta,
+    }, readModels);
+    throw reject('ingest-failed', `${failure.reason}: ${failure.rootCause}`, { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep });
+  }
+  const repo = deps.gitStore.quarantinePath(marketplace.id);
+  const manifestBytes = await deps.gitStore.readFile(repo, sha, manifestPath, 1024 * 1024);
+  const manifest = readManifest(manifestBytes === null ? null : manifestBytes.toString('utf8'));
+  const snapshotId = await deps.ids('snapshot');
+  const decision = await execute(deps, marketplaceDecider, stream, {
+    type: 'record-ingest',
+    data: {
+      snapshotId, sha, upstreamSha: sha, violation: manifest.ok ? null : manifest.violation, trigger,
+      committedAt: await deps.gitStore.commitTime(repo, sha), description: manifest.ok ? manifest.description : null,
+    },
+    meta,
+  }, readModels);
+  const outcome = decision.events.find((e) => e.type === 'ingest-succeeded');
+  if (outcome?.type !== 'ingest-succeeded') throw new Error('ingest decided without an outcome');
+  return { snapshotId: outcome.data.snapshotId, created: outcome.data.created };
+}

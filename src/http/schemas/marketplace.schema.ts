@@ -1,0 +1,66 @@
+import { Type, type Static } from 'typebox';
+import { forgeOf } from '../../domain/marketplace/forge.ts';
+import { snapshotStates } from '../../domain/snapshot/snapshot.events.ts';
+import type { MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';
+import type { SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
+import { literalUnion, NullableTimestamp, Timestamp } from './common.schema.ts';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const SnapshotView = Type.Object({
+  id: Type.Integer(),
+  marketplaceId: Type.Integer(),
+  sha: Type.String(),
+  upstreamSha: Type.String(),
+  state: literalUnion(snapshotStates),
+  violation: NullableString,
+  createdAt: Timestamp,
+  ingestedBy: NullableString,
+  decidedBy: NullableString,
+  decidedAt: NullableTimestamp,
+  revokedBy: Type.Optional(Type.String()),
+  revokedAt: Type.Optional(Timestamp),
+  deleted_at: Type.Optional(Timestamp),
+  deleted_reason: Type.Optional(Type.String()),
+  purgeAfter: Type.Optional(Timestamp),
+});
+export type SnapshotView = Static<typeof SnapshotView>;
+
+export function snapshotView(s: SnapshotRecord): SnapshotView {
+  return {
+    id: s.id, marketplaceId: s.marketplaceId, sha: s.sha, upstreamSha: s.upstreamSha, state: s.state, violation: s.violation,
+    createdAt: s.createdAt, ingestedBy: s.ingestedBy, decidedBy: s.decidedBy, decidedAt: s.decidedAt,
+    // spec, Snapshot: revokedBy/revokedAt present on a revoked snapshot; deletion marks set while soft-deleted.
+    ...(s.state === 'revoked' && s.revokedBy !== null && s.revokedAt !== null ? { revokedBy: s.revokedBy, revokedAt: s.revokedAt } : {}),
+    ...(s.deletedAt !== null ? { deleted_at: s.deletedAt, deleted_reason: s.deletedReason ?? '', purgeAfter: s.purgeAfter ?? s.deletedAt } : {}),
+  };
+}
+
+export const MarketplaceView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  url: NullableString,
+  createdAt: Timestamp,
+  registeredBy: NullableString,
+  forge: Type.String(),
+  forgeProject: Type.String(),
+  description: Type.String(),
+  upstreamUpdatedAt: NullableTimestamp,
+  servedSha: NullableString,
+  lastIngestAt: NullableTimestamp,
+  lastIngestOutcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Null()]),
+  lastIngestReason: NullableString,
+  syncMode: literalUnion(['on-demand', 'scheduled', 'webhook'] as const),
+  snapshots: Type.Array(SnapshotView),
+});
+export type MarketplaceView = Static<typeof MarketplaceView>;
+
+export function marketplaceView(m: MarketplaceRecord, servedSha: string | null, snapshots: readonly SnapshotRecord[]): MarketplaceView {
+  const { forge, forgeProject } = forgeOf(m.url);
+  return {
+    id: m.id, name: m.name, url: m.url, createdAt: m.createdAt, registeredBy: m.registeredBy, forge, forgeProject,
+    description: m.description ?? '', upstreamUpdatedAt: m.upstreamUpdatedAt, servedSha,
+    lastIngestAt: m.lastIngestAt, lastIngestOutcome: m.lastIngestOutcome, lastIngestReason: m.lastIngestReason, syncMode: m.syncMode,
+    snapshots: snapshots.filter((s) => s.marketplaceId === m.id).map(snapshotView),
+  };
+}

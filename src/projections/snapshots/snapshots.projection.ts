@@ -1,0 +1,78 @@
+import { sql } from '../../adapters/postgres/pool.ts';
+import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import type { Projection } from '../runner/projection.ts';
+
+export const snapshotsProjection: Projection = {
+  name: 'snapshots',
+  version: 1,
+  tables: ['snapshots', 'served_tips'],
+  createSql: [`
+    create table snapshots (
+      id bigint primary key,
+      marketplace_id bigint not null,
+      sha text not null,
+      upstream_sha text not null,
+      state text not null,
+      violation text,
+      created_at timestamptz not null,
+      ingested_by text,
+      decided_by text,
+      decided_at timestamptz,
+      approved_at timestamptz,
+      revoked_by text,
+      revoked_at timestamptz,
+      revoke_reason text,
+      administrative boolean not null default false,
+      deleted_at timestamptz,
+      deleted_reason text,
+      purge_after timestamptz
+    )`,
+    'create index snapshots_marketplace on snapshots (marketplace_id, id)',
+    'create index snapshots_sha on snapshots (sha)',
+    // the snapshot each marketplace means to serve at refs/heads/main (publication converges to it)
+    'create table served_tips (marketplace_id bigint primary key, snapshot_id bigint not null)',
+  ],
+  async apply(tx, events) {
+    for (const recorded of events) {
+      if (!isDomainEventType(recorded.type)) continue;
+      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
+      switch (event.type) {
+        case 'snapshot-captured': {
+          const d = event.data;
+          await tx.query(sql.unsafe`
+            insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by)
+            values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.upstreamSha}, ${d.state}, ${d.violation}, ${d.capturedAt}, ${d.ingestedBy})`);
+          break;
+        }
+        case 'snapshot-approved': {
+          const d = event.data;
+          await tx.query(sql.unsafe`
+            update snapshots set state = 'approved', decided_by = ${d.approvedBy}, decided_at = ${d.approvedAt}, approved_at = ${d.approvedAt},
+              revoked_by = null, revoked_at = null, revoke_reason = null
+            where id = ${d.snapshotId}`);
+          await tx.query(sql.unsafe`
+            insert into served_tips (marketplace_id, snapshot_id) values (${d.marketplaceId}, ${d.snapshotId})
+            on conflict (marketplace_id) do update set snapshot_id = excluded.snapshot_id`);
+          break;
+        }
+        case 'snapshot-rejected': {
+          const d = event.data;
+          await tx.query(sql.unsafe`update snapshots set state = 'rejected', decided_by = ${d.rejectedBy}, decided_at = ${d.rejectedAt} where id = ${d.snapshotId}`);
+          break;
+        }
+        case 'snapshot-revoked': {
+          const d = event.data;
+          await tx.query(sql.unsafe`
+            update snapshots set state = 'revoked', revoked_by = ${d.revokedBy}, revoked_at = ${d.revokedAt}, revoke_reason = ${d.reason},
+              violation = ${d.administrative ? null : d.reason}, administrative = ${d.administrative}
+            where id = ${d.snapshotId}`);
+          // spec, Facade rule 5: revoking the tip removes refs/heads/main; it does not move back.
+          await tx.query(sql.unsafe`delete from served_tips where marketplace_id = ${d.marketplaceId} and snapshot_id = ${d.snapshotId}`);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  },
+};

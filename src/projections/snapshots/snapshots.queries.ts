@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import type { SnapshotState } from '../../domain/snapshot/snapshot.events.ts';
+
+const SnapshotRow = z.object({
+  id: z.bigint(),
+  marketplace_id: z.bigint(),
+  sha: z.string(),
+  upstream_sha: z.string(),
+  state: z.enum(['held', 'approved', 'rejected', 'revoked']),
+  violation: z.string().nullable(),
+  created_at: z.string(),
+  ingested_by: z.string().nullable(),
+  decided_by: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  approved_at: z.string().nullable(),
+  revoked_by: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  administrative: z.boolean(),
+  deleted_at: z.string().nullable(),
+  deleted_reason: z.string().nullable(),
+  purge_after: z.string().nullable(),
+});
+
+export type SnapshotRecord = Readonly<{
+  id: number; marketplaceId: number; sha: string; upstreamSha: string; state: SnapshotState; violation: string | null;
+  createdAt: string; ingestedBy: string | null; decidedBy: string | null; decidedAt: string | null; approvedAt: string | null;
+  revokedBy: string | null; revokedAt: string | null; administrative: boolean;
+  deletedAt: string | null; deletedReason: string | null; purgeAfter: string | null;
+}>;
+
+const columns = sql.fragment`id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, decided_by, decided_at,
+  approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after`;
+
+const toRecord = (r: z.infer<typeof SnapshotRow>): SnapshotRecord => ({
+  id: Number(r.id), marketplaceId: Number(r.marketplace_id), sha: r.sha, upstreamSha: r.upstream_sha, state: r.state,
+  violation: r.violation, createdAt: r.created_at, ingestedBy: r.ingested_by, decidedBy: r.decided_by, decidedAt: r.decided_at,
+  approvedAt: r.approved_at, revokedBy: r.revoked_by, revokedAt: r.revoked_at, administrative: r.administrative,
+  deletedAt: r.deleted_at, deletedReason: r.deleted_reason, purgeAfter: r.purge_after,
+});
+
+export async function snapshotById(db: CommonQueryMethods, id: number): Promise<SnapshotRecord | null> {
+  const row = await db.maybeOne(sql.type(SnapshotRow)`select ${columns} from snapshots where id = ${id}`);
+  return row ? toRecord(row) : null;
+}
+
+export async function snapshotsOf(db: CommonQueryMethods, marketplaceIds: readonly number[]): Promise<SnapshotRecord[]> {
+  if (marketplaceIds.length === 0) return [];
+  const rows = await db.any(sql.type(SnapshotRow)`
+    select ${columns} from snapshots where marketplace_id = any(${sql.array([...marketplaceIds], 'int8')}) order by id`);
+  return rows.map(toRecord);
+}
+
+/** What publication converges a marketplace to: its approved commits and the tip it means to serve. */
+export async function publicationTarget(db: CommonQueryMethods, marketplaceId: number): Promise<{ approved: string[]; tip: string | null }> {
+  const approved = await db.anyFirst(sql.type(z.object({ sha: z.string() }))`
+    select distinct sha from snapshots where marketplace_id = ${marketplaceId} and state = 'approved' order by sha`);
+  const tip = await db.maybeOneFirst(sql.type(z.object({ sha: z.string() }))`
+    select s.sha from served_tips t join snapshots s on s.id = t.snapshot_id
+    where t.marketplace_id = ${marketplaceId} and s.state = 'approved'`);
+  return { approved: [...approved], tip };
+}
+
+/** Commits of a marketplace withdrawn administratively (the approve gate refuses them). */
+export async function withdrawnShas(db: CommonQueryMethods, marketplaceId: number): Promise<string[]> {
+  return [...await db.anyFirst(sql.type(z.object({ sha: z.string() }))`
+    select distinct sha from snapshots where marketplace_id = ${marketplaceId} and administrative`)];
+}

@@ -1,0 +1,123 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Test } from 'tap';
+
+const run = promisify(execFile);
+const gitEnv = {
+  ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'Upstream', GIT_AUTHOR_EMAIL: 'upstream@example.test', GIT_COMMITTER_NAME: 'Upstream', GIT_COMMITTER_EMAIL: 'upstream@example.test',
+};
+export const gitIn = async (cwd: string, ...args: string[]) => (await run('git', args, { cwd, env: gitEnv, maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+
+export type Files = Readonly<Record<string, string>>;
+
+/** A plugin marketplace in the Claude Code format with the given plugins (relative sources). */
+export function marketplaceFiles(name: string, plugins: readonly string[]): Files {
+  const files: Record<string, string> = {
+    '.claude-plugin/marketplace.json': JSON.stringify({
+      name, owner: { name: 'Upstream' }, description: `${name} test marketplace`,
+      plugins: plugins.map((plugin) => ({ name: plugin, source: `./plugins/${plugin}`, description: `the ${plugin} plugin` })),
+    }, null, 2),
+  };
+  for (const plugin of plugins) {
+    files[`plugins/${plugin}/.claude-plugin/plugin.json`] = JSON.stringify({ name: plugin, version: '1.0.0' });
+    files[`plugins/${plugin}/skills/${plugin}-skill/SKILL.md`] = `---\nname: ${plugin}-skill\ndescription: a skill of ${plugin}\n---\nDo the ${plugin} thing.\n`;
+  }
+  return files;
+}
+
+export type Upstream = Readonly<{
+  /** Clone URL served by git http-backend on loopback. */
+  url: string;
+  /** Commits the files (added or replaced) on main and pushes; returns the new tip. */
+  commit(files: Files, message?: string): Promise<string>;
+  bare: string;
+}>;
+
+/** A real upstream repository behind `git http-backend` (CGI) on 127.0.0.1, stopped at the test's end. */
+export async function serveUpstream(t: Test, files: Files, name = 'upstream'): Promise<Upstream> {
+  const root = mkdtempSync(join(tmpdir(), 'gw-upstream-'));
+  const bare = join(root, `${name}.git`);
+  const work = join(root, 'work');
+  await run('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare], { env: gitEnv });
+  await run('git', ['init', '--quiet', '--initial-branch=main', work], { env: gitEnv });
+  const commit = async (changed: Files, message = 'update') => {
+    for (const [path, content] of Object.entries(changed)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), content);
+    }
+    await gitIn(work, 'add', '-A');
+    await gitIn(work, 'commit', '--quiet', '--allow-empty', '-m', message);
+    await gitIn(work, 'push', '--quiet', bare, 'HEAD:refs/heads/main');
+    return gitIn(work, 'rev-parse', 'HEAD');
+  };
+  await commit(files, 'initial');
+  const backend = join(await gitIn(root, '--exec-path'), 'git-http-backend');
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://upstream');
+    const cgi = spawn(backend, [], {
+      env: {
+        PATH: process.env.PATH ?? '', GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', REQUEST_METHOD: req.method ?? 'GET',
+        PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '',
+        REMOTE_ADDR: '127.0.0.1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
+        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
+        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
+      },
+    });
+    req.pipe(cgi.stdin);
+    let head = Buffer.alloc(0);
+    let headersDone = false;
+    cgi.stdout.on('data', (chunk: Buffer) => {
+      if (headersDone) { res.write(chunk); return; }
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      headersDone = true;
+      let status = 200;
+      for (const line of head.subarray(0, end).toString().split('\r\n')) {
+        const [key, ...rest] = line.split(':');
+        const value = rest.join(':').trim();
+        if (key?.toLowerCase() === 'status') status = Number.parseInt(value, 10);
+        else if (key) res.setHeader(key, value);
+      }
+      res.writeHead(status);
+      res.write(head.subarray(end + 4));
+    });
+    cgi.stdout.on('end', () => res.end());
+    cgi.on('error', () => { res.statusCode = 500; res.end(); });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/${name}.git`, commit, bare };
+}
+
+/** The real git client with a throwaway HOME, no prompts, the token as HTTP Basic password. */
+export function gitClient(t: Test, token: string | null) {
+  const home = mkdtempSync(join(tmpdir(), 'gw-client-'));
+  t.teardown(() => {});
+  const auth = token === null ? [] : ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`any:${token}`).toString('base64')}`];
+  const env = { ...gitEnv, HOME: home };
+  const gitRun = async (args: string[], cwd = home) => {
+    try {
+      const { stdout, stderr } = await run('git', [...auth, ...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+      return { ok: true as const, stdout: stdout.trim(), stderr };
+    } catch (error) {
+      const e = error as { stdout?: string; stderr?: string; code?: number };
+      return { ok: false as const, stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code };
+    }
+  };
+  return {
+    home,
+    run: gitRun,
+    async clone(url: string, options: { protocol?: 0 | 1 | 2 } = {}) {
+      const dir = mkdtempSync(join(home, 'clone-'));
+      const result = await gitRun(['-c', `protocol.version=${options.protocol ?? 2}`, 'clone', '--quiet', url, dir]);
+      return { ...result, dir };
+    },
+  };
+}
