@@ -13,6 +13,7 @@ import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
 import { openPool, redactUrl, sql, type DatabasePool } from './adapters/postgres/pool.ts';
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock } from './adapters/system/clock.ts';
+import { createMetrics } from './adapters/system/metrics.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
 import { projectionsFor } from './projections/registry.ts';
 import { GitStore } from './adapters/git/git-store.ts';
@@ -141,6 +142,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       catalog: config.catalog,
       gitStore: core.gitStore,
       facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
+      auditExport: config.auditExport,
+      metrics: createMetrics(),
       marketplaces: { allowedUrlSchemes: config.allowedUrlSchemes, minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs },
       checks: {
         database: async () => { await core.pool.query(sql.unsafe`select 1`); },

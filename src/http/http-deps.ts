@@ -7,6 +7,7 @@ import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
 import type { DatabasePool } from '../adapters/postgres/pool.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { Clock } from '../adapters/system/clock.ts';
+import type { Metrics } from '../adapters/system/metrics.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
 
@@ -38,6 +39,8 @@ export type HttpDeps = Readonly<{
   catalog: Readonly<{ enabled: boolean; name: string }>;
   gitStore: GitStore;
   facade: Readonly<{ idpBearerEnabled: boolean }>;
+  metrics: Metrics;
+  auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
   marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number }>;
   checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
 }>;

@@ -40,6 +40,7 @@ const catalogue = {
   'release-age-not-elapsed': { status: 409, title: 'Minimum release age not elapsed' },
   'upstream-unreadable': { status: 502, title: 'Upstream unreadable' },
   'ingest-failed': { status: 502, title: 'Ingestion failed' },
+  'invalid-holdings': { status: 400, title: 'Invalid holdings request' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

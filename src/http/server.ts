@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { HttpApp, HttpDeps } from './http-deps.ts';
 import { apiDocsRoute } from './actuator/api-docs.route.ts';
+import { auditRoutes } from './api/audit/audit.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
 import { decisionRoutes } from './api/snapshots/decisions.route.ts';
@@ -16,6 +17,8 @@ import { registerAuthentication } from './auth/authenticate.ts';
 import { loginRoutes } from './auth/login.route.ts';
 import { TokenUseRecorder } from './auth/token-use.ts';
 import { facadeRoutes } from './git/facade.route.ts';
+import { holdingsRoute } from './status/holdings.route.ts';
+import { prometheusRoute } from './actuator/prometheus.route.ts';
 import { healthRoute } from './actuator/health.route.ts';
 import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
@@ -87,9 +90,10 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   roleRoutes(app, deps);
   marketplaceRoutes(app, deps);
   decisionRoutes(app, deps);
-  facadeRoutes(app, deps, {
-    pool: deps.pool, clock: deps.clock, tokenUse,
-    idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null,
-  });
+  auditRoutes(app, deps);
+  const facadeCredentials = { pool: deps.pool, clock: deps.clock, tokenUse, idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null };
+  facadeRoutes(app, deps, facadeCredentials);
+  holdingsRoute(app, deps, facadeCredentials);
+  prometheusRoute(app, deps);
   return app;
 }

@@ -6,6 +6,7 @@ import { postgresIdAllocator } from '../../src/adapters/postgres/id-allocator.ts
 import { Listener } from '../../src/adapters/postgres/listener.ts';
 import { SessionStore } from '../../src/adapters/postgres/session-store.ts';
 import { systemClock } from '../../src/adapters/system/clock.ts';
+import { createMetrics } from '../../src/adapters/system/metrics.ts';
 import type { HttpDeps } from '../../src/http/http-deps.ts';
 import { GitStore } from '../../src/adapters/git/git-store.ts';
 import { projectionsFor } from '../../src/projections/registry.ts';
@@ -46,6 +47,8 @@ export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, o
     catalog: { enabled: true, name: 'catalog' },
     gitStore: core.gitStore,
     facade: { idpBearerEnabled: false },
+    auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },
+    metrics: createMetrics(),
     marketplaces: { allowedUrlSchemes: ['http', 'https'], minimumReleaseAgeMs: 0 },
     checks: { database: async () => {}, eventStore: async () => {} },
     ...overrides,

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { executableSearchPath } from '../system/environment.ts';
 
 export class GitError extends Error {
   constructor(message: string, readonly exitCode: number | null, readonly stderr: string, readonly timedOut: boolean) {
@@ -19,7 +20,7 @@ export type GitOptions = Readonly<{
 
 // git must never prompt, read the operator's configuration or credentials, or follow a helper.
 const baseEnv = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  PATH: executableSearchPath(),
   GIT_TERMINAL_PROMPT: '0',
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',

@@ -31,5 +31,6 @@ export const rejectionCodes = [
   'release-age-not-elapsed',
   'upstream-unreadable',
   'ingest-failed',
+  'invalid-holdings',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

@@ -49,6 +49,7 @@ const days = (ms: number) => `${Math.round((ms / day) * 100) / 100} days`;
 function creationRefusal(data: IssueToken['data'], at: Instant): Rejection | null {
   const { kind, policy } = data;
   if (kind === 'machine') {
+    if (data.principal.trim() === '') return { code: 'invalid-request', detail: 'a machine credential needs a principal: what the ledger attributes its actions to' };
     if (data.apiScopes.length === 0) return unknownScope('a machine credential needs at least one API scope; there is no default');
     for (const scope of data.apiScopes) {
       if (scope === '*' || scope === 'all') return unknownScope(`'${scope}' is not a scope: there is no wildcard; name each scope`);

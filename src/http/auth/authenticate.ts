@@ -9,8 +9,9 @@ import type { Caller } from './caller.ts';
 import { cookieOptions, csrfCookie, csrfHeader, sessionCookie } from './cookies.ts';
 import type { TokenUseRecorder } from './token-use.ts';
 
-// Paths that need a caller: the management API and the OpenAPI document with its UI.
-const protectedPath = (path: string) => path.startsWith('/api/') || path === '/v3/api-docs' || path === '/docs' || path.startsWith('/docs/');
+// Paths that need a caller: the management API, the OpenAPI document with its UI, and the metrics.
+const protectedPath = (path: string) => path.startsWith('/api/') || path === '/v3/api-docs' || path === '/docs' || path.startsWith('/docs/')
+  || path === '/actuator/prometheus';
 // Wire surfaces answer machines in their own protocols and carry no browser cookies.
 const wirePath = (path: string) => ['/git/', '/status/', '/hooks/', '/publish/'].some((prefix) => path.startsWith(prefix));
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -86,6 +87,15 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
       }
       request.caller = caller;
       tokenUse.record(caller.credentialId!, caller.principal, 'machine');
+      // spec, Machine API: the allowlist is closed. A machine reaches an /api route only when the route
+      // is named in the scope table under a scope the credential holds. Checked here, before the body
+      // is validated, so that a request outside the allowlist learns nothing about the route's schema.
+      const route = request.routeOptions.url;
+      if (!route?.startsWith('/api/')) return;
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const scope = scopeFor(method, route.replace(/:([A-Za-z0-9_]+)/g, '{$1}'));
+      if (scope === null) return deny(deps, request, reply, 'forbidden', `${method} ${route} is not open to machine credentials`);
+      if (!caller.apiScopes.includes(scope)) return deny(deps, request, reply, 'forbidden', `this needs the API scope ${scope}`);
       return;
     }
     if (authorization !== undefined) {
@@ -100,15 +110,4 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
     request.caller = caller;
   });
 
-  // spec, Machine API: the allowlist is closed. A machine reaches an /api route only when the
-  // route is named in the scope table under a scope the credential holds.
-  app.addHook('preHandler', async (request, reply) => {
-    const caller = request.caller;
-    const route = request.routeOptions.url;
-    if (caller?.via !== 'machine' || !route?.startsWith('/api/')) return;
-    const method = request.method === 'HEAD' ? 'GET' : request.method;
-    const scope = scopeFor(method, route.replace(/:([A-Za-z0-9_]+)/g, '{$1}'));
-    if (scope === null) return deny(deps, request, reply, 'forbidden', `${method} ${route} is not open to machine credentials`);
-    if (!caller.apiScopes.includes(scope)) return deny(deps, request, reply, 'forbidden', `this needs the API scope ${scope}`);
-  });
 }

@@ -23,6 +23,8 @@ export type LedgerEntry = Readonly<{
   tokenId: number | null; credential_kind: string | null;
 }>;
 
+const columns = sql.fragment`id, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind`;
+
 const toEntry = (row: z.infer<typeof LedgerRow>): LedgerEntry => ({
   id: Number(row.id),
   ts: row.ts,
@@ -39,10 +41,36 @@ const toEntry = (row: z.infer<typeof LedgerRow>): LedgerEntry => ({
   credential_kind: row.credential_kind,
 });
 
-/** Entries in ledger order after `after` (the export's cursor form). */
-export async function ledgerAfter(db: CommonQueryMethods, after: number, limit: number): Promise<LedgerEntry[]> {
+/** Entries in ledger order after `after`, none younger than `notAfter` (the export's cursor form). */
+export async function ledgerAfter(db: CommonQueryMethods, after: number, limit: number, notAfter?: string): Promise<LedgerEntry[]> {
   const rows = await db.any(sql.type(LedgerRow)`
-    select id, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind
-    from ledger_entries where id > ${after} order by id limit ${limit}`);
+    select ${columns} from ledger_entries
+    where id > ${after} ${notAfter === undefined ? sql.fragment`` : sql.fragment`and ts <= ${notAfter}::timestamptz`}
+    order by id limit ${limit}`);
   return rows.map(toEntry);
+}
+
+/**
+ * A page newest first, before `before` (0: from the newest). The marketplace filter matches the name
+ * as recorded, so entries of earlier marketplaces that held the name are included.
+ */
+export async function ledgerPage(db: CommonQueryMethods, before: number, limit: number, marketplace: string | null): Promise<LedgerEntry[]> {
+  const rows = await db.any(sql.type(LedgerRow)`
+    select ${columns} from ledger_entries
+    where true ${before > 0 ? sql.fragment`and id < ${before}` : sql.fragment``}
+      ${marketplace === null ? sql.fragment`` : sql.fragment`and marketplace = ${marketplace}`}
+    order by id desc limit ${limit}`);
+  return rows.map(toEntry);
+}
+
+export const exactTotalBelow = 100_000;
+
+/** spec, Audit: exact below 100,000 entries, a row estimate from there on. */
+export async function ledgerTotal(db: CommonQueryMethods): Promise<{ total: number; totalIsEstimate: boolean }> {
+  const counted = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select count(*)::int as n from (select 1 from ledger_entries limit ${exactTotalBelow}) capped`);
+  if (counted < exactTotalBelow) return { total: counted, totalIsEstimate: false };
+  const estimate = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    select greatest(reltuples, ${exactTotalBelow})::float8 as n from pg_class where oid = 'ledger_entries'::regclass`);
+  return { total: Math.round(estimate), totalIsEstimate: true };
 }

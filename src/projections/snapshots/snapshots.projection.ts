@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
   name: 'snapshots',
-  version: 1,
+  version: 2,
   tables: ['snapshots', 'served_tips'],
   createSql: [`
     create table snapshots (
@@ -23,6 +23,7 @@ export const snapshotsProjection: Projection = {
       revoked_at timestamptz,
       revoke_reason text,
       administrative boolean not null default false,
+      was_revoked boolean not null default false,
       deleted_at timestamptz,
       deleted_reason text,
       purge_after timestamptz
@@ -64,7 +65,7 @@ export const snapshotsProjection: Projection = {
           const d = event.data;
           await tx.query(sql.unsafe`
             update snapshots set state = 'revoked', revoked_by = ${d.revokedBy}, revoked_at = ${d.revokedAt}, revoke_reason = ${d.reason},
-              violation = ${d.administrative ? null : d.reason}, administrative = ${d.administrative}
+              violation = ${d.administrative ? null : d.reason}, administrative = ${d.administrative}, was_revoked = true
             where id = ${d.snapshotId}`);
           // spec, Facade rule 5: revoking the tip removes refs/heads/main; it does not move back.
           await tx.query(sql.unsafe`delete from served_tips where marketplace_id = ${d.marketplaceId} and snapshot_id = ${d.snapshotId}`);

@@ -61,8 +61,25 @@ export async function publicationTarget(db: CommonQueryMethods, marketplaceId: n
   return { approved: [...approved], tip };
 }
 
-/** Commits of a marketplace withdrawn administratively (the approve gate refuses them). */
-export async function withdrawnShas(db: CommonQueryMethods, marketplaceId: number): Promise<string[]> {
+/**
+ * Commits withdrawn administratively under a marketplace name (the approve gate refuses them): a
+ * removed marketplace takes no more decisions, so the rule bites when the name is registered again.
+ */
+export async function withdrawnShas(db: CommonQueryMethods, marketplace: string): Promise<string[]> {
   return [...await db.anyFirst(sql.type(z.object({ sha: z.string() }))`
-    select distinct sha from snapshots where marketplace_id = ${marketplaceId} and administrative`)];
+    select distinct s.sha from snapshots s join marketplaces m on m.id = s.marketplace_id
+    where m.name = ${marketplace} and s.administrative`)];
+}
+
+const HoldingRow = z.object({ state: z.enum(['held', 'approved', 'rejected', 'revoked']), revoked_at: z.string().nullable(), was_revoked: z.boolean(), live: z.boolean() });
+
+/**
+ * Every capture of a commit under a marketplace name, live or removed (administrative withdrawals
+ * stay answerable after removal), for the holdings check.
+ */
+export async function capturesOf(db: CommonQueryMethods, marketplace: string, sha: string) {
+  return db.any(sql.type(HoldingRow)`
+    select s.state, s.revoked_at, s.was_revoked, m.removed_at is null as live
+    from snapshots s join marketplaces m on m.id = s.marketplace_id
+    where m.name = ${marketplace} and s.sha = ${sha}`);
 }

@@ -3,21 +3,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { z } from 'zod';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
+import { devSession } from '../../support/api.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
-
-function admin(gw: TestGateway) {
-  let xsrf: string | undefined;
-  const call = async (method: string, path: string, body?: unknown) => {
-    if (!xsrf) xsrf = /XSRF-TOKEN=([^;]+)/.exec((await gw.fetch('/actuator/health')).headers.get('set-cookie') ?? '')?.[1];
-    const response = await gw.fetch(path, {
-      method, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      headers: { 'x-dev-user': 'root', cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf!, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    });
-    return { status: response.status, body: await response.json().catch(() => null) as any };
-  };
-  return { get: (p: string) => call('GET', p), post: (p: string, b?: unknown) => call('POST', p, b), delete: (p: string, b?: unknown) => call('DELETE', p, b) };
-}
 
 const ledger = (gw: TestGateway, event: string) => gw.core.pool.any(sql.type(z.object({
   event: z.string(), ref: z.string().nullable(), sha: z.string().nullable(), source: z.string(), principal: z.string(),
@@ -26,7 +14,7 @@ const ledger = (gw: TestGateway, event: string) => gw.core.pool.any(sql.type(z.o
 
 t.test('register, ingest, approve, then clone exactly the approved commit with the real git client', async (t) => {
   const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
-  const api = admin(gw);
+  const api = devSession(gw, 'root');
   const upstream = await serveUpstream(t, marketplaceFiles('acme', ['alpha', 'beta']));
 
   const registered = await api.post('/api/v1/marketplaces', { name: 'acme', url: upstream.url });

@@ -31,7 +31,7 @@ export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
       type: 'approve-snapshot',
       data: {
         snapshotId: snapshot.id,
-        inputs: { minimumReleaseAgeMs: deps.marketplaces.minimumReleaseAgeMs, withdrawnShas: await withdrawnShas(deps.pool, marketplace.id) },
+        inputs: { minimumReleaseAgeMs: deps.marketplaces.minimumReleaseAgeMs, withdrawnShas: await withdrawnShas(deps.pool, marketplace.name) },
       },
       meta: metaFor(deps, request, caller),
     }, readModels);
