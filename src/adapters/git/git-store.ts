@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
+import { externalRoot, manifestPath, type ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
 import { git, GitError, gitText } from './git-process.ts';
 
 export type IngestLimits = Readonly<{ timeoutMs: number; maxPackBytes: number; maxObjects: number }>;
@@ -107,6 +109,74 @@ export class GitStore {
     await git(['-C', repo, 'update-ref', `refs/quarantine/${sha}`, sha]);
     await git(['-C', repo, 'update-ref', '-d', staging]);
     return { sha, branch };
+  }
+
+  /** Fetches one external plugin source into quarantine and pins it; returns its commit and plugin tree. */
+  async fetchExternal(marketplaceId: number, external: ExternalPlugin, limits: IngestLimits = defaultIngestLimits): Promise<{ commit: string; tree: string }> {
+    const repo = await this.ensureQuarantine(marketplaceId);
+    const staging = `refs/staging/external-${Date.now().toString(36)}-${process.pid}`;
+    const wanted = external.sha ?? external.ref ?? 'HEAD';
+    const before = await this.objectStats(repo);
+    const unreadable = (error: unknown) => new UpstreamError(`external plugin source of '${external.name}' unreadable`, rootCauseOf(error),
+      `check that ${external.url} is reachable from the gateway and has ${external.sha ?? external.ref ?? 'a default branch'}`);
+    try {
+      await git([...upstreamConfig, '-C', repo, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', external.url, `+${wanted}:${staging}`],
+        { timeoutMs: limits.timeoutMs });
+    } catch (error) {
+      await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
+      throw unreadable(error);
+    }
+    try {
+      const after = await this.objectStats(repo);
+      if (after.bytes - before.bytes > limits.maxPackBytes || after.objects - before.objects > limits.maxObjects) {
+        throw new UpstreamError(`external plugin source of '${external.name}' too large`, `fetching added ${after.objects - before.objects} objects`,
+          'ask the upstream owner to point the plugin at a smaller repository or a git-subdir path');
+      }
+      const commit = await gitText(['-C', repo, 'rev-parse', '--verify', `${staging}^{commit}`]);
+      if (external.sha !== null && commit !== external.sha) throw unreadable(new Error(`the source answered ${commit} for ${external.sha}`));
+      const spec = external.path === '' ? `${commit}^{tree}` : `${commit}:${external.path}`;
+      const tree = await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', spec]).catch(() => '');
+      const type = tree ? await gitText(['-C', repo, 'cat-file', '-t', tree]) : '';
+      if (type !== 'tree') {
+        throw new UpstreamError(`external plugin source of '${external.name}' has no directory '${external.path}'`, `${external.url} at ${commit}`,
+          'fix the path of the git-subdir source in the marketplace manifest');
+      }
+      await git(['-C', repo, 'update-ref', `refs/quarantine/external/${commit}`, commit]);
+      return { commit, tree };
+    } finally {
+      await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
+    }
+  }
+
+  /**
+   * The composite commit served instead of the upstream one: the upstream tree plus each external
+   * plugin's tree under `.gateway-external/<name>`, with the manifest pointing at them. Built with
+   * git plumbing (no blob passes through the gateway but the manifest), with the upstream commit as
+   * its only parent and its committer date, so the same inputs always give the same commit.
+   */
+  async composite(marketplaceId: number, base: string, externals: ReadonlyArray<{ name: string; tree: string }>, manifest: string): Promise<string> {
+    const repo = this.quarantinePath(marketplaceId);
+    const scratch = mkdtempSync(join(tmpdir(), 'gateway-index-'));
+    const env = { GIT_INDEX_FILE: join(scratch, 'index') };
+    try {
+      await git(['-C', repo, 'read-tree', base], { env });
+      const existing = await gitText(['-C', repo, 'ls-tree', '--name-only', base, '--', externalRoot]);
+      if (existing !== '') throw new UpstreamError('manifest cannot be composed', `the repository already has ${externalRoot}/`, `rename ${externalRoot}/ upstream`);
+      // Index commands want a work tree even when they never touch one; the scratch directory stands in.
+      for (const { name, tree } of externals) await git(['-C', repo, `--work-tree=${scratch}`, 'read-tree', `--prefix=${externalRoot}/${name}/`, tree], { env });
+      const blob = await gitText(['-C', repo, 'hash-object', '-w', '--stdin'], { input: manifest });
+      await git(['-C', repo, `--work-tree=${scratch}`, 'update-index', '--add', '--cacheinfo', `100644,${blob},${manifestPath}`], { env });
+      const tree = await gitText(['-C', repo, 'write-tree'], { env });
+      const date = await gitText(['-C', repo, 'show', '-s', '--format=%cI', base]);
+      const identity = { GIT_AUTHOR_NAME: 'Skill Marketplace Gateway', GIT_AUTHOR_EMAIL: 'gateway@localhost', GIT_COMMITTER_NAME: 'Skill Marketplace Gateway',
+        GIT_COMMITTER_EMAIL: 'gateway@localhost', GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+      const message = `Resolve external plugin sources\n\n${externals.map((e) => `${e.name}: ${e.tree}`).join('\n')}\n`;
+      const commit = await gitText(['-C', repo, 'commit-tree', tree, '-p', base], { env: identity, input: message });
+      await git(['-C', repo, 'update-ref', `refs/quarantine/${commit}`, commit]);
+      return commit;
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   }
 
   private async objectStats(repo: string): Promise<{ objects: number; bytes: number }> {

@@ -2,9 +2,28 @@
 // commit that breaks it is captured as rejected with the violation (spec: the ingest still succeeds).
 
 export type ManifestPlugin = Readonly<{ name: string; source: string }>;
+
+/** A plugin whose content lives in another git repository; resolved into the composite commit. */
+export type ExternalPlugin = Readonly<{
+  name: string;
+  kind: 'github' | 'url' | 'git-subdir';
+  url: string;
+  /** Branch or tag; null: the default branch. */
+  ref: string | null;
+  /** A full commit id, which wins over ref. */
+  sha: string | null;
+  /** git-subdir: the directory inside the repository; '' for the whole repository. */
+  path: string;
+}>;
+
 export type ManifestReading =
-  | Readonly<{ ok: true; name: string | null; description: string | null; plugins: readonly ManifestPlugin[] }>
+  | Readonly<{ ok: true; name: string | null; description: string | null; plugins: readonly ManifestPlugin[]; externals: readonly ExternalPlugin[]; text: string }>
   | Readonly<{ ok: false; violation: string }>;
+
+/** Where resolved external plugins are placed in the composite tree (relative sources point here). */
+export const externalRoot = '.gateway-external';
+/** At most this many external sources per marketplace (each is a fetch the gateway makes). */
+export const maxExternalSources = 50;
 
 export const manifestPath = '.claude-plugin/marketplace.json';
 
@@ -35,6 +54,7 @@ export function readManifest(text: string | null): ManifestReading {
   const manifest = parsed as Record<string, unknown>;
   if (!Array.isArray(manifest.plugins)) return bad(`${manifestPath} has no plugins array`);
   const plugins: ManifestPlugin[] = [];
+  const externals: ExternalPlugin[] = [];
   const seen = new Set<string>();
   for (const [index, entry] of manifest.plugins.entries()) {
     if (typeof entry !== 'object' || entry === null) return bad(`plugins[${index}] is not an object`);
@@ -51,12 +71,56 @@ export function readManifest(text: string | null): ManifestReading {
     if (typeof source !== 'object' || source === null) return bad(`plugin '${name}' has no source`);
     const kind = (source as Record<string, unknown>).source;
     if (typeof kind === 'string' && externalGitSources.has(kind)) {
-      return bad(`plugin '${name}' has an external ${kind} source; resolving external sources into a composite commit is not supported yet`);
+      const external = externalOf(name, kind as ExternalPlugin['kind'], source as Record<string, unknown>);
+      if (typeof external === 'string') return bad(`plugin '${name}': ${external}`);
+      externals.push(external);
+      continue;
     }
     return bad(`plugin '${name}' has a source of type '${String(kind)}' that the gateway cannot pin to a commit`);
   }
+  if (externals.length > maxExternalSources) return bad(`${externals.length} external plugin sources; at most ${maxExternalSources} are resolved`);
   const description = typeof manifest.description === 'string' ? manifest.description
     : typeof (manifest.metadata as Record<string, unknown> | undefined)?.description === 'string'
       ? String((manifest.metadata as Record<string, unknown>).description) : null;
-  return { ok: true, name: typeof manifest.name === 'string' ? manifest.name : null, description, plugins };
+  return { ok: true, name: typeof manifest.name === 'string' ? manifest.name : null, description, plugins, externals, text };
+}
+
+const fullSha = /^[0-9a-f]{40}$/;
+const safeName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function externalOf(name: string, kind: ExternalPlugin['kind'], source: Record<string, unknown>): ExternalPlugin | string {
+  if (!safeName.test(name)) return 'an external plugin needs a plain name (letters, digits, . _ -)';
+  const ref = typeof source.ref === 'string' && source.ref !== '' ? source.ref : null;
+  const sha = typeof source.sha === 'string' && source.sha !== '' ? source.sha : null;
+  if (sha !== null && !fullSha.test(sha)) return `sha '${sha}' is not a full 40-character commit id`;
+  if (ref !== null && (ref.startsWith('-') || ref.includes('..') || /[\s~^:?*[\\]/.test(ref))) return `ref '${ref}' is not a valid ref name`;
+  let url: string;
+  if (kind === 'github') {
+    if (typeof source.repo !== 'string' || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(source.repo)) return 'a github source needs repo as owner/name';
+    url = `https://github.com/${source.repo.replace(/\.git$/, '')}.git`;
+  } else {
+    if (typeof source.url !== 'string') return `a ${kind} source needs a url`;
+    // git-subdir accepts the owner/repo shorthand for GitHub.
+    url = kind === 'git-subdir' && /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(source.url) ? `https://github.com/${source.url}.git` : source.url;
+  }
+  let path = '';
+  if (kind === 'git-subdir') {
+    if (typeof source.path !== 'string' || source.path.trim() === '') return 'a git-subdir source needs a path';
+    path = source.path.replace(/^\.?\/+/, '').replace(/\/+$/, '');
+    if (path.split('/').some((segment) => segment === '..' || segment === '') || path.includes('\\')) return `path '${source.path}' escapes the repository`;
+  }
+  return { name, kind, url, ref, sha, path };
+}
+
+/**
+ * The manifest of the composite commit: each resolved external plugin's entry points at its copy
+ * inside the tree (`./.gateway-external/<name>`), so the served repository is self-contained.
+ */
+export function rewriteExternalSources(text: string, externals: readonly ExternalPlugin[]): string {
+  const manifest = JSON.parse(text) as { plugins: Array<Record<string, unknown>> };
+  const names = new Set(externals.map((e) => e.name));
+  for (const entry of manifest.plugins) {
+    if (typeof entry.name === 'string' && names.has(entry.name)) entry.source = `./${externalRoot}/${entry.name}`;
+  }
+  return `${JSON.stringify(manifest, null, 2)}\n`;
 }

@@ -4,7 +4,8 @@ import { gitText } from '../../../adapters/git/git-process.ts';
 import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
 import type { CommandMeta } from '../../../domain/shared/decider.ts';
 import { streams } from '../../../domain/shared/streams.ts';
-import { manifestPath, readManifest } from '../../../domain/snapshot/manifest-policy.ts';
+import { registrationRefusal } from '../../../domain/marketplace/trust-boundary.ts';
+import { manifestPath, readManifest, rewriteExternalSources, type ManifestReading } from '../../../domain/snapshot/manifest-policy.ts';
 import type { IngestTrigger } from '../../../domain/snapshot/snapshot.events.ts';
 import type { MarketplaceRecord } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import { execute } from '../../execute.ts';
@@ -32,31 +33,59 @@ async function fetchTip(deps: HttpDeps, marketplace: MarketplaceRecord): Promise
 export async function ingest(deps: HttpDeps, request: FastifyRequest | null, marketplace: MarketplaceRecord,
   trigger: IngestTrigger, meta: CommandMeta): Promise<IngestOutcome> {
   const stream = streams.marketplace(marketplace.id);
+  let upstreamSha = '';
   let sha: string;
-  try {
-    sha = await fetchTip(deps, marketplace);
-  } catch (error) {
-    const failure = error instanceof UpstreamError ? error
-      : new UpstreamError('ingestion failed', error instanceof Error ? error.message : String(error), 'retry; if it persists, see the gateway log');
-    request?.log.warn({ marketplace: marketplace.name, reason: failure.reason, rootCause: failure.rootCause }, 'ingest failed');
-    await execute(deps, marketplaceDecider, stream, {
-      type: 'record-ingest-failure', data: { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep, trigger }, meta,
-    }, readModels);
-    throw reject('ingest-failed', `${failure.reason}: ${failure.rootCause}`, { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep });
-  }
+  let manifest: ManifestReading;
   const repo = deps.gitStore.quarantinePath(marketplace.id);
-  const manifestBytes = await deps.gitStore.readFile(repo, sha, manifestPath, 1024 * 1024);
-  const manifest = readManifest(manifestBytes === null ? null : manifestBytes.toString('utf8'));
+  try {
+    upstreamSha = await fetchTip(deps, marketplace);
+    const manifestBytes = await deps.gitStore.readFile(repo, upstreamSha, manifestPath, 1024 * 1024);
+    manifest = readManifest(manifestBytes === null ? null : manifestBytes.toString('utf8'));
+    sha = manifest.ok ? await resolveExternals(deps, marketplace.id, upstreamSha, manifest) : upstreamSha;
+  } catch (error) {
+    if (error instanceof ManifestViolation) {
+      manifest = { ok: false, violation: error.message };
+      sha = upstreamSha;
+    } else {
+      const failure = error instanceof UpstreamError ? error
+        : new UpstreamError('ingestion failed', error instanceof Error ? error.message : String(error), 'retry; if it persists, see the gateway log');
+      request?.log.warn({ marketplace: marketplace.name, reason: failure.reason, rootCause: failure.rootCause }, 'ingest failed');
+      await execute(deps, marketplaceDecider, stream, {
+        type: 'record-ingest-failure', data: { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep, trigger }, meta,
+      }, readModels);
+      throw reject('ingest-failed', `${failure.reason}: ${failure.rootCause}`, { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep });
+    }
+  }
   const snapshotId = await deps.ids('snapshot');
   const decision = await execute(deps, marketplaceDecider, stream, {
     type: 'record-ingest',
     data: {
-      snapshotId, sha, upstreamSha: sha, violation: manifest.ok ? null : manifest.violation, trigger,
-      committedAt: await deps.gitStore.commitTime(repo, sha), description: manifest.ok ? manifest.description : null,
+      snapshotId, sha, upstreamSha, violation: manifest.ok ? null : manifest.violation, trigger,
+      committedAt: await deps.gitStore.commitTime(repo, upstreamSha), description: manifest.ok ? manifest.description : null,
     },
     meta,
   }, readModels);
   const outcome = decision.events.find((e) => e.type === 'ingest-succeeded');
   if (outcome?.type !== 'ingest-succeeded') throw new Error('ingest decided without an outcome');
   return { snapshotId: outcome.data.snapshotId, created: outcome.data.created };
+}
+
+/** A problem with what the manifest asks for (not with reaching it): the snapshot is captured as rejected. */
+class ManifestViolation extends Error {}
+
+/**
+ * External plugin sources are fetched and resolved into a composite commit whose parent is the
+ * upstream commit, so the served tree is self-contained; without externals the upstream commit is served.
+ */
+async function resolveExternals(deps: HttpDeps, marketplaceId: number, upstreamSha: string, manifest: ManifestReading & { ok: true }): Promise<string> {
+  if (manifest.externals.length === 0) return upstreamSha;
+  const trees = [];
+  for (const external of manifest.externals) {
+    // The same trust boundary as a registration: allowed schemes only, no credentials in the URL.
+    const refusal = registrationRefusal({ origin: 'upstream', url: external.url, ref: null, pushPolicy: null }, deps.marketplaces.allowedUrlSchemes);
+    if (refusal) throw new ManifestViolation(`plugin '${external.name}': ${refusal.detail}`);
+    const { tree } = await deps.gitStore.fetchExternal(marketplaceId, external);
+    trees.push({ name: external.name, tree });
+  }
+  return deps.gitStore.composite(marketplaceId, upstreamSha, trees, rewriteExternalSources(manifest.text, manifest.externals));
 }
