@@ -20,6 +20,7 @@ import { GitStore } from './adapters/git/git-store.ts';
 import { Leadership } from './projections/runner/leader.ts';
 import { ProjectionRunner } from './projections/runner/runner.ts';
 import { ProjectionWaiter } from './projections/runner/wait-for.ts';
+import { reconcilePublication } from './projections/publication/reconcile.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), dirname(fileURLToPath(import.meta.url)).includes('/dist/') ? '../..' : '..');
 
@@ -110,6 +111,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       start: async () => {
         const reset = await core.runner.prepare();
         if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
+        // Publication is compared with the events only once the projections are at the head.
+        await core.runner.catchUp();
+        await reconcilePublication({ pool: core.pool, store: core.store, gitStore: core.gitStore, logger, now: () => systemClock.instant() });
         core.runner.start();
       },
       stop: () => core.runner.stop(),

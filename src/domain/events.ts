@@ -1,11 +1,12 @@
 import type { AccessEvent } from './access/access.events.ts';
 import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
 import type { RoleEvent, RolesRead } from './role/role.events.ts';
+import type { PublicationEvent } from './publication/publication.events.ts';
 import type { SnapshotEvent } from './snapshot/snapshot.events.ts';
 import type { TokenEvent } from './token/token.events.ts';
 
 // The single registry of event types: what the store may hold and projections may see.
-export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent | SnapshotEvent;
+export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent | SnapshotEvent | PublicationEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -28,6 +29,8 @@ export const domainEventTypes = [
   'snapshot-approved',
   'snapshot-rejected',
   'snapshot-revoked',
+  'publication-repaired',
+  'publication-served-not-approved',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

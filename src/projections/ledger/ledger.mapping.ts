@@ -100,6 +100,13 @@ function fieldsOf(event: DomainEvent): Fields[] {
         { ...where, event: 'snapshot-unpublished', ref: `refs/snapshots/${d.sha}`, detail: `snapshot ${d.snapshotId}: refs removed from publication` },
       ];
     }
+    case 'publication-repaired': {
+      const d = event.data;
+      const parts = [d.restored.length > 0 ? `restored ${d.restored.join(', ')}` : '', d.removed.length > 0 ? `removed ${d.removed.join(', ')}` : ''];
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, detail: parts.filter(Boolean).join('; ') }];
+    }
+    case 'publication-served-not-approved':
+      return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, ref: event.data.ref, sha: event.data.sha, detail: 'served but not approved; withdrawn' }];
     case 'token-used':
     case 'marketplace-name-reserved':
     case 'marketplace-name-released':

@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import type { GitStore } from '../../adapters/git/git-store.ts';
+import type { EventStore } from '../../adapters/eventstore/port.ts';
+import { sql, type DatabasePool } from '../../adapters/postgres/pool.ts';
+import type { PublicationEvent } from '../../domain/publication/publication.events.ts';
+import { desiredRefs } from '../../domain/publication/desired-refs.ts';
+import { z } from 'zod';
+import { publicationTarget } from '../snapshots/snapshots.queries.ts';
+
+export type ReconcileDeps = Readonly<{ pool: DatabasePool; store: EventStore; gitStore: GitStore; logger: Logger; now(): string }>;
+
+/**
+ * DESIGN.md 6: at startup the leader compares every published repository with what the events say,
+ * converges the ones that differ, and records what it found (principal publication-reconciler).
+ * Runs after the projections have caught up, so the target is current.
+ */
+export async function reconcilePublication(deps: ReconcileDeps): Promise<PublicationEvent[]> {
+  const marketplaces = await deps.pool.any(sql.type(z.object({ id: z.bigint(), name: z.string() }))`select id, name from marketplaces order by id`);
+  const recorded: PublicationEvent[] = [];
+  for (const row of marketplaces) {
+    const marketplaceId = Number(row.id);
+    const { approved, tip } = await publicationTarget(deps.pool, marketplaceId);
+    const desired = desiredRefs(approved, tip);
+    const current = await deps.gitStore.refs(deps.gitStore.publishedPath(marketplaceId));
+    const restored = [...desired.refs].filter(([ref, sha]) => current.get(ref) !== sha).map(([ref]) => ref);
+    const removed = [...current.keys()].filter((ref) => !desired.refs.has(ref));
+    if (restored.length === 0 && removed.length === 0) continue;
+    const events: PublicationEvent[] = [...current]
+      .filter(([ref, sha]) => desired.refs.get(ref) !== sha && !approved.includes(sha))
+      .map(([ref, sha]) => ({ type: 'publication-served-not-approved', data: { marketplaceId, marketplace: row.name, ref, sha } }));
+    await deps.gitStore.converge(marketplaceId, desired);
+    events.push({ type: 'publication-repaired', data: { marketplaceId, marketplace: row.name, restored, removed } });
+    const at = deps.now();
+    await deps.store.append(`publication-${marketplaceId}`, events.map((event) => ({
+      type: event.type, data: event.data,
+      metadata: { principal: 'publication-reconciler', actorType: 'system', correlationId: `reconcile-${at}`, at },
+    })), 'any');
+    deps.logger.warn({ marketplace: row.name, restored, removed, notApproved: events.length - 1 }, 'published repository repaired at startup');
+    recorded.push(...events);
+  }
+  return recorded;
+}
