@@ -1,7 +1,8 @@
 import t from 'tap';
 import { z } from 'zod';
 import { sql, trustedSql, type DatabasePool } from '../../../src/adapters/postgres/pool.ts';
-import { readModelTables } from '../../../src/projections/registry.ts';
+import { GitStore } from '../../../src/adapters/git/git-store.ts';
+import { projectionsFor, readModelTables } from '../../../src/projections/registry.ts';
 import { metadata, testCore } from '../../support/core.ts';
 
 const sha = (c: string) => c.repeat(40);
@@ -16,8 +17,12 @@ async function dump(pool: DatabasePool): Promise<Record<string, string[]>> {
   return out;
 }
 
+// Publication acts on git repositories (tested with real clones elsewhere); every other read model is here.
+const readModelProjections = (t: Parameters<typeof testCore>[0]) =>
+  projectionsFor({ gitStore: new GitStore(t.testdir()) }).filter((p) => p.name !== 'publication');
+
 t.test('a rebuild from position 0 gives every read model row back identically (DESIGN.md 3)', async (t) => {
-  const { pool, store, runner } = await testCore(t);
+  const { pool, store, runner } = await testCore(t, { projections: readModelProjections(t) });
   const registered = (id: number, name: string) => ({
     type: 'marketplace-registered',
     data: { marketplaceId: id, name, origin: id % 2 ? 'upstream' : 'hosted', url: id % 2 ? `https://example.test/${name}.git` : null, pushPolicy: id % 2 ? null : 'append-only', registeredAt: `2026-03-0${id}T10:00:00.000Z`, registeredBy: 'alice' },
@@ -35,12 +40,42 @@ t.test('a rebuild from position 0 gives every read model row back identically (D
   await store.append('marketplace-1', [{ type: 'marketplace-removed', data: { marketplaceId: 1, name: 'acme', reason: 'retired', removedAt: '2026-03-09T10:00:00.000Z', removedBy: 'bob', withdrawnSnapshotIds: [4, 5] }, metadata: metadata({ principal: 'bob' }) }], 0n);
   await store.append('marketplace-3', [registered(3, 'acme')], 'no-stream');
   await store.append('future-1', [{ type: 'not-yet-known', data: {}, metadata: metadata() }], 'no-stream');
+  // Snapshots and ingest outcomes of marketplace 2.
+  const snap = (id: number, c: string) => ({ ...mp2, snapshotId: id, sha: sha(c), upstreamSha: sha(c) });
+  const mp2 = { marketplaceId: 2, marketplace: 'tools' };
+  await store.append('marketplace-2', [
+    { type: 'snapshot-captured', data: { ...snap(10, 'c'), state: 'held', violation: null, capturedAt: '2026-03-03T10:00:00.000Z', ingestedBy: 'alice', trigger: 'on-demand', committedAt: '2026-03-02T10:00:00.000Z', description: 'Tools' }, metadata: metadata() },
+    { type: 'ingest-succeeded', data: { ...mp2, at: '2026-03-03T10:00:00.000Z', snapshotId: 10, sha: sha('c'), created: true, trigger: 'on-demand' }, metadata: metadata() },
+    { type: 'snapshot-approved', data: { ...mp2, snapshotId: 10, sha: sha('c'), approvedAt: '2026-03-03T11:00:00.000Z', approvedBy: 'bob', overrideReason: null }, metadata: metadata({ principal: 'bob' }) },
+    { type: 'snapshot-captured', data: { ...snap(11, 'd'), state: 'rejected', violation: 'plugin source escapes', capturedAt: '2026-03-04T10:00:00.000Z', ingestedBy: 'scheduler', trigger: 'scheduled', committedAt: null, description: null }, metadata: metadata({ principal: 'scheduler', actorType: 'system' }) },
+    { type: 'ingest-failed', data: { ...mp2, at: '2026-03-05T10:00:00.000Z', reason: 'upstream unreadable', rootCause: 'connection refused', nextStep: 'check the URL', trigger: 'webhook' }, metadata: metadata({ principal: 'webhook', actorType: 'system' }) },
+    { type: 'snapshot-revoked', data: { ...snap(10, 'c'), reason: 'secret found', administrative: false, revokedAt: '2026-03-06T10:00:00.000Z', revokedBy: 'revet-policy' }, metadata: metadata({ principal: 'revet-policy', actorType: 'system' }) },
+    { type: 'marketplace-push-scopes-removed', data: { marketplaceId: 2, name: 'tools', tokenIds: [20] }, metadata: metadata() },
+  ], 'any');
+  // Tokens and roles.
+  const issued = (id: number, kind: string, extra: Record<string, unknown> = {}) => ({
+    type: 'token-issued', data: { tokenId: id, kind, owner: 'alice', principal: kind === 'machine' ? 'ci-bot' : 'alice', name: `t${id}`, digest: `d${id}`,
+      scopes: ['tools'], pushScopes: kind === 'personal' ? ['tools'] : [], apiScopes: kind === 'machine' ? ['audit:read'] : [], expiresAt: '2027-01-01T00:00:00.000Z',
+      rotatedFrom: null, issuedAt: '2026-03-01T10:00:00.000Z', issuedBy: 'alice', ...extra }, metadata: metadata(),
+  });
+  await store.append('token-20', [issued(20, 'personal'), { type: 'token-used', data: { tokenId: 20, usedAt: '2026-03-02T10:00:00.000Z' }, metadata: metadata() }], 'no-stream');
+  await store.append('token-21', [issued(21, 'machine'), { type: 'token-revoked', data: { tokenId: 21, kind: 'machine', owner: 'alice', principal: 'ci-bot', name: 't21', cause: 'rotated', revokedAt: '2026-03-03T10:00:00.000Z', revokedBy: 'alice' }, metadata: metadata() }], 'no-stream');
+  await store.append('token-22', [issued(22, 'machine', { rotatedFrom: 21 })], 'no-stream');
+  await store.append('roles-grants', [
+    { type: 'role-granted', data: { grantId: 1, principal: 'bob', role: 'approver', marketplace: 'tools', marketplaceId: 2, grantedBy: 'alice', grantedAt: '2026-03-01T10:00:00.000Z' }, metadata: metadata() },
+    { type: 'role-granted', data: { grantId: 2, principal: 'carol', role: 'auditor', marketplace: null, marketplaceId: null, grantedBy: 'alice', grantedAt: '2026-03-01T10:00:00.000Z' }, metadata: metadata() },
+    { type: 'role-revoked', data: { grantId: 2, principal: 'carol', role: 'auditor', marketplace: null, marketplaceId: null, revokedBy: 'alice', revokedAt: '2026-03-02T10:00:00.000Z' }, metadata: metadata() },
+  ], 'no-stream');
+  await store.append('reads-roles', [{ type: 'roles-read', data: { grants: 1 }, metadata: metadata({ credentialId: 22, actorType: 'machine', principal: 'ci-bot' }) }], 'no-stream');
 
   const head = await runner.catchUp();
   t.equal(head, await store.head(), 'caught up to the head');
   const before = await dump(pool);
-  t.equal(before.ledger_entries?.length, 2 + 30 * 3 + 2, 'ledger: registrations, 30 info-refs, 60 upload-pack wants, removal, re-registration');
   t.equal(before.marketplaces?.length, 3);
+  t.equal(before.snapshots?.length, 2);
+  t.equal(before.access_tokens?.length, 3);
+  t.equal(before.role_grants?.length, 1);
+  t.ok((before.ledger_entries?.length ?? 0) > 2 + 30 * 3 + 2, 'ledger: registrations, 30 info-refs, 60 upload-pack wants, removal, lifecycle, tokens, roles');
   const ids = await pool.anyFirst(sql.type(z.object({ id: z.bigint() }))`select id from ledger_entries order by id`);
   t.strictSame(ids, ids.map((_, i) => BigInt(i + 1)), 'ledger ids are 1..n in event order');
   const removed = await pool.one(sql.type(z.object({ detail: z.string(), principal: z.string(), marketplace_id: z.bigint() }))`
@@ -55,7 +90,7 @@ t.test('a rebuild from position 0 gives every read model row back identically (D
 });
 
 t.test('a version bump rebuilds that projection alone at prepare()', async (t) => {
-  const { pool, store, runner } = await testCore(t);
+  const { pool, store, runner } = await testCore(t, { projections: readModelProjections(t) });
   await store.append('marketplace-1', [{ type: 'marketplace-registered', data: { marketplaceId: 1, name: 'acme', origin: 'hosted', url: null, pushPolicy: 'append-only', registeredAt: '2026-03-01T10:00:00.000Z', registeredBy: 'a' }, metadata: metadata() }], 'no-stream');
   await runner.catchUp();
   await pool.query(sql.unsafe`update projection_checkpoints set version = 0 where name = 'marketplaces'`);
