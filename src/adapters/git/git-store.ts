@@ -27,8 +27,9 @@ const upstreamConfig = [
 const rootCauseOf = (error: unknown): string => {
   if (!(error instanceof GitError)) return error instanceof Error ? error.message : String(error);
   if (error.timedOut) return error.message;
-  const line = error.stderr.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('fatal:') || l.startsWith('error:')).at(-1);
-  return (line ?? error.message).replace(/^(fatal|error): /, '');
+  const lines = error.stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const line = lines.filter((l) => l.startsWith('fatal:') || l.startsWith('error:')).at(-1) ?? lines.at(-1);
+  return line ? line.replace(/^(fatal|error): /, '') : `git exited with code ${error.exitCode ?? 'unknown'}`;
 };
 
 /**

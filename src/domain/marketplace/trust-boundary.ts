@@ -28,8 +28,20 @@ export function registrationRefusal(request: RegistrationRequest, allowedSchemes
   if (!allowedSchemes.includes(scheme)) {
     return boundary(`URL scheme '${scheme}' is not allowed; allowed: ${allowedSchemes.join(', ')} (gateway.allowed-url-schemes)`);
   }
+  // A backslash, whitespace or control character is read one way by a URL parser and another by git
+  // (http://token\@host/ hides userinfo from the first): such URLs are refused, not interpreted.
+  if (/[\\\s\u0000-\u001f\u007f]/.test(url)) return boundary('the url contains a backslash, whitespace or a control character');
   if (parsed.username !== '' || parsed.password !== '') {
     return boundary('the url carries user information; credentials never go in URLs');
   }
   return null;
+}
+
+/**
+ * The URL as the gateway stores it and hands it to git: scheme and host lower-cased by the URL
+ * parser, everything else as given. Call only on a URL the boundary accepted.
+ */
+export function canonicalUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search}`;
 }

@@ -31,13 +31,17 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
   app.register(async (plain) => {
     const git = plain.withTypeProvider<TypeBoxTypeProvider>();
     // The request body is a pkt-line stream, read raw (and inflated) before it is parsed.
-    git.addContentTypeParser('application/x-git-upload-pack-request', { parseAs: 'buffer', bodyLimit: maxRequestBytes },
-      (_request, body, done) => done(null, body));
+    git.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
+      { parseAs: 'buffer', bodyLimit: maxRequestBytes }, (_request, body, done) => done(null, body));
     git.setNotFoundHandler((_request, reply) => notFound(reply));
     git.setErrorHandler((error, request, reply) => {
       request.log.error({ err: error }, 'git facade failure');
       if (reply.sent || reply.raw.headersSent) { reply.raw.destroy(); return; }
-      return text(reply, (error as { statusCode?: number }).statusCode === 413 ? 413 : 500, 'the gateway could not serve this request');
+      const status = (error as { statusCode?: number }).statusCode;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return text(reply, status, status === 415 ? 'expected application/x-git-upload-pack-request' : status === 413 ? 'request body too large' : 'bad request');
+      }
+      return text(reply, 500, 'the gateway could not serve this request');
     });
 
     /** Authenticated, live, in scope, and serving: anything else answers as a nonexistent repository. */
@@ -92,8 +96,11 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
       child.on('error', () => reply.raw.destroy());
     });
 
-    git.post('/:repo/git-receive-pack', { schema: { hide: true, params: Type.Object({ repo: Type.String() }) } },
-      async (_request, reply) => receivePackRefused(reply));
+    // Refused before the body is even read: whatever is sent, receive-pack is not a service here.
+    git.post('/:repo/git-receive-pack', {
+      schema: { hide: true, params: Type.Object({ repo: Type.String() }) },
+      onRequest: async (_request, reply) => { await receivePackRefused(reply); },
+    }, async (_request, reply) => receivePackRefused(reply));
 
     git.post('/:repo/git-upload-pack', { schema: { hide: true, params: Type.Object({ repo: Type.String() }) } }, async (request, reply) => {
       const target = await served(request, request.params.repo, reply);

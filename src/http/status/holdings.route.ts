@@ -17,7 +17,7 @@ const Result = Type.Object({
   approvedOverReversedRevocation: Type.Boolean(),
 });
 
-type Pair = { marketplace: string; sha: string };
+type Pair = { marketplace: string; sha: string; asSent: string };
 
 /** Every violation refuses the whole request with 400 (spec, Holdings check). */
 function pairsOf(body: unknown): Pair[] {
@@ -25,10 +25,12 @@ function pairsOf(body: unknown): Pair[] {
   if (!Array.isArray(holdings)) throw reject('invalid-holdings', 'the body is {"holdings": [{"marketplace", "sha"}, …]}');
   if (holdings.length > maxHoldings) throw reject('invalid-holdings', `at most ${maxHoldings} holdings per request (got ${holdings.length})`);
   return holdings.map((pair: unknown, index) => {
-    const { marketplace, sha } = (pair ?? {}) as Record<string, unknown>;
+    const { marketplace: raw, sha } = (pair ?? {}) as Record<string, unknown>;
+    // "validated as above" (spec): the facade's name rule, an optional .git suffix stripped first.
+    const marketplace = typeof raw === 'string' ? raw.replace(/\.git$/, '') : raw;
     if (typeof marketplace !== 'string' || !isMarketplaceName(marketplace)) throw reject('invalid-holdings', `holdings[${index}].marketplace is not a valid marketplace name`);
     if (typeof sha !== 'string' || !fullSha.test(sha)) throw reject('invalid-holdings', `holdings[${index}].sha must be a full 40-character commit id`);
-    return { marketplace, sha };
+    return { marketplace, sha, asSent: raw as string };
   });
 }
 
@@ -52,7 +54,7 @@ export function holdingsRoute(app: HttpApp, deps: HttpDeps, credentials: FacadeC
         .map((c) => ({ state: c.state, revokedAt: c.revoked_at, wasRevoked: c.was_revoked, live: c.live }));
       const answer = answerHolding(captures, mayFetch(caller, pair.marketplace));
       deps.metrics.holdings.inc({ state: answer.state });
-      results.push({ ...pair, ...answer });
+      results.push({ marketplace: pair.asSent, sha: pair.sha, ...answer });
     }
     return { results };
   });

@@ -4,7 +4,7 @@ import { gitText } from '../../../adapters/git/git-process.ts';
 import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
 import type { CommandMeta } from '../../../domain/shared/decider.ts';
 import { streams } from '../../../domain/shared/streams.ts';
-import { registrationRefusal } from '../../../domain/marketplace/trust-boundary.ts';
+import { canonicalUrl, registrationRefusal } from '../../../domain/marketplace/trust-boundary.ts';
 import { manifestPath, readManifest, rewriteExternalSources, type ManifestReading } from '../../../domain/snapshot/manifest-policy.ts';
 import type { IngestTrigger } from '../../../domain/snapshot/snapshot.events.ts';
 import type { MarketplaceRecord } from '../../../projections/marketplaces/marketplaces.queries.ts';
@@ -84,7 +84,7 @@ async function resolveExternals(deps: HttpDeps, marketplaceId: number, upstreamS
     // The same trust boundary as a registration: allowed schemes only, no credentials in the URL.
     const refusal = registrationRefusal({ origin: 'upstream', url: external.url, ref: null, pushPolicy: null }, deps.marketplaces.allowedUrlSchemes);
     if (refusal) throw new ManifestViolation(`plugin '${external.name}': ${refusal.detail}`);
-    const { tree } = await deps.gitStore.fetchExternal(marketplaceId, external);
+    const { tree } = await deps.gitStore.fetchExternal(marketplaceId, { ...external, url: canonicalUrl(external.url) });
     trees.push({ name: external.name, tree });
   }
   return deps.gitStore.composite(marketplaceId, upstreamSha, trees, rewriteExternalSources(manifest.text, manifest.externals));

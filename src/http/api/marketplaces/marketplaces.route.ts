@@ -3,7 +3,7 @@ import { UpstreamError } from '../../../adapters/git/git-store.ts';
 import { normalizedCloneUrl } from '../../../domain/marketplace/forge.ts';
 import { marketplaceDecider, marketplaceNameDecider } from '../../../domain/marketplace/marketplace.decider.ts';
 import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/marketplace.events.ts';
-import { registrationRefusal } from '../../../domain/marketplace/trust-boundary.ts';
+import { canonicalUrl, registrationRefusal } from '../../../domain/marketplace/trust-boundary.ts';
 import { isMarketplaceName } from '../../../domain/shared/names.ts';
 import { streams } from '../../../domain/shared/streams.ts';
 import { liveMarketplaceByName, liveMarketplaces, marketplaceById } from '../../../projections/marketplaces/marketplaces.queries.ts';
@@ -21,7 +21,8 @@ const tags = ['marketplaces'];
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 
 const RegisterBody = Type.Object({
-  name: Type.String({ maxLength: 200 }),
+  // No length bound here: an over-long name is refused by the name rule, with its /git/<name> wording.
+  name: Type.String(),
   url: Type.Optional(Type.String({ maxLength: 2048 })),
   ref: Type.Optional(Type.String({ maxLength: 255 })),
   origin: Type.Optional(literalUnion(marketplaceOrigins)),
@@ -61,12 +62,14 @@ export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
     },
   }, async (request, reply) => {
     const caller = await requireAdmin(deps, request);
-    const { name, url = null, ref = null, origin = 'upstream', pushPolicy = null } = request.body;
+    const { name, ref = null, origin = 'upstream', pushPolicy = null } = request.body;
+    const requestedUrl = request.body.url ?? null;
     if (!isMarketplaceName(name)) {
       throw reject('invalid-name', `'${name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`);
     }
-    const refusal = registrationRefusal({ origin, url, ref, pushPolicy }, deps.marketplaces.allowedUrlSchemes);
+    const refusal = registrationRefusal({ origin, url: requestedUrl, ref, pushPolicy }, deps.marketplaces.allowedUrlSchemes);
     if (refusal) throw new Rejected(refusal);
+    const url = requestedUrl === null ? null : canonicalUrl(requestedUrl);
     if (await liveMarketplaceByName(deps.pool, name)) throw reject('marketplace-name-taken', `a live marketplace is already named '${name}'`);
     // spec: the upstream is read only after all other checks pass; if it is unreadable nothing is registered.
     if (url !== null) await deps.gitStore.remoteDefaultBranch(url).catch((error: unknown) => { throw error instanceof UpstreamError ? upstreamProblem(error) : error; });
