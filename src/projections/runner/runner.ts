@@ -67,7 +67,9 @@ export class ProjectionRunner {
       const checkpoints = await readCheckpoints(this.pool);
       const behind = this.projections
         .map((projection) => ({ projection, position: checkpoints.get(projection.name)?.position ?? 0n }));
-      const from = behind.reduce((min, b) => (b.position < min ? b.position : min), head);
+      // Read from the projection furthest behind. (Not capped at the head read above: projections may
+      // already be past it when appends land during the catch-up.)
+      const from = behind.reduce((min, b) => (b.position < min ? b.position : min), behind[0]?.position ?? head);
       const batch = await this.store.readAll(from, this.options.batchSize);
       const last = batch.at(-1);
       if (!last) return from;

@@ -67,3 +67,24 @@ t.test('one leader at a time; another takes over when it stops', async (t) => {
   t.ok(b.isLeader, 'the second took over');
   t.strictSame(started, ['a+', 'a-', 'b+']);
 });
+
+t.test('catch-up keeps up with appends that land while it runs (no re-reading behind every projection)', async (t) => {
+  const core = await testCore(t);
+  for (let i = 1; i <= 5; i++) await runCommand(core.store, marketplaceDecider, `marketplace-${i}`, register(i, `m${i}`));
+  await core.runner.catchUp();
+  // Appends after the head the next catch-up reads first: it must still finish, at the new head.
+  const appending = (async () => {
+    for (let i = 6; i <= 40; i++) await runCommand(core.store, marketplaceDecider, `marketplace-${i}`, register(i, `m${i}`));
+  })();
+  let rounds = 0;
+  while (rounds < 200) {
+    rounds++;
+    const reached = await Promise.race([core.runner.catchUp(), new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 5000))]);
+    t.not(reached, 'stalled', `catch-up round ${rounds} finished`);
+    if (reached === 'stalled') break;
+    if ((await core.store.head()) === 40n && reached === 40n) break;
+  }
+  await appending;
+  await core.runner.catchUp();
+  t.equal((await liveMarketplaces(core.pool)).length, 40);
+});
