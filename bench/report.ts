@@ -29,7 +29,7 @@ export type PhaseResult = Readonly<{
 export const verdict = (rate: number, target: Target | undefined): 'PASS' | 'BELOW' | undefined =>
   target ? (rate >= target.min ? 'PASS' : 'BELOW') : undefined;
 
-const fmt = (n: number, digits = 0): string =>
+export const fmt = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** Percentiles of append latencies, in milliseconds. */
@@ -137,11 +137,71 @@ function markdown(report: Report): string {
 }
 
 export function writeReport(report: Report): { json: string; md: string } {
+  return writeResultFiles('eventstore-postgres', report, markdown(report));
+}
+
+/** Writes bench/results/<name>.json and <name>.md. */
+export function writeResultFiles(name: string, report: unknown, md: string): { json: string; md: string } {
   const dir = join(dirname(fileURLToPath(import.meta.url)), 'results');
   mkdirSync(dir, { recursive: true });
-  const json = join(dir, 'eventstore-postgres.json');
-  const md = join(dir, 'eventstore-postgres.md');
-  writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(md, markdown(report));
-  return { json, md };
+  const json = join(dir, `${name}.json`);
+  const mdFile = join(dir, `${name}.md`);
+  writeFileSync(json, `${JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value), 2)}\n`);
+  writeFileSync(mdFile, md);
+  return { json, md: mdFile };
+}
+
+/** A headline figure of the facade and audit benchmarks, with its target when it has one. */
+export type Goal = Readonly<{ atLeast?: number; atMost?: number; unit: string }>;
+export type Figure = Readonly<{
+  id: string;
+  label: string;
+  value: number;
+  unit: string;
+  goal?: Goal;
+  status?: 'PASS' | 'BELOW';
+  /** One line: what was measured and how. */
+  detail?: string;
+}>;
+
+export function figure(id: string, label: string, value: number, unit: string, goal?: Goal, detail?: string): Figure {
+  let status: 'PASS' | 'BELOW' | undefined;
+  if (goal) status = (goal.atLeast === undefined || value >= goal.atLeast) && (goal.atMost === undefined || value <= goal.atMost) ? 'PASS' : 'BELOW';
+  return { id, label, value, unit, ...(goal ? { goal } : {}), ...(status ? { status } : {}), ...(detail ? { detail } : {}) };
+}
+
+const goalText = (goal: Goal | undefined): string => {
+  if (!goal) return '-';
+  const parts = [goal.atLeast === undefined ? null : `>= ${fmt(goal.atLeast, goal.atLeast < 10 ? 2 : 0)}`,
+    goal.atMost === undefined ? null : `<= ${fmt(goal.atMost, goal.atMost < 10 ? 2 : 0)}`].filter(Boolean);
+  return `${parts.join(' and ')} ${goal.unit}`;
+};
+
+const valueText = (f: Figure): string => `${fmt(f.value, Math.abs(f.value) < 10 ? 2 : Math.abs(f.value) < 100 ? 1 : 0)} ${f.unit}`;
+
+const figureRows = (figures: readonly Figure[]): string[][] =>
+  figures.map((f) => [f.label, valueText(f), goalText(f.goal), f.status ?? '-']);
+const figureHeader = ['figure', 'value', 'target', 'status'];
+
+export function figureTable(figures: readonly Figure[]): string {
+  const all = [figureHeader, ...figureRows(figures)];
+  const widths = figureHeader.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(figureHeader), widths.map((w) => '-'.repeat(w)).join('  '), ...figureRows(figures).map(line)].join('\n');
+}
+
+export function figureMarkdown(figures: readonly Figure[]): string {
+  return [
+    `| ${figureHeader.join(' | ')} |`,
+    `|${figureHeader.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...figureRows(figures).map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+}
+
+/** Median of a list of numbers (0 for an empty list). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return 0;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
