@@ -56,8 +56,19 @@ export async function serveUpstream(t: Test, files: Files, name = 'upstream'): P
     return gitIn(work, 'rev-parse', 'HEAD');
   };
   await commit(files, 'initial');
+  const { url } = await serveRepos(t, root);
+  return { url: url(name), commit, bare };
+}
+
+/**
+ * Every repository under `root` behind `git http-backend` (CGI) on 127.0.0.1, like serveUpstream, but
+ * counting the requests it answers and closable before the test ends (an upstream that goes away).
+ */
+export async function serveRepos(t: Test, root: string) {
   const backend = join(await gitIn(root, '--exec-path'), 'git-http-backend');
+  let hits = 0;
   const server = createServer((req, res) => {
+    hits += 1;
     const url = new URL(req.url ?? '/', 'http://upstream');
     const cgi = spawn(backend, [], {
       env: {
@@ -91,9 +102,16 @@ export async function serveUpstream(t: Test, files: Files, name = 'upstream'): P
     cgi.on('error', () => { res.statusCode = 500; res.end(); });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  let open = true;
+  const close = async () => {
+    if (!open) return;
+    open = false;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  t.teardown(close);
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/${name}.git`, commit, bare };
+  return { port, url: (name: string) => `http://127.0.0.1:${port}/${name}.git`, hits: () => hits, close };
 }
 
 /** The real git client with a throwaway HOME, no prompts, the token as HTTP Basic password. */

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -10,7 +8,7 @@ import {
   assertNothingChanged, expectJson, expectProblem, hour, ledger, session, type Client,
 } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
-import { gitIn, marketplaceFiles, serveUpstream, type Files } from '../../support/upstream.ts';
+import { gitIn, marketplaceFiles, serveRepos, serveUpstream, type Files } from '../../support/upstream.ts';
 
 // spec, Marketplaces (registration rules, ingest), Snapshot state (approve/reject), Errors;
 // docs/decisions.md 46 (order of refusals), 48 (manifest policy), 49 (release age).
@@ -46,60 +44,6 @@ async function bareRepo(root: string, name: string, files: Files | null): Promis
   await gitIn(work, 'push', '--quiet', bare, 'HEAD:refs/heads/main');
   rmSync(work, { recursive: true, force: true });
   return bare;
-}
-
-/**
- * Every repository under `root` behind `git http-backend` (CGI) on 127.0.0.1, like serveUpstream, but
- * counting the requests it answers and closable before the test ends (an upstream that goes away).
- */
-async function serveRepos(t: Test, root: string) {
-  const backend = join(await gitIn(root, '--exec-path'), 'git-http-backend');
-  let hits = 0;
-  const server = createServer((req, res) => {
-    hits += 1;
-    const url = new URL(req.url ?? '/', 'http://upstream');
-    const cgi = spawn(backend, [], {
-      env: {
-        PATH: process.env.PATH ?? '', GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', REQUEST_METHOD: req.method ?? 'GET',
-        PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '',
-        REMOTE_ADDR: '127.0.0.1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
-        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
-      },
-    });
-    req.pipe(cgi.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) { res.write(chunk); return; }
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headersDone = true;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString().split('\r\n')) {
-        const [key, ...rest] = line.split(':');
-        const value = rest.join(':').trim();
-        if (key?.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else if (key) res.setHeader(key, value);
-      }
-      res.writeHead(status);
-      res.write(head.subarray(end + 4));
-    });
-    cgi.stdout.on('end', () => res.end());
-    cgi.on('error', () => { res.statusCode = 500; res.end(); });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  let open = true;
-  const close = async () => {
-    if (!open) return;
-    open = false;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  t.teardown(close);
-  const port = (server.address() as { port: number }).port;
-  return { port, url: (name: string) => `http://127.0.0.1:${port}/${name}.git`, hits: () => hits, close };
 }
 
 const marketplaceRow = async (gw: TestGateway, name: string) => JSON.parse(await gw.core.pool.oneFirst(sql.type(z.object({ j: z.string() }))`
