@@ -485,7 +485,8 @@ function facadeMarkdown(report: FacadeReport, figures: readonly Figure[]): strin
     '## Idle gateway',
     '',
     `With no request in flight for 2 s, the gateway process used ${report.idleGateway.afterClones.gatewayPercent} % of a core (PostgreSQL ${report.idleGateway.afterClones.postgresPercent} %) after the clones`,
-    `and ${report.idleGateway.atEnd.gatewayPercent} % (PostgreSQL ${report.idleGateway.atEnd.postgresPercent} %) at the end. Above a few percent, the projection runner is looping (see the analysis).`,
+    `and ${report.idleGateway.atEnd.gatewayPercent} % (PostgreSQL ${report.idleGateway.atEnd.postgresPercent} %) at the end. Above a few percent, something works with no request`,
+    'to serve (before b7b0f6a the projection runner re-read one batch in a loop after appends landed during its catch-up: 60 % of a core, 4,700 statements/s).',
     '',
     ...(report.replay.facade || report.replay.plain ? [
       '## No-op fetch requests without the git client',

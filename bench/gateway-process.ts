@@ -7,8 +7,6 @@
 //
 // BENCH_EXPERIMENT (comma-separated) swaps in what-if versions of src/ code, to size a recommended
 // change before it is made; off by default, the figures are the code as it is:
-//   runner-from-checkpoints  ProjectionRunner.catchUp reads from the lowest checkpoint instead of
-//                            clamping to the head it read when it began (which spins and stalls)
 //   refs-cache               GitStore.refs answers from memory until converge() changes the refs,
 //                            instead of a `git for-each-ref` per facade request
 //   advertisement-cache      the v2 capability advertisement of GET info/refs replayed from memory
@@ -127,80 +125,11 @@ eventLoopDelay.enable();
 let eventLoopBaseline = performance.eventLoopUtilization();
 
 const send = (message: unknown) => process.send?.(message);
-
-/** What-if: catchUp without the stale-head clamp (runner.ts reads `from` as min(checkpoints, head at start)). */
-async function patchRunner(): Promise<void> {
-  const { ProjectionRunner } = await import('../src/projections/runner/runner.ts');
-  const { advanceCheckpoint, readCheckpoints } = await import('../src/projections/runner/checkpoints.ts');
-  type Internals = {
-    pool: import('../src/adapters/postgres/pool.ts').DatabasePool;
-    store: import('../src/adapters/eventstore/port.ts').EventStore;
-    projections: readonly import('../src/projections/runner/projection.ts').Projection[];
-    options: { batchSize: number };
-    stopping: boolean;
-  };
-  (ProjectionRunner.prototype as unknown as { catchUp: unknown }).catchUp = async function catchUp(this: Internals,
-    onProgress?: (progress: { position: bigint; head: bigint }) => void): Promise<bigint> {
-    const head = await this.store.head();
-    for (;;) {
-      const checkpoints = await readCheckpoints(this.pool);
-      const behind = this.projections.map((projection) => ({ projection, position: checkpoints.get(projection.name)?.position ?? 0n }));
-      const from = behind.reduce((min, b) => (b.position < min ? b.position : min), behind[0]?.position ?? 0n);
-      const batch = await this.store.readAll(from, this.options.batchSize);
-      const last = batch.at(-1);
-      if (!last) return from;
-      for (const { projection, position } of behind) {
-        const events = batch.filter((event) => event.position > position);
-        if (events.length === 0) continue;
-        await this.pool.transaction(async (tx) => {
-          await projection.apply(tx, events);
-          if (!(await advanceCheckpoint(tx, projection.name, position, last.position))) {
-            throw new Error(`checkpoint of ${projection.name} moved under this runner: is a second leader running?`);
-          }
-        });
-      }
-      onProgress?.({ position: last.position, head: head > last.position ? head : last.position });
-      if (this.stopping) return last.position;
-    }
-  };
-}
-
-/**
- * What-if: the published repository's refs read once and kept until publication changes them,
- * instead of a `git for-each-ref` per facade request (facade.route.ts served() → GitStore.refs).
- */
-async function patchRefsCache(): Promise<void> {
-  const { GitStore } = await import('../src/adapters/git/git-store.ts');
-  const cache = new Map<string, Promise<Map<string, string>>>();
-  const prototype = GitStore.prototype as unknown as {
-    refs(repo: string): Promise<Map<string, string>>;
-    converge(...args: unknown[]): Promise<unknown>;
-  };
-  const refs = prototype.refs;
-  const converge = prototype.converge;
-  prototype.refs = function cachedRefs(this: unknown, repo: string) {
-    let known = cache.get(repo);
-    if (!known) {
-      known = refs.call(this, repo);
-      cache.set(repo, known);
-      known.catch(() => cache.delete(repo));
-    }
-    return known;
-  };
-  prototype.converge = async function convergeAndForget(this: unknown, ...args: unknown[]) {
-    cache.clear();
-    try {
-      return await converge.apply(this, args);
-    } finally {
-      cache.clear();
-    }
-  };
-}
+const { patchRefsCache } = await import('./experiments.ts');
 
 async function main(): Promise<void> {
   for (const experiment of experiments) {
-    if (experiment === 'runner-from-checkpoints') await patchRunner();
-    else if (experiment === 'refs-cache') await patchRefsCache();
+    if (experiment === 'refs-cache') await patchRefsCache();
     else if (experiment === 'advertisement-cache') continue; // in the spawn wrapper
     else throw new Error(`unknown BENCH_EXPERIMENT '${experiment}'`);
   }

@@ -130,8 +130,7 @@ function markdown(report: Report): string {
     '',
     ...report.phases.filter((p) => p.notes).map((p) => `- ${p.label}: ${p.notes}`),
     '',
-    'Where an append\'s time goes (pool reset, NOTIFY, WAL flush, grouped appends): `node --import tsx bench/diagnose-appends.ts`,',
-    'which writes bench/results/append-diagnosis.json.',
+    'Where an append\'s time went before grouped appends (pool reset, NOTIFY, WAL flush): bench/results/append-diagnosis.json.',
     '',
   ].join('\n');
 }
