@@ -357,10 +357,8 @@ export async function facadeBenchmark(): Promise<void> {
       ...(replays.plain ? [figure('replay-plain', `no-op fetch requests replayed without git, ${cfg.fetchClients} clients, plain`, replays.plain.rate, 'fetches/s', undefined,
         `p50 ${round(replays.plain.latencyMs.p50)} ms, p95 ${round(replays.plain.latencyMs.p95)} ms`)] : []),
     ];
-    const experiment = process.env.BENCH_EXPERIMENT ?? '';
     const report = {
       benchmark: 'facade',
-      experiment: experiment || null,
       date: new Date().toISOString(),
       machine: machine(),
       git: await gitIn(home, home, '--version'),
@@ -394,7 +392,7 @@ export async function facadeBenchmark(): Promise<void> {
       replay: { ...replays, projectionsAfter: projectionsAfterReplay },
     };
     process.stdout.write(`\nfacade\n${figureTable(figures)}\n\n`);
-    const files = writeResultFiles(experiment ? `facade.experiment-${experiment.replaceAll(',', '+')}` : 'facade', report, facadeMarkdown(report, figures));
+    const files = writeResultFiles('facade', report, facadeMarkdown(report, figures));
     log(`wrote ${files.json} and ${files.md}`);
   };
   await withInterruptCleanup(cleanup, async () => {
@@ -414,7 +412,6 @@ export async function facadeBenchmark(): Promise<void> {
 type Settled = Readonly<{ caughtUp: boolean; afterMs: number; head: number; checkpoints: Record<string, number> }>;
 type Idle = Readonly<{ gatewayPercent: number; postgresPercent: number }>;
 type FacadeReport = Readonly<{
-  experiment: string | null;
   idleGateway: { afterClones: Idle; atEnd: Idle };
   date: string; machine: ReturnType<typeof machine>; git: string;
   counts: ReturnType<typeof config> & { files: number; repositoryBytes: number; packBytes: number };
@@ -447,7 +444,7 @@ function facadeMarkdown(report: FacadeReport, figures: readonly Figure[]): strin
     ? `- projections caught up with the ${what} ${fmt(p.afterMs)} ms after they ended`
     : `- **the projections did not catch up with the ${what}**: head ${p.head}, checkpoints ${Object.entries(p.checkpoints).map(([n, pos]) => `${n} ${pos}`).join(', ')} after ${fmt(p.afterMs / 1000)} s of waiting`);
   return [
-    `# Git facade benchmark${report.experiment ? ` (what-if experiment: ${report.experiment}, not the code as it is)` : ''}`,
+    '# Git facade benchmark',
     '',
     `${report.date} · ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB · ${m.platform} ${m.release} · Node ${m.node} · ${report.git}`,
     '',

@@ -4,19 +4,10 @@
 // Instrumentation, all cheap and outside src/: every `git` the gateway spawns is counted by
 // subcommand (child_process.spawn wrapped before the gateway is imported), every HTTP request is
 // counted and timed by kind on the Node server, and the event loop's utilisation is kept.
-//
-// BENCH_EXPERIMENT (comma-separated) swaps in what-if versions of src/ code, to size a recommended
-// change before it is made; off by default, the figures are the code as it is:
-//   refs-cache               GitStore.refs answers from memory until converge() changes the refs,
-//                            instead of a `git for-each-ref` per facade request
-//   advertisement-cache      the v2 capability advertisement of GET info/refs replayed from memory
-//                            instead of an `upload-pack --advertise-refs` per request
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import type * as ChildProcesses from 'node:child_process';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EventEmitter } from 'node:events';
-import { PassThrough, Writable } from 'node:stream';
 
 const require = createRequire(import.meta.url);
 const childProcesses = require('node:child_process') as typeof ChildProcesses;
@@ -43,52 +34,16 @@ const gitSubcommand = (args: readonly string[]): string => {
   }
   return '?';
 };
-const experiments = (process.env.BENCH_EXPERIMENT ?? '').split(',').filter(Boolean);
-
-// What-if (advertisement-cache): the protocol v2 capability advertisement names no refs and is the
-// same for every repository, so after one real `upload-pack --advertise-refs` it is replayed from
-// memory by a stand-in child process instead of spawning git for every GET info/refs.
-let advertisement: Buffer | null = null;
-function cachedAdvertisement(): ChildProcesses.ChildProcess | null {
-  if (!advertisement) return null;
-  const child = new EventEmitter() as EventEmitter & { stdin: Writable; stdout: PassThrough; stderr: PassThrough; exitCode: number | null; kill: () => boolean };
-  child.stdin = new Writable({ write: (_chunk, _encoding, done) => done() });
-  child.stdout = new PassThrough();
-  child.stderr = new PassThrough();
-  child.exitCode = null;
-  child.kill = () => false;
-  const bytes = advertisement;
-  setImmediate(() => {
-    child.stdout.end(bytes);
-    child.stderr.end();
-    child.exitCode = 0;
-    child.emit('exit', 0, null);
-    child.emit('close', 0, null);
-  });
-  return child as unknown as ChildProcesses.ChildProcess;
-}
-
 const originalSpawn = childProcesses.spawn;
 const countingSpawn = function countingSpawn(this: unknown, command: string, ...rest: unknown[]) {
   const args = Array.isArray(rest[0]) ? (rest[0] as string[]) : [];
   const key = command === 'git' ? `git ${gitSubcommand(args)}` : command;
-  const v2Advertisement = key === 'git upload-pack --advertise-refs'
-    && (rest[1] as { env?: Record<string, string> } | undefined)?.env?.GIT_PROTOCOL === 'version=2' && experiments.includes('advertisement-cache');
-  if (v2Advertisement) {
-    const cached = cachedAdvertisement();
-    if (cached) return cached;
-  }
   spawns.set(key, (spawns.get(key) ?? 0) + 1);
   const started = performance.now();
   const child = (originalSpawn as (...a: unknown[]) => ChildProcesses.ChildProcess).call(this, command, ...rest);
   const spawned = performance.now();
   record(spawnCalls, key, spawned - started);
   child.once('exit', () => record(gitLifetimes, key, performance.now() - started));
-  if (v2Advertisement) {
-    const chunks: Buffer[] = [];
-    child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.once('close', (code) => { if (code === 0) advertisement = Buffer.concat(chunks); });
-  }
   return child;
 };
 (childProcesses as { spawn: unknown }).spawn = countingSpawn;
@@ -125,14 +80,8 @@ eventLoopDelay.enable();
 let eventLoopBaseline = performance.eventLoopUtilization();
 
 const send = (message: unknown) => process.send?.(message);
-const { patchRefsCache } = await import('./experiments.ts');
 
 async function main(): Promise<void> {
-  for (const experiment of experiments) {
-    if (experiment === 'refs-cache') await patchRefsCache();
-    else if (experiment === 'advertisement-cache') continue; // in the spawn wrapper
-    else throw new Error(`unknown BENCH_EXPERIMENT '${experiment}'`);
-  }
   const { loadConfig } = await import('../src/adapters/config/load.ts');
   const { createLogger, startGateway } = await import('../src/gateway.ts');
   // cwd: the data directory, so no gateway.yaml of the working tree is picked up.
@@ -167,7 +116,7 @@ async function main(): Promise<void> {
     }
   });
   process.on('disconnect', () => { void gateway.close().finally(() => process.exit(0)); });
-  send({ type: 'ready', url: gateway.url, experiments });
+  send({ type: 'ready', url: gateway.url });
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
 import { externalRoot, manifestPath, type ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
 import { git, GitError, gitText } from './git-process.ts';
+import { ensureStamp, readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
 
 export type IngestLimits = Readonly<{ timeoutMs: number; maxPackBytes: number; maxObjects: number }>;
 
@@ -38,6 +39,8 @@ const rootCauseOf = (error: unknown): string => {
  * facade serves).
  */
 export class GitStore {
+  private readonly views = new ServedViews();
+
   constructor(readonly root: string) {}
 
   quarantinePath(marketplaceId: number): string {
@@ -61,8 +64,15 @@ export class GitStore {
     return this.ensureBare(this.quarantinePath(marketplaceId));
   }
 
-  ensurePublished(marketplaceId: number): Promise<string> {
-    return this.ensureBare(this.publishedPath(marketplaceId));
+  async ensurePublished(marketplaceId: number): Promise<string> {
+    const path = await this.ensureBare(this.publishedPath(marketplaceId));
+    ensureStamp(path);
+    return path;
+  }
+
+  /** What the facade answers for a published repository without building a pack (served-view.ts). */
+  servedView(marketplaceId: number): Promise<ServedView> {
+    return this.views.of(this.publishedPath(marketplaceId));
   }
 
   /** The upstream's default branch and its tip, read without fetching content. */
@@ -204,15 +214,8 @@ export class GitStore {
   }
 
   /** Every ref of a repository (name → sha), HEAD excluded. */
-  async refs(repo: string): Promise<Map<string, string>> {
-    if (!existsSync(join(repo, 'HEAD'))) return new Map();
-    const text = await gitText(['-C', repo, 'for-each-ref', '--format=%(objectname) %(refname)']);
-    const refs = new Map<string, string>();
-    for (const line of text.split('\n').filter(Boolean)) {
-      const [sha, name] = line.split(' ');
-      if (sha && name) refs.set(name, sha);
-    }
-    return refs;
+  refs(repo: string): Promise<Map<string, string>> {
+    return readRefs(repo);
   }
 
   /** The commit `refs/heads/main` of the published repository resolves to, or null. */
@@ -244,7 +247,15 @@ export class GitStore {
     for (const [ref, sha] of desired.refs) if (current.get(ref) !== sha) commands.push(`update ${ref} ${sha}`);
     const removed = [...current.keys()].filter((ref) => !desired.refs.has(ref));
     for (const ref of removed) commands.push(`delete ${ref}`);
-    if (commands.length > 0) await git(['-C', published, 'update-ref', '--stdin'], { input: `${commands.join('\n')}\n` });
+    if (commands.length > 0) {
+      // Restamped on both sides of the change: no cached view (served-view.ts) outlives it.
+      restamp(published);
+      try {
+        await git(['-C', published, 'update-ref', '--stdin'], { input: `${commands.join('\n')}\n` });
+      } finally {
+        restamp(published);
+      }
+    }
     if (removed.length > 0) await this.prune(published);
     return { changed: commands.length > 0 };
   }

@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { Type } from 'typebox';
 import { metadataOf } from '../../adapters/eventstore/run-command.ts';
 import { spawnGit } from '../../adapters/git/git-process.ts';
+import type { ServedView } from '../../adapters/git/served-view.ts';
 import { PackStartDetector } from '../../adapters/git/pack-start.ts';
 import { encodePktLine, flushPkt, parseUploadPackRequest, PktLineError } from '../../adapters/git/pkt-line.ts';
 import type { CredentialKind } from '../../domain/access/access.events.ts';
@@ -18,7 +19,7 @@ const maxRequestBytes = 8 * 1024 * 1024;
 const maxInflatedBytes = 64 * 1024 * 1024;
 const realm = 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"';
 
-type Served = Readonly<{ marketplace: MarketplaceRecord; repo: string; advertised: Advertised; caller: FacadeCaller }>;
+type Served = Readonly<{ marketplace: MarketplaceRecord; repo: string; view: ServedView; advertised: Advertised; caller: FacadeCaller }>;
 
 // Errors in git's terms: plain text that the git client prints (DESIGN.md: /git is not JSON).
 const text = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/plain; charset=utf-8').send(`${body}\n`);
@@ -57,9 +58,10 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
       const marketplace = await liveMarketplaceByName(deps.pool, name);
       if (!marketplace || !mayFetch(caller, name)) { notFound(reply); return null; }
       const repo = deps.gitStore.publishedPath(marketplace.id);
-      const advertised = advertisedFrom(await deps.gitStore.refs(repo));
+      const view = await deps.gitStore.servedView(marketplace.id);
+      const advertised = advertisedFrom(view.refs);
       if (advertised.main === null) { notFound(reply); return null; }
-      return { marketplace, repo, advertised, caller };
+      return { marketplace, repo, view, advertised, caller };
     }
 
     /** The ledger append is synchronous: when it fails, nothing is served. */
@@ -87,13 +89,10 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
       if (!target) return reply;
       await record(request, target, 'info-refs', { ref: 'refs/heads/main', sha: target.advertised.main });
       const version = protocolOf(request);
-      reply.hijack();
-      reply.raw.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement', 'cache-control': 'no-cache' });
-      if (version === 0) reply.raw.write(Buffer.concat([encodePktLine('# service=git-upload-pack\n'), flushPkt]));
-      const child = spawnGit(['upload-pack', '--stateless-rpc', '--advertise-refs', target.repo], version === 2 ? { env: { GIT_PROTOCOL: 'version=2' } } : {});
-      child.stdin?.end();
-      child.stdout?.pipe(reply.raw);
-      child.on('error', () => reply.raw.destroy());
+      const advertisement = await target.view.advertisement(version);
+      const preamble = version === 0 ? Buffer.concat([encodePktLine('# service=git-upload-pack\n'), flushPkt]) : Buffer.alloc(0);
+      return reply.code(200).header('content-type', 'application/x-git-upload-pack-advertisement').header('cache-control', 'no-cache')
+        .send(Buffer.concat([preamble, advertisement]));
     });
 
     // Refused before the body is even read: whatever is sent, receive-pack is not a service here.
@@ -125,8 +124,13 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
         return text(reply, 400, `unsupported protocol v2 command '${parsed.command ?? ''}'`);
       }
       const fetching = version === 0 || parsed.command === 'fetch';
+      if (!fetching) {
+        // ls-refs: the refs alone, answered from the served view (no pack, nothing recorded).
+        return reply.code(200).header('content-type', 'application/x-git-upload-pack-result').header('cache-control', 'no-cache')
+          .send(await target.view.lsRefs(body));
+      }
       const foreign = parsed.wants.find((want) => !isAdvertised(target.advertised, want));
-      if (fetching && (foreign !== undefined || parsed.wantRefs.length > 0)) {
+      if (foreign !== undefined || parsed.wantRefs.length > 0) {
         // Answered inside the protocol, so the client shows "remote error: upload-pack: not our ref".
         reply.hijack();
         reply.raw.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result', 'cache-control': 'no-cache' });
@@ -140,7 +144,6 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
       const raw = reply.raw;
       raw.on('close', () => { if (child.exitCode === null) child.kill('SIGKILL'); });
       raw.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result', 'cache-control': 'no-cache' });
-      if (!fetching) { child.stdout?.pipe(raw); return; }
       // Hold the output until the pack starts; then the ledger append must succeed before a byte of it leaves.
       const detector = new PackStartDetector(version);
       const held: Buffer[] = [];
