@@ -87,7 +87,7 @@ export async function openCore(config: GatewayConfig, logger: Logger, databaseUr
       closers.push(() => store.close());
     }
     const gitStore = new GitStore(join(config.dataDir, 'git'));
-    const runner = new ProjectionRunner(pool, store, projectionsFor({ gitStore }), {
+    const runner = new ProjectionRunner(pool, store, projectionsFor({ gitStore, store, now: () => systemClock.instant() }), {
       batchSize: config.projections.batchSize, idlePollMs: 1000, logger: logger.child({ component: 'projections' }),
     });
     const leaderLock = new AdvisoryLock(database.url, leaderLockKey);

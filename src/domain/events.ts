@@ -31,6 +31,7 @@ export const domainEventTypes = [
   'snapshot-revoked',
   'publication-repaired',
   'publication-served-not-approved',
+  'snapshot-unpublish-failed',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

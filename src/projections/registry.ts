@@ -1,3 +1,4 @@
+import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { GitStore } from '../adapters/git/git-store.ts';
 import { ledgerProjection } from './ledger/ledger.projection.ts';
 import { marketplacesProjection } from './marketplaces/marketplaces.projection.ts';
@@ -7,7 +8,8 @@ import type { Projection } from './runner/projection.ts';
 import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { tokensProjection } from './tokens/tokens.projection.ts';
 
-export type ProjectionDeps = Readonly<{ gitStore: GitStore }>;
+/** `store` and `now` let publication record what needs a person (null: nothing recorded, as in tools). */
+export type ProjectionDeps = Readonly<{ gitStore: GitStore; store?: EventStore; now?: () => string }>;
 
 // Every projection and reactor, in the order the runner feeds them: publication reads what the
 // snapshots projection wrote for the same batch, so it comes after it.
@@ -17,7 +19,7 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   rolesProjection,
   snapshotsProjection,
   ledgerProjection,
-  publicationProjection(deps.gitStore),
+  publicationProjection({ gitStore: deps.gitStore, store: deps.store ?? null, now: deps.now ?? (() => new Date().toISOString()) }),
 ];
 
 /** The read-model tables of every projection (for tests that compare rows, and tools). */

@@ -24,7 +24,7 @@ export async function testCore(t: Test, options: { projections?: readonly Projec
   t.teardown(() => listener.close());
   const store = await PostgresEventStore.open(pool, { listener });
   const gitStore = new GitStore(t.testdir());
-  const projections = options.projections ?? projectionsFor({ gitStore });
+  const projections = options.projections ?? projectionsFor({ gitStore, store });
   const runner = new ProjectionRunner(pool, store, projections, { batchSize: 100, idlePollMs: 1000, logger: silentLogger });
   await runner.prepare();
   const waiter = new ProjectionWaiter(pool, listener, projections.map((p) => p.name), { timeoutMs: options.waitTimeoutMs ?? 5000 });

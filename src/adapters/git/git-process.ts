@@ -54,7 +54,7 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
       clearTimeout(timer);
       if (code === 0 && !overflow && !timedOut) return resolve(Buffer.concat(chunks));
       const why = timedOut ? `timed out after ${timeoutMs} ms` : overflow ? `produced more than ${maxOutput} bytes` : `exited with ${code}`;
-      reject(new GitError(`git ${args[0]} ${why}: ${lastLine(stderr)}`, code, stderr, timedOut));
+      reject(new GitError(`git ${subcommandOf(args)} ${why}: ${telling(stderr)}`, code, stderr, timedOut));
     });
     child.stdin.on('error', () => {}); // git may exit before reading all of its input
     child.stdin.end(options.input ?? '');
@@ -69,4 +69,17 @@ export function spawnGit(args: readonly string[], options: Readonly<{ cwd?: stri
   return spawn('git', args, { cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-const lastLine = (text: string): string => text.trim().split('\n').filter(Boolean).at(-1)?.slice(0, 300) ?? '';
+/** The subcommand of a git command line (after `-C <dir>` and `-c <key=value>`). */
+const subcommandOf = (args: readonly string[]): string => {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-C' || args[i] === '-c') { i++; continue; }
+    if (!args[i]!.startsWith('-')) return args[i]!;
+  }
+  return args[0] ?? '';
+};
+
+/** The line of git's stderr that says what went wrong: the first fatal or error line, else the last. */
+const telling = (text: string): string => {
+  const lines = text.trim().split('\n').map((line) => line.trim()).filter(Boolean);
+  return (lines.find((line) => /^(fatal|error):/.test(line)) ?? lines.at(-1) ?? '').slice(0, 300);
+};

@@ -18,4 +18,16 @@ export type PublicationServedNotApproved = Event<'publication-served-not-approve
   sha: string;
 }>;
 
-export type PublicationEvent = PublicationRepaired | PublicationServedNotApproved;
+/**
+ * A revoked snapshot's refs could not be removed from the published repository (spec, Events: "the
+ * last needs a person"). Publication keeps retrying; this is recorded once per snapshot.
+ */
+export type SnapshotUnpublishFailed = Event<'snapshot-unpublish-failed', {
+  marketplaceId: number;
+  marketplace: string;
+  snapshotId: number;
+  sha: string;
+  error: string;
+}>;
+
+export type PublicationEvent = PublicationRepaired | PublicationServedNotApproved | SnapshotUnpublishFailed;

@@ -105,6 +105,12 @@ function fieldsOf(event: DomainEvent): Fields[] {
       const parts = [d.restored.length > 0 ? `restored ${d.restored.join(', ')}` : '', d.removed.length > 0 ? `removed ${d.removed.join(', ')}` : ''];
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, detail: parts.filter(Boolean).join('; ') }];
     }
+    case 'snapshot-unpublish-failed': {
+      const d = event.data;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, ref: `refs/snapshots/${d.sha}`,
+        detail: `snapshot ${d.snapshotId}: refs could not be removed from publication (${d.error}); the gateway keeps retrying, `
+          + 'a person must clear the cause (see the gateway log)' }];
+    }
     case 'publication-served-not-approved':
       return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, ref: event.data.ref, sha: event.data.sha, detail: 'served but not approved; withdrawn' }];
     case 'token-used':

@@ -1,4 +1,8 @@
+import { AsyncResource } from 'node:async_hooks';
+import type { EventStore } from '../../adapters/eventstore/port.ts';
+import { RevisionConflict } from '../../adapters/eventstore/port.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
+import type { SnapshotUnpublishFailed } from '../../domain/publication/publication.events.ts';
 import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
@@ -22,21 +26,62 @@ function touched(event: DomainEvent): number | null {
  * approved snapshots. It runs after the snapshots projection in the registry, so the target it reads
  * is the state at the end of the same batch; converging is idempotent, so a replay is harmless.
  */
-export const publicationProjection = (gitStore: GitStore): Projection => ({
+export type PublicationDeps = Readonly<{ gitStore: GitStore; store: EventStore | null; now(): string }>;
+
+type Revoked = Readonly<{ marketplaceId: number; marketplace: string; snapshotId: number; sha: string }>;
+
+export const publicationProjection = (deps: PublicationDeps): Projection => ({
   name: 'publication',
   version: 1,
   tables: [],
   createSql: [],
   async apply(tx, events) {
     const marketplaces = new Set<number>();
+    const revoked: Revoked[] = [];
     for (const recorded of events) {
       if (!isDomainEventType(recorded.type)) continue;
-      const id = touched({ type: recorded.type, data: recorded.data } as DomainEvent);
+      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
+      const id = touched(event);
       if (id !== null) marketplaces.add(id);
+      if (event.type === 'snapshot-revoked') revoked.push(event.data);
     }
     for (const marketplaceId of marketplaces) {
       const { approved, tip } = await publicationTarget(tx, marketplaceId);
-      await gitStore.converge(marketplaceId, desiredRefs(approved, tip));
+      try {
+        await deps.gitStore.converge(marketplaceId, desiredRefs(approved, tip));
+      } catch (error) {
+        // The runner retries the batch with backoff; a revocation that cannot take effect needs a person.
+        await recordUnpublishFailed(deps, revoked.filter((r) => r.marketplaceId === marketplaceId && !approved.includes(r.sha)), error);
+        throw error;
+      }
     }
   },
 });
+
+// apply() runs inside the runner's transaction, where slonik refuses other connections; the failure is
+// recorded from the context this module was loaded in, outside every transaction.
+const outsideTransactions = new AsyncResource('publication-outside-transactions');
+
+/** One snapshot-unpublish-failed per snapshot, ever: its own stream, appended only when new. */
+function recordUnpublishFailed(deps: PublicationDeps, revoked: readonly Revoked[], error: unknown): Promise<void> {
+  return outsideTransactions.runInAsyncScope(() => appendUnpublishFailed(deps, revoked, error));
+}
+
+async function appendUnpublishFailed(deps: PublicationDeps, revoked: readonly Revoked[], error: unknown): Promise<void> {
+  if (!deps.store) return;
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+  const at = deps.now();
+  for (const r of revoked) {
+    const event: SnapshotUnpublishFailed = {
+      type: 'snapshot-unpublish-failed',
+      data: { marketplaceId: r.marketplaceId, marketplace: r.marketplace, snapshotId: r.snapshotId, sha: r.sha, error: message },
+    };
+    try {
+      await deps.store.append(`unpublish-failed-${r.snapshotId}`, [{
+        type: event.type, data: event.data, metadata: { principal: 'publication', actorType: 'system', correlationId: `unpublish-${r.snapshotId}`, at },
+      }], 'no-stream');
+    } catch (appendError) {
+      if (!(appendError instanceof RevisionConflict)) throw appendError;
+    }
+  }
+}
