@@ -4,9 +4,12 @@ import type { RoleEvent, RolesRead } from './role/role.events.ts';
 import type { PublicationEvent } from './publication/publication.events.ts';
 import type { SnapshotEvent } from './snapshot/snapshot.events.ts';
 import type { TokenEvent } from './token/token.events.ts';
+import type { PolicyEvent } from './policy/policy.events.ts';
+import type { VettingEvent } from './vetting/vetting.events.ts';
 
 // The single registry of event types: what the store may hold and projections may see.
-export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent | SnapshotEvent | PublicationEvent;
+export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent | SnapshotEvent | PublicationEvent
+  | VettingEvent | PolicyEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -32,6 +35,22 @@ export const domainEventTypes = [
   'publication-repaired',
   'publication-served-not-approved',
   'snapshot-unpublish-failed',
+  'vetting-verdict',
+  'vetting-completed',
+  'vetter-toggled',
+  'vetting-chain-mode-changed',
+  'vetting-chain-order-changed',
+  'waiver-created',
+  'waiver-revoked',
+  'waiver-lapsed',
+  'revet-clear',
+  'revet-inconclusive',
+  'revet-violation',
+  'revet-violation-affected',
+  'policy-rule-created',
+  'policy-rule-updated',
+  'policy-rule-deleted',
+  'policy-denied',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

@@ -41,6 +41,16 @@ const catalogue = {
   'upstream-unreadable': { status: 502, title: 'Upstream unreadable' },
   'ingest-failed': { status: 502, title: 'Ingestion failed' },
   'invalid-holdings': { status: 400, title: 'Invalid holdings request' },
+  'invalid-chain-order': { status: 422, title: 'Invalid vetting chain order' },
+  'vetter-not-found': { status: 404, title: 'Vetter not found' },
+  'invalid-waiver': { status: 400, title: 'Invalid waiver' },
+  'waiver-not-found': { status: 404, title: 'Waiver not found' },
+  'invalid-expression': { status: 422, title: 'Policy expression does not compile' },
+  'policy-rule-exists': { status: 409, title: 'Policy rule exists' },
+  'policy-rule-not-found': { status: 404, title: 'Policy rule not found' },
+  'vetting-blocked': { status: 409, title: 'Vetting outcome is BLOCKED' },
+  'policy-denied': { status: 409, title: 'Denied by policy' },
+  'snapshot-not-approved': { status: 409, title: 'Snapshot is not approved' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

@@ -1,6 +1,8 @@
 import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { GitStore } from '../adapters/git/git-store.ts';
 import { ledgerProjection } from './ledger/ledger.projection.ts';
+import { policyProjection } from './policy/policy.projection.ts';
+import { vettingProjection } from './vetting/vetting.projection.ts';
 import { marketplacesProjection } from './marketplaces/marketplaces.projection.ts';
 import { publicationProjection } from './publication/publication.projection.ts';
 import { rolesProjection } from './roles/roles.projection.ts';
@@ -18,6 +20,8 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   tokensProjection,
   rolesProjection,
   snapshotsProjection,
+  vettingProjection,
+  policyProjection,
   ledgerProjection,
   publicationProjection({ gitStore: deps.gitStore, store: deps.store ?? null, now: deps.now ?? (() => new Date().toISOString()) }),
 ];

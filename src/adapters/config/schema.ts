@@ -147,6 +147,7 @@ export const GatewayConfigSchema = Type.Object(
         minimumReleaseAgeMs: Millis,
         license: Type.Object({ allow: Type.Array(Type.String()), ban: Type.Array(Type.String()) }, closed),
         revet: Type.Object({ mode: Type.Enum(revetModes), schedule: Type.String() }, closed),
+        http: Type.Object({ url: Type.Union([Type.String(), Type.Null()]), timeoutMs: Millis }, closed),
       },
       closed,
     ),
@@ -337,6 +338,10 @@ export const configKeyTable: readonly ConfigKeySpec[] = [
     description: 'SPDX ids of banned licenses.' },
   { key: 'gateway.vetting.revet.mode', kind: 'enum', prop: 'vetting.revet.mode', default: 'WARN', allowed: revetModes,
     description: 'Continuous re-vetting: WARN records violations, ENFORCE also revokes the snapshot.' },
+  { key: 'gateway.vetting.http.url', kind: 'string', prop: 'vetting.http.url', default: null,
+    description: 'External scanner the `http` vetting connector POSTs each snapshot to; unset leaves the connector out of the chain.' },
+  { key: 'gateway.vetting.http.timeout', kind: 'duration', prop: 'vetting.http.timeoutMs', default: '20s', positive: true,
+    description: 'How long the `http` connector waits for the external scanner (gateway.vetting.timeout still bounds the whole connector).' },
   { key: 'gateway.vetting.revet.schedule', kind: 'string', prop: 'vetting.revet.schedule', default: '0 3 * * *',
     description: 'Cron expression (5 or 6 fields) for scheduled re-vetting.' },
   // -- retention

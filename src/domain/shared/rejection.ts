@@ -32,5 +32,15 @@ export const rejectionCodes = [
   'upstream-unreadable',
   'ingest-failed',
   'invalid-holdings',
+  'invalid-chain-order',
+  'vetter-not-found',
+  'invalid-waiver',
+  'waiver-not-found',
+  'invalid-expression',
+  'policy-rule-exists',
+  'policy-rule-not-found',
+  'vetting-blocked',
+  'policy-denied',
+  'snapshot-not-approved',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

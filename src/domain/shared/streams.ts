@@ -9,4 +9,12 @@ export const streams = {
   roles: () => 'roles-grants',
   /** Recorded reads (roles-read): facts with no decision, appended at any revision. */
   reads: (what: string) => `reads-${what}`,
+  /** Vetting runs of one snapshot. */
+  vetting: (snapshotId: number) => `vetting-${snapshotId}`,
+  /** The chain's mode, order and vetter toggles. */
+  vettingSettings: () => 'vettingsettings-global',
+  waivers: (marketplaceId: number) => `waivers-${marketplaceId}`,
+  policyRules: () => 'policyrules-global',
+  /** A failed removal of a revoked snapshot's refs, recorded once. */
+  unpublishFailed: (snapshotId: number) => `unpublishfailed-${snapshotId}`,
 } as const;

@@ -113,6 +113,60 @@ function fieldsOf(event: DomainEvent): Fields[] {
     }
     case 'publication-served-not-approved':
       return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, ref: event.data.ref, sha: event.data.sha, detail: 'served but not approved; withdrawn' }];
+    case 'vetting-verdict': {
+      const d = event.data;
+      const was = d.previousState === null ? '' : ` (was ${d.previousState})`;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
+        detail: `snapshot ${d.snapshotId} run ${d.runId}: ${d.verdict.connector} ${d.verdict.state}${was}; ${plural(d.verdict.findings.length, 'finding')}; trigger=${d.trigger}` }];
+    }
+    case 'vetting-completed': {
+      const d = event.data;
+      // spec, Events: vetting-completed "trigger, outcome, count, run id, chain"
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
+        detail: `snapshot ${d.snapshotId}: trigger=${d.trigger} outcome=${d.outcome} count=${d.verdicts.length} run=${d.runId} chain=${d.chain.join(',')}` }];
+    }
+    case 'vetter-toggled': {
+      const d = event.data;
+      // spec: each change "with actor, vetter, scope, new state and reason" (the actor is the entry's principal).
+      return [{ marketplace: d.marketplace ?? '-', marketplaceId: d.marketplaceId,
+        detail: `vetter=${d.vetter} scope=${d.scope === 'global' ? 'global' : `marketplace:${d.marketplace}`} state=${d.enabled ? 'enabled' : 'disabled'}; reason: ${d.reason}` }];
+    }
+    case 'vetting-chain-mode-changed':
+      return [{ detail: `vetter=* scope=global state=mode:${event.data.mode}; reason: ${event.data.reason}` }];
+    case 'vetting-chain-order-changed':
+      return [{ detail: `vetter=* scope=global state=order:${event.data.order.join(',')}; reason: ${event.data.reason}` }];
+    case 'waiver-created': {
+      const d = event.data;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.scope === 'SNAPSHOT' ? d.scopeValue : null,
+        detail: `waiver ${d.waiverId}: rule=${d.ruleId} scope=${d.scope}:${d.scopeValue} snapshot=${d.snapshotId} expires=${d.expiresAt}; ${d.justification}` }];
+    }
+    case 'waiver-revoked':
+      return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, detail: `waiver ${event.data.waiverId}: rule=${event.data.ruleId} revoked` }];
+    case 'waiver-lapsed':
+      return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, detail: `waiver ${event.data.waiverId}: rule=${event.data.ruleId} lapsed at ${event.data.expiresAt}` }];
+    case 'revet-clear':
+    case 'revet-inconclusive':
+    case 'revet-violation': {
+      const d = event.data;
+      const revoked = event.type === 'revet-violation' ? ` revoked=${event.data.revoked}` : '';
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
+        detail: `snapshot ${d.snapshotId} run ${d.runId}: mode=${d.mode} outcome=${d.outcome}${revoked} uncovered=${d.uncovered.map((u) => `${u.ruleId}@${u.location}`).join(',') || 'none'}; trigger=${d.trigger}` }];
+    }
+    case 'revet-violation-affected': {
+      const d = event.data;
+      const who = d.affected.map((a) => `${a.principal} (${a.fetches} fetch${a.fetches === 1 ? '' : 'es'}, last ${a.lastFetch})`).join('; ');
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId} run ${d.runId}: received by ${who || 'nobody'}` }];
+    }
+    case 'policy-rule-created':
+    case 'policy-rule-updated':
+      return [{ detail: `rule '${event.data.name}' (${event.data.ruleId}) enabled=${event.data.enabled}: ${event.data.expression}` }];
+    case 'policy-rule-deleted':
+      return [{ detail: `rule '${event.data.name}' (${event.data.ruleId})` }];
+    case 'policy-denied': {
+      const d = event.data;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
+        detail: `snapshot ${d.snapshotId}: rule '${d.rule}' ${d.outcome}${d.error === null ? '' : `: ${d.error}`}` }];
+    }
     case 'token-used':
     case 'marketplace-name-reserved':
     case 'marketplace-name-released':

@@ -4,6 +4,7 @@ import { RevisionConflict } from '../../adapters/eventstore/port.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import type { SnapshotUnpublishFailed } from '../../domain/publication/publication.events.ts';
 import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import { streams } from '../../domain/shared/streams.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 import type { Projection } from '../runner/projection.ts';
@@ -77,7 +78,7 @@ async function appendUnpublishFailed(deps: PublicationDeps, revoked: readonly Re
       data: { marketplaceId: r.marketplaceId, marketplace: r.marketplace, snapshotId: r.snapshotId, sha: r.sha, error: message },
     };
     try {
-      await deps.store.append(`unpublish-failed-${r.snapshotId}`, [{
+      await deps.store.append(streams.unpublishFailed(r.snapshotId), [{
         type: event.type, data: event.data, metadata: { principal: 'publication', actorType: 'system', correlationId: `unpublish-${r.snapshotId}`, at },
       }], 'no-stream');
     } catch (appendError) {

@@ -102,6 +102,7 @@ t.test('all defaults with no file', async (t) => {
     minimumReleaseAgeMs: 0,
     license: { allow: [], ban: [] },
     revet: { mode: 'WARN', schedule: '0 3 * * *' },
+    http: { url: null, timeoutMs: 20_000 },
   });
   t.same(config.retention, {
     enabled: false,

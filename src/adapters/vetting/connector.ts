@@ -1,0 +1,24 @@
+import type { Finding, ScanInput } from '../../domain/vetting/findings.ts';
+
+/** Identifies the snapshot being scanned (for connectors that talk to the outside, such as `http`). */
+export type ScanSubject = Readonly<{ snapshotId: number; marketplace: string; sha: string }>;
+
+export type ConnectorResult = Readonly<{
+  findings: readonly Finding[];
+  detail: string | null;
+  /** A link to the connector's own report, when it has one. */
+  reportUrl?: string | null;
+  /** Set only by a connector that has not answered yet (the external scanner): the verdict is PENDING. */
+  pending?: boolean;
+}>;
+
+/**
+ * A vetting connector (spec, Vetting report: `connectors`): name, default order and description; it
+ * examines the pinned tree. The chain (chain.ts) enforces gateway.vetting.timeout through `signal` and
+ * turns a throw into an ERROR verdict.
+ */
+export interface Connector {
+  readonly name: string;
+  readonly description: string;
+  scan(input: ScanInput, subject: ScanSubject, signal: AbortSignal): Promise<ConnectorResult>;
+}

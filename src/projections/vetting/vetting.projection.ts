@@ -1,0 +1,116 @@
+import { sql } from '../../adapters/postgres/pool.ts';
+import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import type { Projection } from '../runner/projection.ts';
+
+/** Vetting runs, the chain's settings and the waivers (spec: Vetting report, Vetting waiver). */
+export const vettingProjection: Projection = {
+  name: 'vetting',
+  version: 1,
+  tables: ['vetting_runs', 'vetting_settings', 'vetter_toggles', 'waivers'],
+  createSql: [`
+    create table vetting_runs (
+      run_id bigint primary key,
+      snapshot_id bigint not null,
+      marketplace_id bigint not null,
+      sha text not null,
+      trigger text not null,
+      outcome text not null,
+      mode text not null,
+      started_at timestamptz not null,
+      finished_at timestamptz not null,
+      chain jsonb not null,
+      verdicts jsonb not null
+    )`,
+    'create index vetting_runs_snapshot on vetting_runs (snapshot_id, run_id desc)',
+    `create table vetting_settings (
+      id int primary key,
+      mode text not null,
+      chain_order jsonb
+    )`,
+    // marketplace_id 0: the global setting of the vetter
+    `create table vetter_toggles (
+      vetter text not null,
+      marketplace_id bigint not null,
+      marketplace text,
+      enabled boolean not null,
+      reason text not null,
+      changed_by text not null,
+      changed_at timestamptz not null,
+      primary key (vetter, marketplace_id)
+    )`,
+    `create table waivers (
+      id bigint primary key,
+      marketplace_id bigint not null,
+      marketplace text not null,
+      snapshot_id bigint not null,
+      rule_id text not null,
+      scope text not null,
+      scope_value text not null,
+      justification text not null,
+      approved_by text not null,
+      created_at timestamptz not null,
+      expires_at timestamptz not null,
+      revoked_at timestamptz,
+      revoked_by text,
+      lapse_recorded boolean not null default false
+    )`,
+    'create index waivers_marketplace on waivers (marketplace_id, id desc)',
+  ],
+  async apply(tx, events) {
+    for (const recorded of events) {
+      if (!isDomainEventType(recorded.type)) continue;
+      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
+      const meta = recorded.metadata;
+      switch (event.type) {
+        case 'vetting-completed': {
+          const d = event.data;
+          await tx.query(sql.unsafe`
+            insert into vetting_runs (run_id, snapshot_id, marketplace_id, sha, trigger, outcome, mode, started_at, finished_at, chain, verdicts)
+            values (${d.runId}, ${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.trigger}, ${d.outcome}, ${d.mode}, ${d.startedAt}, ${d.finishedAt},
+              ${JSON.stringify(d.chain)}::jsonb, ${JSON.stringify(d.verdicts)}::jsonb)
+            on conflict (run_id) do nothing`);
+          break;
+        }
+        case 'vetting-chain-mode-changed':
+          await tx.query(sql.unsafe`
+            insert into vetting_settings (id, mode, chain_order) values (1, ${event.data.mode}, null)
+            on conflict (id) do update set mode = excluded.mode`);
+          break;
+        case 'vetting-chain-order-changed':
+          await tx.query(sql.unsafe`
+            insert into vetting_settings (id, mode, chain_order) values (1, 'run-all', ${JSON.stringify(event.data.order)}::jsonb)
+            on conflict (id) do update set chain_order = excluded.chain_order`);
+          break;
+        case 'vetter-toggled': {
+          const d = event.data;
+          await tx.query(sql.unsafe`
+            insert into vetter_toggles (vetter, marketplace_id, marketplace, enabled, reason, changed_by, changed_at)
+            values (${d.vetter}, ${d.marketplaceId ?? 0}, ${d.marketplace}, ${d.enabled}, ${d.reason}, ${meta.principal}, ${meta.at})
+            on conflict (vetter, marketplace_id) do update set enabled = excluded.enabled, reason = excluded.reason,
+              changed_by = excluded.changed_by, changed_at = excluded.changed_at`);
+          break;
+        }
+        case 'marketplace-removed':
+          // Per-marketplace toggles go with the marketplace (a name registered again starts afresh).
+          await tx.query(sql.unsafe`delete from vetter_toggles where marketplace_id = ${event.data.marketplaceId}`);
+          break;
+        case 'waiver-created': {
+          const d = event.data;
+          await tx.query(sql.unsafe`
+            insert into waivers (id, marketplace_id, marketplace, snapshot_id, rule_id, scope, scope_value, justification, approved_by, created_at, expires_at)
+            values (${d.waiverId}, ${d.marketplaceId}, ${d.marketplace}, ${d.snapshotId}, ${d.ruleId}, ${d.scope}, ${d.scopeValue}, ${d.justification},
+              ${d.approvedBy}, ${d.createdAt}, ${d.expiresAt})`);
+          break;
+        }
+        case 'waiver-revoked':
+          await tx.query(sql.unsafe`update waivers set revoked_at = ${event.data.revokedAt}, revoked_by = ${event.data.revokedBy} where id = ${event.data.waiverId}`);
+          break;
+        case 'waiver-lapsed':
+          await tx.query(sql.unsafe`update waivers set lapse_recorded = true where id = ${event.data.waiverId}`);
+          break;
+        default:
+          break;
+      }
+    }
+  },
+};
