@@ -14,6 +14,9 @@ import { openPool, redactUrl, sql, type DatabasePool } from './adapters/postgres
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock } from './adapters/system/clock.ts';
 import { createMetrics } from './adapters/system/metrics.ts';
+import { builtInConnectors } from './adapters/vetting/registry.ts';
+import { vettingDuties } from './http/api/vetting/sweeps.ts';
+import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
 import { projectionsFor } from './projections/registry.ts';
 import { GitStore } from './adapters/git/git-store.ts';
@@ -99,7 +102,7 @@ export async function openCore(config: GatewayConfig, logger: Logger, databaseUr
   }
 }
 
-export type Gateway = Readonly<{ app: HttpApp; url: string; core: Core; leadership: Leadership; waiter: ProjectionWaiter; close(): Promise<void> }>;
+export type Gateway = Readonly<{ app: HttpApp; url: string; core: Core; leadership: Leadership; waiter: ProjectionWaiter; deps: HttpDeps; close(): Promise<void> }>;
 
 /** `gateway serve`: the whole service, listening. The only place that wires HTTP to the rest. */
 export async function startGateway(config: GatewayConfig, logger: Logger, options: { databaseUrl?: string } = {}): Promise<Gateway> {
@@ -107,21 +110,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
   try {
     const waiter = new ProjectionWaiter(core.pool, core.listener, core.runner.projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
     await waiter.start();
-    const leadership = new Leadership(core.leaderLock, [{
-      start: async () => {
-        const reset = await core.runner.prepare();
-        if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
-        // Publication is compared with the events only once the projections are at the head.
-        await core.runner.catchUp();
-        await reconcilePublication({ pool: core.pool, store: core.store, gitStore: core.gitStore, logger, now: () => systemClock.instant() });
-        core.runner.start();
-      },
-      stop: () => core.runner.stop(),
-    }], logger.child({ component: 'leader' }));
-    await leadership.start();
-
     const { oidc } = config;
-    const app = await buildServer({
+    const deps: HttpDeps = {
       baseUrl: config.baseUrl,
       version: buildVersion(),
       bodyLimitBytes: config.server.bodyLimitBytes,
@@ -149,12 +139,37 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       auditExport: config.auditExport,
       metrics: createMetrics(),
       marketplaces: { allowedUrlSchemes: config.allowedUrlSchemes, minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs },
+      vetting: {
+        connectors: builtInConnectors({ http: config.vetting.http }),
+        timeoutMs: config.vetting.timeoutMs,
+        maxFileBytes: config.vetting.maxFileBytes,
+        license: config.vetting.license,
+        revetMode: config.vetting.revet.mode,
+      },
       checks: {
         database: async () => { await core.pool.query(sql.unsafe`select 1`); },
         eventStore: () => core.store.ping(),
       },
       problemsDir: join(root, 'docs', 'problems'),
-    });
+    };
+    const leadership = new Leadership(core.leaderLock, [{
+      start: async () => {
+        const reset = await core.runner.prepare();
+        if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
+        // Publication is compared with the events only once the projections are at the head.
+        await core.runner.catchUp();
+        await reconcilePublication({ pool: core.pool, store: core.store, gitStore: core.gitStore, logger, now: () => systemClock.instant() });
+        core.runner.start();
+      },
+      stop: () => core.runner.stop(),
+    }, vettingDuties(deps, {
+      revetSchedule: config.vetting.revet.schedule,
+      waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
+      waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
+    })], logger.child({ component: 'leader' }));
+    await leadership.start();
+
+    const app = await buildServer(deps);
     await app.listen({ host: config.server.host, port: config.server.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.port;
@@ -178,7 +193,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       })();
       return closing;
     };
-    return { app, url, core, leadership, waiter, close };
+    return { app, url, core, leadership, waiter, deps, close };
   } catch (error) {
     await core.close();
     throw error;

@@ -8,6 +8,7 @@ import type { DatabasePool } from '../adapters/postgres/pool.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { Clock } from '../adapters/system/clock.ts';
 import type { Metrics } from '../adapters/system/metrics.ts';
+import type { Connector } from '../adapters/vetting/connector.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
 
@@ -19,6 +20,16 @@ export type AccessSettings = Readonly<{
   devInsecureAuth: boolean;
   sessionTtlMs: number;
   maxTtlMs: number | null;
+}>;
+
+/** The connector chain and the settings of gateway.vetting.* that runs read. */
+export type VettingSettingsDeps = Readonly<{
+  /** Every connector the gateway has, in default order. */
+  connectors: readonly Connector[];
+  timeoutMs: number;
+  maxFileBytes: number;
+  license: Readonly<{ allow: readonly string[]; ban: readonly string[] }>;
+  revetMode: 'WARN' | 'ENFORCE';
 }>;
 
 /** Everything a route may use, passed explicitly (no fastify decorators for services). */
@@ -42,5 +53,6 @@ export type HttpDeps = Readonly<{
   metrics: Metrics;
   auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
   marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number }>;
+  vetting: VettingSettingsDeps;
   checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
 }>;

@@ -189,7 +189,7 @@ export async function ledger(gw: TestGateway, event?: string): Promise<LedgerRow
   await settle(gw);
   const rows = await gw.core.pool.anyFirst(trustedSql(
     `select row_to_json(x)::text from (select id::text, source, principal, actor_type, marketplace, marketplace_id::text, event, detail, token_id::text
-     from ledger_entries order by id) x`)) as string[];
+     from ledger_entries order by ledger_entries.id) x`)) as string[];
   const entries = rows.map((row) => JSON.parse(row) as LedgerRow);
   return event === undefined ? entries : entries.filter((entry) => entry.event === event);
 }

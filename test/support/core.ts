@@ -50,6 +50,7 @@ export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, o
     auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },
     metrics: createMetrics(),
     marketplaces: { allowedUrlSchemes: ['http', 'https'], minimumReleaseAgeMs: 0 },
+    vetting: { connectors: [], timeoutMs: 30_000, maxFileBytes: 1_048_576, license: { allow: [], ban: [] }, revetMode: 'WARN' },
     checks: { database: async () => {}, eventStore: async () => {} },
     ...overrides,
   };

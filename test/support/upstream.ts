@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,8 +33,8 @@ export function marketplaceFiles(name: string, plugins: readonly string[]): File
 export type Upstream = Readonly<{
   /** Clone URL served by git http-backend on loopback. */
   url: string;
-  /** Commits the files (added or replaced) on main and pushes; returns the new tip. */
-  commit(files: Files, message?: string): Promise<string>;
+  /** Commits the files (added or replaced; null deletes) on main and pushes; returns the new tip. */
+  commit(files: Readonly<Record<string, string | null>>, message?: string): Promise<string>;
   bare: string;
 }>;
 
@@ -45,8 +45,12 @@ export async function serveUpstream(t: Test, files: Files, name = 'upstream'): P
   const work = join(root, 'work');
   await run('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare], { env: gitEnv });
   await run('git', ['init', '--quiet', '--initial-branch=main', work], { env: gitEnv });
-  const commit = async (changed: Files, message = 'update') => {
+  const commit = async (changed: Readonly<Record<string, string | null>>, message = 'update') => {
     for (const [path, content] of Object.entries(changed)) {
+      if (content === null) {
+        rmSync(join(work, path), { force: true });
+        continue;
+      }
       mkdirSync(dirname(join(work, path)), { recursive: true });
       writeFileSync(join(work, path), content);
     }

@@ -357,6 +357,7 @@ const extraCheck = new Map<string, (value: string) => string | null>([
   ['gateway.storage.object-store.endpoint', (v) => httpUrlProblem(v, { bare: false })],
   ['gateway.sync.schedule', cronProblem],
   ['gateway.vetting.revet.schedule', cronProblem],
+  ['gateway.vetting.http.url', (v) => httpUrlProblem(v, { bare: false })],
 ]);
 
 const normalise = new Map<string, (value: string) => string>([

@@ -58,3 +58,55 @@ export async function readScanInput(repo: string, sha: string, settings: Omit<Sc
   });
   return { ...settings, files, byPath: new Map(files.map((file) => [file.path, file])) };
 }
+
+/** git's empty tree: the base of a diff when nothing is served. */
+export const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+export type ChangedPath = Readonly<{ path: string; type: 'added' | 'modified' | 'removed' }>;
+
+/** Paths that differ between two commits (or the empty tree), in git's path order, renames not paired. */
+export async function changedPaths(repo: string, base: string | null, sha: string): Promise<ChangedPath[]> {
+  const output = await git(['-C', repo, 'diff-tree', '-r', '-z', '--no-renames', '--no-commit-id', base ?? emptyTree, sha], { maxOutputBytes: 256 * 1024 * 1024 });
+  const fields = output.toString('utf8').split('\0');
+  const changes: ChangedPath[] = [];
+  // Records are ":<modes> <oids> <status>\0<path>\0".
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const status = fields[i]!.trim().split(' ').at(-1)?.[0];
+    const path = fields[i + 1]!;
+    if (!status || !path) continue;
+    changes.push({ path, type: status === 'A' ? 'added' : status === 'D' ? 'removed' : 'modified' });
+  }
+  return changes;
+}
+
+export type PathDiff = Readonly<{ path: string; binary: boolean; truncated: boolean; diff: string }>;
+
+/**
+ * Unified diffs of the given paths between two commits, each cut at `maxBytes` (the cut is marked
+ * `truncated`). One `git diff` per hundred paths; the paths are passed literally, never as patterns.
+ */
+export async function unifiedDiffs(repo: string, base: string | null, sha: string, paths: readonly string[], maxBytes: number): Promise<Map<string, PathDiff>> {
+  const diffs = new Map<string, PathDiff>();
+  if (paths.length === 0) return diffs;
+  // Batches keep the command line short (git diff takes paths as arguments only).
+  for (let start = 0; start < paths.length; start += 100) {
+    const batch = paths.slice(start, start + 100);
+    const output = await git(
+      ['-C', repo, '-c', 'core.quotePath=false', '--literal-pathspecs', 'diff', '--no-color', '--no-ext-diff', '--no-renames', '--full-index',
+        base ?? emptyTree, sha, '--', ...batch],
+      { maxOutputBytes: 512 * 1024 * 1024, timeoutMs: 120_000 },
+    );
+    // Chunks come in git's path order (byte order) for the same paths; pair them by position.
+    const chunks = output.toString('utf8').split(/^(?=diff --git )/m).filter((chunk) => chunk.startsWith('diff --git '));
+    const ordered = [...batch].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    for (const [index, chunk] of chunks.entries()) {
+      const path = ordered[index];
+      if (path === undefined) break;
+      const binary = /^Binary files .* differ$/m.test(chunk);
+      const bytes = Buffer.byteLength(chunk);
+      const text = bytes > maxBytes ? Buffer.from(chunk).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '') : chunk;
+      diffs.set(path, { path, binary, truncated: bytes > maxBytes, diff: text });
+    }
+  }
+  return diffs;
+}

@@ -1,3 +1,4 @@
+import type { PolicyDenied } from '../policy/policy.events.ts';
 import { accept, refuse, type Command, type Decider, type Instant } from '../shared/decider.ts';
 import { isMarketplaceName } from '../shared/names.ts';
 import { approveGate, runGate, type ApproveInputs } from '../snapshot/approve-gate.ts';
@@ -31,7 +32,9 @@ export type RecordIngest = Command<'record-ingest', {
 export type RecordIngestFailure = Command<'record-ingest-failure', { reason: string; rootCause: string; nextStep: string; trigger: IngestTrigger }>;
 export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
 export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
-export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ApproveSnapshot | RejectSnapshot;
+/** Continuous re-vetting in ENFORCE mode withdraws an approval that now violates (not administrative). */
+export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
+export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ApproveSnapshot | RejectSnapshot | RevokeSnapshot;
 
 type SnapshotEntry = Readonly<{ snapshotId: number; sha: string; state: SnapshotState; capturedAt: Instant; withdrawn: boolean }>;
 
@@ -47,7 +50,7 @@ export type MarketplaceState =
 
 // Snapshots live in their marketplace's stream: capturing a commit once, deciding on it, and
 // withdrawing every approval on removal are each one atomic append (docs/decisions.md).
-type Event = MarketplaceEvent | SnapshotEvent;
+type Event = MarketplaceEvent | SnapshotEvent | PolicyDenied;
 
 const withSnapshot = (state: MarketplaceState, snapshotId: number, change: Partial<SnapshotEntry>): MarketplaceState => {
   if (state.status === 'none') return state;
@@ -84,6 +87,7 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
       case 'ingest-succeeded':
       case 'ingest-failed':
       case 'marketplace-push-scopes-removed':
+      case 'policy-denied':
         return state;
     }
   },
@@ -147,11 +151,27 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
       case 'approve-snapshot': {
         const snapshot = state.snapshots.get(command.data.snapshotId);
         if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${state.name}` });
-        const refusal = runGate(approveGate, { snapshot, inputs: command.data.inputs, at: meta.at });
-        if (refusal) return refuse(refusal);
+        const { inputs } = command.data;
+        const refusal = runGate(approveGate, { snapshot, inputs, at: meta.at });
+        if (refusal) {
+          const { record = [], ...rejection } = refusal;
+          return refuse<Event>(rejection, ...record.map((denial): Event => ({ type: 'policy-denied', data: { ...base, ...denial } })));
+        }
+        // The override is recorded only when it was what let the approval through.
+        const overrideReason = inputs.vetting.outcome === 'BLOCKED' ? inputs.overrideReason : null;
         return accept({
           type: 'snapshot-approved',
-          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, approvedAt: meta.at, approvedBy: meta.principal, overrideReason: null },
+          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, approvedAt: meta.at, approvedBy: meta.principal, overrideReason },
+        });
+      }
+      case 'revoke-snapshot': {
+        const snapshot = state.snapshots.get(command.data.snapshotId);
+        if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${state.name}` });
+        // Only an approval can be withdrawn; a snapshot decided otherwise meanwhile is left as it is.
+        if (snapshot.state !== 'approved') return accept();
+        return accept({
+          type: 'snapshot-revoked',
+          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, reason: command.data.reason, administrative: false, revokedAt: meta.at, revokedBy: meta.principal },
         });
       }
       case 'reject-snapshot': {

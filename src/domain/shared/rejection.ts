@@ -41,6 +41,5 @@ export const rejectionCodes = [
   'policy-rule-not-found',
   'vetting-blocked',
   'policy-denied',
-  'snapshot-not-approved',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

@@ -8,9 +8,11 @@ import { canonicalUrl, registrationRefusal } from '../../../domain/marketplace/t
 import { manifestPath, readManifest, rewriteExternalSources, type ManifestReading } from '../../../domain/snapshot/manifest-policy.ts';
 import type { IngestTrigger } from '../../../domain/snapshot/snapshot.events.ts';
 import type { MarketplaceRecord } from '../../../projections/marketplaces/marketplaces.queries.ts';
+import { snapshotById } from '../../../projections/snapshots/snapshots.queries.ts';
 import { execute } from '../../execute.ts';
 import type { HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
+import { runVetting } from '../vetting/vetting-run.ts';
 
 const readModels = ['marketplaces', 'snapshots', 'ledger'];
 
@@ -67,7 +69,23 @@ export async function ingest(deps: HttpDeps, request: FastifyRequest | null, mar
   }, readModels);
   const outcome = decision.events.find((e) => e.type === 'ingest-succeeded');
   if (outcome?.type !== 'ingest-succeeded') throw new Error('ingest decided without an outcome');
+  if (outcome.data.created) await vetAtIngestion(deps, outcome.data.snapshotId, marketplace, meta);
   return { snapshotId: outcome.data.snapshotId, created: outcome.data.created };
+}
+
+/**
+ * A new snapshot is vetted before the ingest answers (trigger `ingestion`). A run that cannot be made
+ * (the tree unreadable) leaves the snapshot unvetted, which reports BLOCKED until a re-vet succeeds;
+ * the capture itself stands.
+ */
+async function vetAtIngestion(deps: HttpDeps, snapshotId: number, marketplace: MarketplaceRecord, meta: CommandMeta): Promise<void> {
+  const snapshot = await snapshotById(deps.pool, snapshotId);
+  if (!snapshot) return;
+  try {
+    await runVetting(deps, snapshot, marketplace, 'ingestion', meta);
+  } catch (error) {
+    deps.logger.error({ err: error, snapshotId, marketplace: marketplace.name }, 'vetting at ingestion failed; the snapshot stays unvetted (BLOCKED) until re-vetted');
+  }
 }
 
 /** A problem with what the manifest asks for (not with reaching it): the snapshot is captured as rejected. */

@@ -2,6 +2,7 @@ import t from 'tap';
 import { marketplaceDecider, marketplaceNameDecider } from '../../../../src/domain/marketplace/marketplace.decider.ts';
 import type { MarketplaceEvent } from '../../../../src/domain/marketplace/marketplace.events.ts';
 import type { SnapshotEvent } from '../../../../src/domain/snapshot/snapshot.events.ts';
+import type { ApproveInputs } from '../../../../src/domain/snapshot/approve-gate.ts';
 import { meta, spec } from '../../../support/decider-spec.ts';
 
 const registered: MarketplaceEvent = {
@@ -43,8 +44,10 @@ const captured = (snapshotId: number, c: string, state: 'held' | 'rejected' = 'h
 const approved = (snapshotId: number, c: string): SnapshotEvent => ({
   type: 'snapshot-approved', data: { ...base, snapshotId, sha: sha(c), approvedAt: 'x', approvedBy: 'bob', overrideReason: null },
 });
-const inputs = { minimumReleaseAgeMs: 0, withdrawnShas: [] as string[] };
-const approve = (snapshotId: number, at = '2026-03-01T10:00:00.000Z', extra: Partial<typeof inputs> = {}) =>
+const inputs: ApproveInputs = {
+  minimumReleaseAgeMs: 0, withdrawnShas: [], vetting: { outcome: 'CLEAR', uncovered: [], unanswered: [] }, overrideReason: null, policyDenials: [],
+};
+const approve = (snapshotId: number, at = '2026-03-01T10:00:00.000Z', extra: Partial<ApproveInputs> = {}) =>
   ({ type: 'approve-snapshot' as const, data: { snapshotId, inputs: { ...inputs, ...extra } }, meta: meta({ at, principal: 'bob' }) });
 const ingest = (c: string, snapshotId = 50, violation: string | null = null) => ({
   type: 'record-ingest' as const,
@@ -92,6 +95,35 @@ t.test('approve: held or revoked become approved; the gate refuses in order', as
   t.strictSame(young.events, []);
   t.match(spec(marketplaceDecider).given([registered, captured(3, 'a', 'held', '2026-03-01T09:00:00.000Z')])
     .when(approve(3, '2026-03-01T10:00:00.000Z', { minimumReleaseAgeMs: 3_600_000 })), { outcome: 'accepted' }, 'exactly elapsed is enough');
+});
+
+t.test('approve gate: vetting BLOCKED refuses unless an admin overrides; then policy rules; then the release age', async (t) => {
+  const given = spec(marketplaceDecider).given([registered, captured(3, 'a', 'held', '2026-03-01T09:30:00.000Z')]);
+  const uncovered = [{ connector: 'secrets', ruleId: 'secrets-aws', location: 'a.txt:3', severity: 'HIGH', message: 'AWS key' }];
+  const blocked = { outcome: 'BLOCKED' as const, uncovered, unanswered: [] };
+  const denial = { rule: 'no-hooks', ruleId: 4, outcome: 'matched' as const, error: null };
+  // spec: "BLOCKED refuses with 409 unless an admin overrides"; vetting comes before policy and release age.
+  const refusedByVetting = given.when(approve(3, undefined, { vetting: blocked, policyDenials: [denial], minimumReleaseAgeMs: 3_600_000 }));
+  t.match(refusedByVetting, { outcome: 'refused', rejection: { code: 'vetting-blocked', extensions: { outcome: 'BLOCKED', uncovered } } });
+  t.strictSame(refusedByVetting.events, [], 'no policy-denied entry when vetting already refused');
+  t.match(given.when(approve(3, undefined, { vetting: { outcome: 'BLOCKED', uncovered: [], unanswered: ['http'] } })),
+    { outcome: 'refused', rejection: { code: 'vetting-blocked', detail: /no answer from http/ } });
+  // The admin override lets a BLOCKED snapshot through, and the approval records the reason.
+  t.match(given.when(approve(3, undefined, { vetting: blocked, overrideReason: 'false positive, reviewed' })),
+    { outcome: 'accepted', events: [{ type: 'snapshot-approved', data: { overrideReason: 'false positive, reviewed' } }] });
+  t.match(given.when(approve(3, undefined, { overrideReason: 'not needed' })),
+    { outcome: 'accepted', events: [{ type: 'snapshot-approved', data: { overrideReason: null } }] }, 'an override that was not needed is not recorded');
+  // spec, Policy: "any match or evaluation error refuses with 409 naming all deciding rules, with one policy-denied ledger entry per deciding rule"
+  const errored = { rule: 'broken', ruleId: 5, outcome: 'error' as const, error: 'no such key: x' };
+  const denied = given.when(approve(3, undefined, { vetting: blocked, overrideReason: 'ok', policyDenials: [denial, errored], minimumReleaseAgeMs: 3_600_000 }));
+  t.match(denied, { outcome: 'refused', rejection: { code: 'policy-denied', extensions: { denials: [{ rule: 'no-hooks', outcome: 'matched' }, { rule: 'broken', outcome: 'error' }] } } });
+  t.match(denied.events, [
+    { type: 'policy-denied', data: { ...base, snapshotId: 3, sha: sha('a'), rule: 'no-hooks', ruleId: 4, outcome: 'matched', error: null } },
+    { type: 'policy-denied', data: { rule: 'broken', ruleId: 5, outcome: 'error', error: 'no such key: x' } },
+  ]);
+  t.equal(denied.events.length, 2);
+  t.match(given.when(approve(3, undefined, { minimumReleaseAgeMs: 3_600_000 })), { outcome: 'refused', rejection: { code: 'release-age-not-elapsed' } },
+    'the release age is the last check');
 });
 
 t.test('reject: held or revoked become rejected; a decided snapshot answers 409; never age-gated', async (t) => {

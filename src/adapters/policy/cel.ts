@@ -1,0 +1,208 @@
+// Policy rules in CEL (spec, Policy rule; docs/policy-variables.md) on @marcbachmann/cel-js: compile once
+// (parse and type-check against the declared variables), evaluate per approval. Nothing here throws:
+// a rule that cannot run is an error string, which the approve gate treats as a denial.
+import { Environment, EvaluationError, ParseError, TypeError as CelTypeError, type ASTNode, type ParseResult } from '@marcbachmann/cel-js';
+import { policyTypes, policyVariableTypes, policyVariablesReference, type FieldSpec, type PolicyVariables } from '../../domain/policy/variables.ts';
+
+
+export const maxExpressionLength = 4096;
+/** all/exists/exists_one/map/filter inside one another: each level multiplies the work. */
+export const maxComprehensionDepth = 3;
+/** Element reads from the variables' lists per evaluation (the library has no run-time cost limit of its own). */
+export const maxListReads = 1_000_000;
+
+/** Markdown for the OpenAPI description of the policy endpoints: the variables and these limits. */
+export const policyVariablesDoc = `${policyVariablesReference}
+
+Limits: at most ${maxExpressionLength} characters; comprehensions nest at most ${maxComprehensionDepth} deep; no \`cel.bind\`; \`matches\` takes a literal
+pattern without nested repetition or back-references; an evaluation reads at most ${maxListReads.toLocaleString('en-US')} list elements.
+Full reference: docs/policy-variables.md.`;
+
+const fieldsOf = (type: string): Readonly<Record<string, FieldSpec>> | undefined => (policyTypes as Readonly<Record<string, Readonly<Record<string, FieldSpec>>>>)[type];
+
+// One class per type, registered as its constructor: cel-js converts a plain object to a declared type
+// only where a variable or an iteration variable is bound, so `snapshot.plugins[0]` on plain objects fails
+// ("is not of type 'Plugin'"). Values are built as instances instead (toCel).
+const classes: ReadonlyMap<string, new () => object> = new Map(Object.keys(policyTypes).map((name) => [name, { [name]: class {} }[name]!]));
+// cel-js 8.0.0: a field declared `timestamp` is a type of its own, not what timestamp() returns
+// (`no such overload: timestamp == google.protobuf.Timestamp`); the protobuf name is.
+const celType = (type: string) => type.replace(/\btimestamp\b/g, 'google.protobuf.Timestamp');
+
+// Building an environment is the expensive part: once per process. Types are registered as message
+// types with declared fields, so `p.nme` or `snapshot.plugins.exists(p, p.hooks > 0)` fail the check.
+const environment = (() => {
+  const env = new Environment({
+    // Structural limits at parse time (the library's only limits); generous for 4,096 characters.
+    limits: { maxAstNodes: 2048, maxDepth: 32, maxListElements: 256, maxMapEntries: 256, maxCallArguments: 8 },
+  });
+  for (const [name, fields] of Object.entries(policyTypes)) {
+    env.registerType(name, { ctor: classes.get(name)!, fields: Object.fromEntries(Object.entries(fields).map(([field, [type]]) => [field, celType(type)])) });
+  }
+  for (const [name, [type, description]] of Object.entries(policyVariableTypes)) env.registerVariable(name, celType(type), { description });
+  return env;
+})();
+
+const program = Symbol('cel program');
+/** A rule that parsed and type-checked to bool (or dyn, checked again at evaluation). */
+export type CompiledPolicy = Readonly<{ expression: string; [program]: ParseResult }>;
+
+const oneLine = (text: string) => text.split('\n')[0]!.replace(/\s+/g, ' ').trim();
+const describe = (error: unknown): string => {
+  if (error instanceof ParseError || error instanceof CelTypeError || error instanceof EvaluationError) {
+    return `${oneLine(error.summary)}${error.range === undefined ? '' : ` (column ${error.range.start + 1})`}`;
+  }
+  return oneLine(error instanceof Error ? error.message : String(error));
+};
+
+export function compilePolicy(expression: string): { ok: true; program: CompiledPolicy } | { ok: false; error: string } {
+  if (expression.length > maxExpressionLength) {
+    return { ok: false, error: `the expression is ${expression.length} characters long; at most ${maxExpressionLength}` };
+  }
+  if (expression.trim() === '') return { ok: false, error: 'the expression is empty' };
+  let parsed: ParseResult;
+  try {
+    parsed = environment.parse(expression);
+  } catch (error) {
+    return { ok: false, error: `${error instanceof ParseError && error.code === 'limit_exceeded' ? 'too complex' : 'syntax error'}: ${describe(error)}` };
+  }
+  const guard = guardProblem(parsed.ast, 0);
+  if (guard !== null) return { ok: false, error: guard };
+  const checked = parsed.check();
+  if (!checked.valid) {
+    const unknownVariable = checked.error?.code === 'unknown_variable' ? `; the variables are ${Object.keys(policyVariableTypes).join(', ')}` : '';
+    // At check time "No such key" can only be a field the declared type does not have.
+    return { ok: false, error: `type error: ${describe(checked.error).replace(/^No such key: (\S+)/, "no field named '$1'")}${unknownVariable}` };
+  }
+  // dyn (e.g. an element of a map() result) may still be a bool: evaluation refuses any other value.
+  if (checked.type !== 'bool' && checked.type !== 'dyn') {
+    return { ok: false, error: `the expression is of type ${checked.type}; a policy rule must be a bool` };
+  }
+  return { ok: true, program: { expression, [program]: parsed } };
+}
+
+export function evaluatePolicy(compiled: CompiledPolicy, variables: PolicyVariables): { matched: boolean } | { error: string } {
+  const budget = { reads: 0, exceeded: false };
+  try {
+    const context = Object.fromEntries(Object.entries(policyVariableTypes).map(([name, [type]]) =>
+      [name, toCel(type, (variables as Readonly<Record<string, unknown>>)[name], budget)]));
+    const result: unknown = compiled[program](context);
+    // Checked after the fact: exists() and all() absorb an error when another element decides the result.
+    if (budget.exceeded) return { error: overBudget };
+    if (typeof result === 'boolean') return { matched: result };
+    return { error: `the expression evaluated to ${kindOf(result)}, not a bool` };
+  } catch (error) {
+    return { error: budget.exceeded ? overBudget : describe(error) };
+  }
+}
+
+const overBudget = `evaluation exceeded ${maxListReads.toLocaleString('en-US')} list element reads; the rule is too costly for this snapshot`;
+const kindOf = (value: unknown): string =>
+  typeof value === 'bigint' ? 'an int' : typeof value === 'number' ? 'a double' : typeof value === 'string' ? 'a string'
+    : Array.isArray(value) ? 'a list' : value === null ? 'null' : typeof value === 'object' ? 'a map or message' : typeof value;
+
+type Budget = { reads: number; exceeded: boolean };
+
+/** The JSON variables as CEL values, driven by the schema: int → bigint, timestamp → Date, objects → their class, lists counted. */
+function toCel(type: string, value: unknown, budget: Budget): unknown {
+  if (type === 'int') return BigInt(value as number);
+  if (type === 'timestamp') return new Date(value as string);
+  const element = /^list<(.+)>$/.exec(type)?.[1];
+  if (element !== undefined) return counted((value as readonly unknown[]).map((item) => toCel(element, item, budget)), budget);
+  const fields = fieldsOf(type);
+  if (fields === undefined) return value;
+  const record = value as Readonly<Record<string, unknown>>;
+  const instance = new (classes.get(type)!)() as Record<string, unknown>;
+  for (const [field, [fieldType]] of Object.entries(fields)) instance[field] = toCel(fieldType, record[field], budget);
+  return instance;
+}
+
+// A Proxy keeps Array.isArray and .constructor === Array (what cel-js checks) and sees every index read,
+// so a rule like findings.exists(a, findings.exists(b, …)) stops at the budget instead of blocking the process.
+const counted = (list: unknown[], budget: Budget): unknown[] => new Proxy(list, {
+  get(target, key, receiver) {
+    if (typeof key === 'string' && key.charCodeAt(0) >= 48 && key.charCodeAt(0) <= 57 && ++budget.reads > maxListReads) {
+      budget.exceeded = true;
+      throw new Error(overBudget);
+    }
+    return Reflect.get(target, key, receiver);
+  },
+});
+
+// ---- Compile-time guards against costs the library does not bound -------------------------------------
+
+const comprehensions = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+
+const childrenOf = (node: ASTNode): readonly ASTNode[] => {
+  switch (node.op) {
+    case 'value': case 'id': return [];
+    case '.': case '.?': return [node.args[0]];
+    case '!_': case '-_': return [node.args];
+    case 'call': return node.args[1];
+    case 'rcall': return [node.args[1], ...node.args[2]];
+    case 'map': return node.args.flat();
+    default: return node.args;
+  }
+};
+
+function guardProblem(node: ASTNode, depth: number): string | null {
+  if (node.op === 'rcall') {
+    const [name, receiver, args] = node.args;
+    // cel.bind names a value, so a chain of binds can double a string or list per step: memory, not time.
+    if (name === 'bind' && receiver.op === 'id' && receiver.args === 'cel') return 'cel.bind is not allowed in policy rules';
+    if (name === 'matches') {
+      const pattern = args[0];
+      if (pattern?.op !== 'value' || typeof pattern.args !== 'string') return 'matches() takes a string literal pattern in policy rules';
+      const problem = regexProblem(pattern.args);
+      if (problem !== null) return `matches(${JSON.stringify(pattern.args)}): ${problem}`;
+    }
+    if (comprehensions.has(name)) {
+      if (depth + 1 > maxComprehensionDepth) return `${name}() is nested ${depth + 1} deep; comprehensions (all, exists, exists_one, map, filter) nest at most ${maxComprehensionDepth} deep`;
+      // Only the predicate runs once per element; the receiver is evaluated at the outer level.
+      return guardProblem(receiver, depth) ?? firstProblem(args, depth + 1);
+    }
+  }
+  return firstProblem(childrenOf(node), depth);
+}
+
+const firstProblem = (nodes: readonly ASTNode[], depth: number): string | null => {
+  for (const node of nodes) {
+    const problem = guardProblem(node, depth);
+    if (problem !== null) return problem;
+  }
+  return null;
+};
+
+/**
+ * cel-js runs `matches` on the JavaScript (backtracking) engine, not RE2, and the strings come from
+ * upstream content: refuse the shapes that backtrack exponentially (a repeated group that itself repeats
+ * or alternates, back-references). A heuristic, not a proof of linearity.
+ */
+export function regexProblem(pattern: string): string | null {
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    return `not a valid regular expression (${oneLine((error as Error).message)})`;
+  }
+  const groups: Array<{ risky: boolean }> = [{ risky: false }];
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    const group = groups[groups.length - 1]!;
+    if (ch === '\\') {
+      if (/[1-9k]/.test(pattern[i + 1] ?? '')) return 'back-references are not allowed';
+      i++;
+    } else if (ch === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+    } else if (ch === '(') {
+      groups.push({ risky: false });
+    } else if (ch === ')') {
+      const closed = groups.pop()!;
+      const parent = groups[groups.length - 1]!;
+      const repeated = /^[*+{]/.test(pattern[i + 1] ?? '');
+      if (repeated && closed.risky) return 'a repeated group may not contain a quantifier or an alternation (catastrophic backtracking)';
+      parent.risky ||= closed.risky || repeated;
+    } else if ('|*+{'.includes(ch)) {
+      group.risky = true;
+    }
+  }
+  return null;
+}

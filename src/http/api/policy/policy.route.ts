@@ -1,0 +1,111 @@
+import { Type } from 'typebox';
+import { compilePolicy, evaluatePolicy, policyVariablesDoc } from '../../../adapters/policy/cel.ts';
+import { policyRulesDecider } from '../../../domain/policy/policy.decider.ts';
+import { streams } from '../../../domain/shared/streams.ts';
+import { marketplaceById } from '../../../projections/marketplaces/marketplaces.queries.ts';
+import { policyRuleByName, policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
+import { snapshotById } from '../../../projections/snapshots/snapshots.queries.ts';
+import { metaFor, requireAdmin, requireApproverOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
+import { execute } from '../../execute.ts';
+import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { reject } from '../../problems.ts';
+import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { policyVariablesFor } from './policy-evaluation.ts';
+
+const tags = ['policy'];
+const readModels = ['policy', 'ledger'];
+const Expression = Type.String({ maxLength: 4096, description: 'CEL over the policy variables; must be a bool. A match refuses approval.' });
+const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
+
+const RuleView = Type.Object({
+  id: Type.Integer(), name: Type.String(), description: Type.String(), expression: Type.String(), enabled: Type.Boolean(),
+  createdBy: Type.String(), createdAt: Timestamp, updatedBy: Type.Union([Type.String(), Type.Null()]), updatedAt: NullableTimestamp,
+});
+const ruleView = (r: PolicyRuleRecord) => ({ ...r });
+
+const compileError = (expression: string): string | null => {
+  const compiled = compilePolicy(expression);
+  return compiled.ok ? null : compiled.error;
+};
+
+async function ruleOr404(deps: HttpDeps, name: string): Promise<PolicyRuleRecord> {
+  const rule = await policyRuleByName(deps.pool, name);
+  if (!rule) throw reject('policy-rule-not-found', `no policy rule named '${name}'`);
+  return rule;
+}
+
+const description = `Policy rules are CEL expressions evaluated at approve, after the vetting gate and before any state change: every enabled rule that matches, or fails to evaluate, refuses the approval (409 \`policy-denied\` with \`denials[]\`), with one policy-denied ledger entry per deciding rule. Disabling a rule is the off-switch.\n\n${policyVariablesDoc}`;
+
+export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
+  app.post('/api/v1/policy/rules', {
+    schema: {
+      tags, summary: 'Create a policy rule (admin)', description,
+      body: Type.Object({ name: Type.String({ maxLength: 200 }), description: Type.String({ maxLength: 2000 }), expression: Expression, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      response: { 200: RuleView, ...problemResponses(403, 409, 422) },
+    },
+  }, async (request) => {
+    const caller = await requireAdmin(deps, request);
+    const { name, description: text, expression, enabled = true } = request.body;
+    const ruleId = await deps.ids('policy-rule');
+    await execute(deps, policyRulesDecider, streams.policyRules(), {
+      type: 'create-policy-rule', data: { ruleId, name, description: text, expression, enabled, compileError: compileError(expression) },
+      meta: metaFor(deps, request, caller),
+    }, readModels);
+    return ruleView(await ruleOr404(deps, name));
+  });
+
+  app.get('/api/v1/policy/rules', {
+    schema: { tags, summary: 'Every policy rule, enabled or not (auditor or admin)', description, response: { 200: Type.Array(RuleView), ...problemResponses(403) } },
+  }, async (request) => {
+    await requireAuditorOrAdmin(deps, request);
+    return (await policyRules(deps.pool)).map(ruleView);
+  });
+
+  app.put('/api/v1/policy/rules/:name', {
+    schema: {
+      tags, summary: 'Replace a rule’s description, expression and enabled flag (admin); the expression is compiled first', params: NameParams,
+      body: Type.Object({ description: Type.String({ maxLength: 2000 }), expression: Expression, enabled: Type.Boolean() }, { additionalProperties: false }),
+      response: { 200: RuleView, ...problemResponses(403, 404, 422) },
+    },
+  }, async (request) => {
+    const caller = await requireAdmin(deps, request);
+    const { description: text, expression, enabled } = request.body;
+    await execute(deps, policyRulesDecider, streams.policyRules(), {
+      type: 'update-policy-rule', data: { name: request.params.name, description: text, expression, enabled, compileError: compileError(expression) },
+      meta: metaFor(deps, request, caller),
+    }, readModels);
+    return ruleView(await ruleOr404(deps, request.params.name));
+  });
+
+  app.delete('/api/v1/policy/rules/:name', {
+    schema: { tags, summary: 'Delete a rule (admin); answers the deleted rule', params: NameParams, response: { 200: RuleView, ...problemResponses(403, 404) } },
+  }, async (request) => {
+    const caller = await requireAdmin(deps, request);
+    const rule = await ruleOr404(deps, request.params.name);
+    await execute(deps, policyRulesDecider, streams.policyRules(), {
+      type: 'delete-policy-rule', data: { name: rule.name }, meta: metaFor(deps, request, caller),
+    }, readModels);
+    return ruleView(rule);
+  });
+
+  app.post('/api/v1/policy/playground', {
+    schema: {
+      tags, summary: 'Evaluate an expression against a snapshot as if approving it now; nothing is stored or recorded', description,
+      body: Type.Object({ snapshotId: Type.Integer({ minimum: 1, maximum: 9_007_199_254_740_991 }), expression: Type.String({ maxLength: 65_536 }) }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({ matched: Type.Optional(Type.Boolean()), error: Type.Optional(Type.String()) }),
+        ...problemResponses(403, 404),
+      },
+    },
+  }, async (request) => {
+    const snapshot = await snapshotById(deps.pool, request.body.snapshotId);
+    const marketplace = snapshot ? await marketplaceById(deps.pool, snapshot.marketplaceId) : null;
+    if (!snapshot || !marketplace) throw reject('snapshot-not-found', `no snapshot ${request.body.snapshotId}`);
+    // spec: 403 when the caller may not approve that snapshot.
+    const caller = await requireApproverOf(deps, request, marketplace);
+    const compiled = compilePolicy(request.body.expression);
+    if (!compiled.ok) return { error: compiled.error };
+    const variables = await policyVariablesFor(deps, snapshot, marketplace, caller, deps.clock.instant());
+    return evaluatePolicy(compiled.program, variables);
+  });
+}

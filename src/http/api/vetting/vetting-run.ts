@@ -1,0 +1,99 @@
+import { readScanInput } from '../../../adapters/git/tree-reader.ts';
+import { runChain } from '../../../adapters/vetting/chain.ts';
+import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
+import type { CommandMeta } from '../../../domain/shared/decider.ts';
+import { streams } from '../../../domain/shared/streams.ts';
+import { classify, evaluate, type Evaluation } from '../../../domain/vetting/outcome.ts';
+import { effectiveChain } from '../../../domain/vetting/settings.decider.ts';
+import { revetResult, vettingRunDecider, type RevetMode } from '../../../domain/vetting/vetting.decider.ts';
+import type { Affected, Classification, Verdict, VettingTrigger } from '../../../domain/vetting/vetting.events.ts';
+import type { SnapshotRecord } from '../../../projections/snapshots/snapshots.queries.ts';
+import { fetchersOf, vettingSettings, waiversOf } from '../../../projections/vetting/vetting.queries.ts';
+import { execute } from '../../execute.ts';
+import type { HttpDeps } from '../../http-deps.ts';
+
+export type VettedMarketplace = Readonly<{ id: number; name: string }>;
+
+/** The connectors that run for a marketplace, in order, under the chain settings in force. */
+export async function chainFor(deps: HttpDeps, marketplaceId: number | null) {
+  const settings = await vettingSettings(deps.pool);
+  const known = deps.vetting.connectors.map((c) => c.name);
+  const chain = effectiveChain(settings, known, marketplaceId);
+  return { settings, chain, enabled: chain.filter((link) => link.enabled).map((link) => deps.vetting.connectors.find((c) => c.name === link.name)!) };
+}
+
+export type RunOutcome = Readonly<{
+  runId: number;
+  verdicts: readonly Verdict[];
+  evaluation: Evaluation;
+  /** Re-vets only. */
+  revet: Readonly<{ classification: Classification; mode: RevetMode; revoked: boolean; affected: readonly Affected[] }> | null;
+}>;
+
+/**
+ * One vetting run of a snapshot: the enabled connectors in order over its pinned tree, recorded as one
+ * decision (verdicts, completion and, on a re-vet, the classification). In ENFORCE mode a VIOLATION of
+ * an approved snapshot then revokes it, which the publication projection turns into removed refs.
+ */
+export async function runVetting(deps: HttpDeps, snapshot: SnapshotRecord, marketplace: VettedMarketplace, trigger: VettingTrigger,
+  meta: CommandMeta): Promise<RunOutcome> {
+  const log = deps.logger.child({ component: 'vetting', snapshotId: snapshot.id, marketplace: marketplace.name, trigger });
+  const { settings, enabled } = await chainFor(deps, marketplace.id);
+  const started = deps.clock.instant();
+  const input = await readScanInput(deps.gitStore.quarantinePath(marketplace.id), snapshot.sha, {
+    maxFileBytes: deps.vetting.maxFileBytes, license: deps.vetting.license,
+  });
+  log.info({ files: input.files.length, chain: enabled.map((c) => c.name), mode: settings.mode }, 'vetting started');
+  const drafts = await runChain(enabled, input, { snapshotId: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha }, {
+    mode: settings.mode, timeoutMs: deps.vetting.timeoutMs,
+    onVerdict: (v) => log.info({ connector: v.connector, state: v.state, findings: v.findings.length, elapsedMs: Math.round(v.elapsedMs) }, 'connector finished'),
+  });
+  const runId = await deps.ids('vetting-run');
+  const verdicts: Verdict[] = [];
+  for (const draft of drafts) {
+    verdicts.push({
+      verdictId: await deps.ids('vetting-verdict'), connector: draft.connector, position: draft.position, state: draft.state,
+      detail: draft.detail, reportUrl: draft.reportUrl, findings: draft.findings,
+    });
+  }
+  const isRevet = trigger !== 'ingestion';
+  const waivers = isRevet ? await waiversOf(deps.pool, marketplace.id) : [];
+  const affected = isRevet ? await fetchersOf(deps.pool, marketplace.id, snapshot.sha) : [];
+  const finished = deps.clock.instant();
+  await execute(deps, vettingRunDecider, streams.vetting(snapshot.id), {
+    type: 'record-vetting-run',
+    data: {
+      runId, snapshotId: snapshot.id, marketplaceId: marketplace.id, marketplace: marketplace.name, sha: snapshot.sha, trigger,
+      mode: settings.mode, chain: enabled.map((c) => c.name), startedAt: started, finishedAt: finished, verdicts,
+      revet: isRevet ? { mode: deps.vetting.revetMode, waivers, affected, approved: snapshot.state === 'approved' } : null,
+    },
+    meta: { ...meta, at: finished },
+  }, ['vetting', 'ledger']);
+  const evaluation = evaluate(verdicts, snapshot.sha, waivers, finished);
+  log.info({ runId, outcome: evaluation.recordedOutcome, effective: evaluation.outcome, uncovered: evaluation.uncovered.length }, 'vetting finished');
+  if (!isRevet) return { runId, verdicts, evaluation, revet: null };
+
+  const { classification, revoke } = revetResult(classify(evaluation), deps.vetting.revetMode, snapshot.state === 'approved');
+  let revoked = false;
+  if (revoke) {
+    const rules = [...new Set(evaluation.uncovered.map((u) => u.ruleId))].join(', ');
+    const decision = await execute(deps, marketplaceDecider, streams.marketplace(marketplace.id), {
+      type: 'revoke-snapshot', data: { snapshotId: snapshot.id, reason: `re-vet violation (ENFORCE): ${rules}` }, meta: { ...meta, at: deps.clock.instant() },
+    }, ['snapshots', 'marketplaces', 'ledger', 'publication']);
+    revoked = decision.events.some((e) => e.type === 'snapshot-revoked');
+    log.warn({ runId, rules, revoked }, 're-vet violation in ENFORCE mode');
+  }
+  return { runId, verdicts, evaluation, revet: { classification, mode: deps.vetting.revetMode, revoked, affected } };
+}
+
+/** A manual or scheduled re-vet and the spec's Re-vet result. */
+export async function revet(deps: HttpDeps, snapshot: SnapshotRecord, marketplace: VettedMarketplace,
+  meta: CommandMeta, trigger: 'revet-manual' | 'revet-scheduled' = 'revet-manual') {
+  const outcome = await runVetting(deps, snapshot, marketplace, trigger, meta);
+  const revetPart = outcome.revet!;
+  return {
+    snapshotId: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha, runId: outcome.runId, classification: revetPart.classification,
+    outcome: outcome.evaluation.outcome, revoked: revetPart.revoked, mode: revetPart.mode, uncovered: [...outcome.evaluation.uncovered],
+    affected: [...revetPart.affected],
+  };
+}

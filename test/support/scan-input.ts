@@ -1,0 +1,24 @@
+// A ScanInput built from in-memory files, for connector tests (the gateway builds it from a pinned tree).
+import type { ScanFile, ScanInput } from '../../src/domain/vetting/findings.ts';
+
+export type FileContent = string | Buffer;
+
+/** Files by path → a ScanInput; Buffers with a NUL byte are binary, files over maxFileBytes are oversized. */
+export function scanInput(
+  files: Readonly<Record<string, FileContent>>,
+  options: Readonly<{ maxFileBytes?: number; allow?: readonly string[]; ban?: readonly string[] }> = {},
+): ScanInput {
+  const maxFileBytes = options.maxFileBytes ?? 1_048_576;
+  const scanFiles: ScanFile[] = Object.entries(files).map(([path, content]) => {
+    const buffer = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const oversized = buffer.length > maxFileBytes;
+    const binary = !oversized && buffer.subarray(0, 8000).includes(0);
+    return { path, size: buffer.length, text: oversized || binary ? null : buffer.toString('utf8'), binary, oversized };
+  });
+  return {
+    files: scanFiles,
+    byPath: new Map(scanFiles.map((file) => [file.path, file])),
+    maxFileBytes,
+    license: { allow: options.allow ?? [], ban: options.ban ?? [] },
+  };
+}
