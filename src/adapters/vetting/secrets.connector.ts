@@ -1,7 +1,12 @@
 import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
 import { rules as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import { fileNotScanned, locationOf, type Finding, type Severity } from '../../domain/vetting/findings.ts';
 import type { Connector } from './connector.ts';
+
+// secretlint profiles every rule on every file into the process-wide performance timeline unless told
+// not to: in a long-running gateway that is an unbounded memory growth (and a slower scan).
+secretLintProfiler.setEnabled(false);
 
 // The types come from @secretlint/types, which is not a direct dependency: derived from lintSource instead.
 type SecretLintCoreConfig = Parameters<typeof lintSource>[0]['options']['config'];
