@@ -1,18 +1,10 @@
 import type { Finding, ScanInput, ScanReport, VerdictState } from '../../domain/vetting/findings.ts';
 import { stateOf } from '../../domain/vetting/findings.ts';
-import type { ChainMode } from '../../domain/vetting/vetting.events.ts';
+import type { ChainMode, Verdict } from '../../domain/vetting/vetting.events.ts';
 import type { Connector, ConnectorResult, ScanSubject } from './connector.ts';
 
 /** A connector's verdict before the run's ids are given (the command allocates them). */
-export type DraftVerdict = Readonly<{
-  connector: string;
-  position: number;
-  state: VerdictState;
-  detail: string | null;
-  reportUrl: string | null;
-  findings: readonly Finding[];
-  elapsedMs: number;
-}>;
+export type DraftVerdict = Omit<Verdict, 'verdictId'> & Readonly<{ elapsedMs: number }>;
 
 export type ChainOptions = Readonly<{ mode: ChainMode; timeoutMs: number; onVerdict?: (verdict: DraftVerdict) => void }>;
 

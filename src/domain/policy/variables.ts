@@ -5,27 +5,11 @@
 import type { Instant } from '../shared/decider.ts';
 import type { SnapshotState } from '../snapshot/snapshot.events.ts';
 import { forgeOf } from '../marketplace/forge.ts';
+import type { InventoryComponent, InventoryPlugin } from '../plugin/inventory.ts';
 import type { Finding } from '../vetting/findings.ts';
 import type { LicenseEntry } from '../vetting/license.ts';
 
 // ---- What the caller passes --------------------------------------------------------------------------
-
-export type InventoryComponent = Readonly<{ name: string; path: string }>;
-export type InventoryHook = Readonly<{
-  event: string; matcher: string | null; type: string; runs: string; location: string; declaredBy: string;
-}>;
-/** A plugin as the content inventory reports it (spec, Content inventory). */
-export type InventoryPlugin = Readonly<{
-  name: string;
-  description: string | null;
-  source: string;
-  skills: readonly InventoryComponent[];
-  commands: readonly InventoryComponent[];
-  agents: readonly InventoryComponent[];
-  hooks: readonly InventoryHook[];
-  mcpServers: readonly InventoryComponent[];
-  lspServers: readonly InventoryComponent[];
-}>;
 
 /** A finding of the latest vetting run, with its connector and whether an active waiver suppresses it. */
 export type PolicyFindingInput = Finding & Readonly<{ connector: string; waived: boolean }>;

@@ -2,7 +2,7 @@ import { accept, type Command, type Decider, type Instant } from '../shared/deci
 import type { VerdictState } from './findings.ts';
 import { classify, evaluate, recordedOutcomeOf, type WaiverTerms } from './outcome.ts';
 import type {
-  Affected, ChainMode, Classification, VettingCompleted, VettingEvent, Verdict, VettingTrigger, VettingVerdictRecorded,
+  Affected, ChainMode, Classification, RunRef, VettingCompleted, VettingEvent, Verdict, VettingVerdictRecorded,
 } from './vetting.events.ts';
 
 // The runs of one snapshot live in its vetting stream (streams.vetting(snapshotId)). A run is decided
@@ -10,13 +10,7 @@ import type {
 
 export type RevetMode = 'WARN' | 'ENFORCE';
 
-export type RecordRun = Command<'record-vetting-run', {
-  runId: number;
-  snapshotId: number;
-  marketplaceId: number;
-  marketplace: string;
-  sha: string;
-  trigger: VettingTrigger;
+export type RecordRun = Command<'record-vetting-run', RunRef & {
   mode: ChainMode;
   chain: readonly string[];
   startedAt: Instant;

@@ -20,7 +20,7 @@ export type Verdict = Readonly<{
   findings: readonly Finding[];
 }>;
 
-type RunRef = {
+export type RunRef = {
   runId: number;
   snapshotId: number;
   marketplaceId: number;

@@ -2,14 +2,13 @@ import { Type } from 'typebox';
 import { compilePolicy, evaluatePolicy, policyVariablesDoc } from '../../../adapters/policy/cel.ts';
 import { policyRulesDecider } from '../../../domain/policy/policy.decider.ts';
 import { streams } from '../../../domain/shared/streams.ts';
-import { marketplaceById } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import { policyRuleByName, policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
-import { snapshotById } from '../../../projections/snapshots/snapshots.queries.ts';
 import { metaFor, requireAdmin, requireApproverOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import { execute } from '../../execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
 import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { addressedSnapshot } from '../snapshots/addressed.ts';
 import { policyVariablesFor } from './policy-evaluation.ts';
 
 const tags = ['policy'];
@@ -98,9 +97,7 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
   }, async (request) => {
-    const snapshot = await snapshotById(deps.pool, request.body.snapshotId);
-    const marketplace = snapshot ? await marketplaceById(deps.pool, snapshot.marketplaceId) : null;
-    if (!snapshot || !marketplace) throw reject('snapshot-not-found', `no snapshot ${request.body.snapshotId}`);
+    const { snapshot, marketplace } = await addressedSnapshot(deps, request.body.snapshotId);
     // spec: 403 when the caller may not approve that snapshot.
     const caller = await requireApproverOf(deps, request, marketplace);
     const compiled = compilePolicy(request.body.expression);

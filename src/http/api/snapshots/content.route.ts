@@ -12,7 +12,7 @@ import { snapshotsOf, type SnapshotRecord } from '../../../projections/snapshots
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';
 import { snapshotTree } from '../policy/policy-evaluation.ts';
-import { addressedSnapshot } from './reads.route.ts';
+import { addressedSnapshot } from './addressed.ts';
 
 const tags = ['snapshots'];
 const NullableString = Type.Union([Type.String(), Type.Null()]);

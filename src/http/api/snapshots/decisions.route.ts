@@ -1,6 +1,5 @@
 import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
 import { streams } from '../../../domain/shared/streams.ts';
-import { marketplaceById } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotById, withdrawnShas } from '../../../projections/snapshots/snapshots.queries.ts';
 import { Type } from 'typebox';
 import { isAdmin } from '../../../domain/role/permissions.ts';
@@ -9,6 +8,7 @@ import { latestRun, waiversOf } from '../../../projections/vetting/vetting.queri
 import { metaFor, requireApproverOf, rolesOf } from '../../auth/authorize.ts';
 import { policyDenials } from '../policy/policy-evaluation.ts';
 import { execute } from '../../execute.ts';
+import { addressedSnapshot } from './addressed.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
@@ -20,14 +20,6 @@ const ApproveQuery = Type.Object({
 }, { additionalProperties: false });
 // Approval publishes: answer once the published repository serves it.
 const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
-
-/** The addressed snapshot and its marketplace; the approver role is resolved from them server-side. */
-async function addressed(deps: HttpDeps, id: number) {
-  const snapshot = await snapshotById(deps.pool, id);
-  const marketplace = snapshot ? await marketplaceById(deps.pool, snapshot.marketplaceId) : null;
-  if (!snapshot || !marketplace) throw reject('snapshot-not-found', `no snapshot ${id}`);
-  return { snapshot, marketplace };
-}
 
 export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
   app.post('/api/v1/snapshots/:id/approve', {
@@ -41,7 +33,7 @@ export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
       response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
     },
   }, async (request) => {
-    const { snapshot, marketplace } = await addressed(deps, request.params.id);
+    const { snapshot, marketplace } = await addressedSnapshot(deps, request.params.id);
     const caller = await requireApproverOf(deps, request, marketplace);
     const overrideReason = request.query.overrideReason?.trim() || null;
     if (overrideReason !== null && !isAdmin(await rolesOf(deps, caller))) throw reject('forbidden', 'overriding a BLOCKED vetting outcome needs the admin role');
@@ -68,7 +60,7 @@ export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
   app.post('/api/v1/snapshots/:id/reject', {
     schema: { tags, summary: 'Reject a held or revoked snapshot', params: IdParams, response: { 200: SnapshotView, ...problemResponses(403, 404, 409) } },
   }, async (request) => {
-    const { snapshot, marketplace } = await addressed(deps, request.params.id);
+    const { snapshot, marketplace } = await addressedSnapshot(deps, request.params.id);
     const caller = await requireApproverOf(deps, request, marketplace);
     await execute(deps, marketplaceDecider, streams.marketplace(marketplace.id), {
       type: 'reject-snapshot', data: { snapshotId: snapshot.id }, meta: metaFor(deps, request, caller),

@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
 import { changedPaths, isBinary, listTree, readBlobs, unifiedDiffs } from '../../../adapters/git/tree-reader.ts';
-import { marketplaceById } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import { snapshotById } from '../../../projections/snapshots/snapshots.queries.ts';
 import { fetchersOf } from '../../../projections/vetting/vetting.queries.ts';
 import { requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
+import { addressedSnapshot } from './addressed.ts';
 import { IdParams, NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 import { AffectedView } from '../../schemas/vetting.schema.ts';
 
@@ -16,13 +15,6 @@ export const previewLimits = { files: 2000, fileBytes: 128 * 1024, diffEntries: 
 
 const tags = ['snapshots'];
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-
-export async function addressedSnapshot(deps: HttpDeps, id: number) {
-  const snapshot = await snapshotById(deps.pool, id);
-  const marketplace = snapshot ? await marketplaceById(deps.pool, snapshot.marketplaceId) : null;
-  if (!snapshot || !marketplace) throw reject('snapshot-not-found', `no snapshot ${id}`);
-  return { snapshot, marketplace, repo: deps.gitStore.quarantinePath(marketplace.id) };
-}
 
 export function snapshotReadRoutes(app: HttpApp, deps: HttpDeps): void {
   app.get('/api/v1/snapshots/:id/files', {

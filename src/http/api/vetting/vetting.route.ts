@@ -5,7 +5,7 @@ import { vettingSettingsDecider } from '../../../domain/vetting/settings.decider
 import { chainModes } from '../../../domain/vetting/vetting.events.ts';
 import { waiverDecider } from '../../../domain/vetting/waiver.decider.ts';
 import { marketplaceById } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import { snapshotById, snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
+import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
 import { latestRun, vetterToggles, waiverById, waiversOf } from '../../../projections/vetting/vetting.queries.ts';
 import { metaFor, requireAdmin, requireApproverOf } from '../../auth/authorize.ts';
 import { execute } from '../../execute.ts';
@@ -16,6 +16,7 @@ import {
   ChainLinkView, ChainSettingsView, RevetView, ToggleView, VettingReport, WaiverView, waiverView,
 } from '../../schemas/vetting.schema.ts';
 import { liveOr404 } from '../marketplaces/marketplaces.route.ts';
+import { addressedSnapshot } from '../snapshots/addressed.ts';
 import { chainFor, revet } from './vetting-run.ts';
 
 const tags = ['vetting'];
@@ -32,14 +33,6 @@ const WaiverBody = Type.Object({
   expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
 }, { additionalProperties: false });
 
-/** A snapshot and its marketplace (removed ones too: their records stay readable). */
-async function addressed(deps: HttpDeps, id: number) {
-  const snapshot = await snapshotById(deps.pool, id);
-  const marketplace = snapshot ? await marketplaceById(deps.pool, snapshot.marketplaceId) : null;
-  if (!snapshot || !marketplace) throw reject('snapshot-not-found', `no snapshot ${id}`);
-  return { snapshot, marketplace };
-}
-
 async function connectorsView(deps: HttpDeps, marketplaceId: number | null) {
   const { chain } = await chainFor(deps, marketplaceId);
   const described = new Map(deps.vetting.connectors.map((c) => [c.name, c.description]));
@@ -55,7 +48,7 @@ export function vettingRoutes(app: HttpApp, deps: HttpDeps): void {
       response: { 200: VettingReport, ...problemResponses(404) },
     },
   }, async (request) => {
-    const { snapshot, marketplace } = await addressed(deps, request.params.id);
+    const { snapshot, marketplace } = await addressedSnapshot(deps, request.params.id);
     const [run, waivers, connectors] = await Promise.all([latestRun(deps.pool, snapshot.id), waiversOf(deps.pool, marketplace.id), connectorsView(deps, marketplace.id)]);
     const now = deps.clock.instant();
     const evaluation = evaluate(run?.verdicts ?? null, snapshot.sha, waivers, now);
@@ -81,7 +74,7 @@ export function vettingRoutes(app: HttpApp, deps: HttpDeps): void {
       body: WaiverBody, response: { 201: WaiverView, ...problemResponses(400, 403, 404) },
     },
   }, async (request, reply) => {
-    const { snapshot, marketplace } = await addressed(deps, request.params.id);
+    const { snapshot, marketplace } = await addressedSnapshot(deps, request.params.id);
     const caller = await requireApproverOf(deps, request, marketplace);
     const body = request.body;
     const scope = body.scope;
@@ -130,7 +123,7 @@ export function vettingRoutes(app: HttpApp, deps: HttpDeps): void {
       response: { 200: RevetView, ...problemResponses(403, 404) },
     },
   }, async (request) => {
-    const { snapshot, marketplace } = await addressed(deps, request.params.id);
+    const { snapshot, marketplace } = await addressedSnapshot(deps, request.params.id);
     const caller = await requireApproverOf(deps, request, marketplace);
     return revet(deps, snapshot, marketplace, metaFor(deps, request, caller));
   });

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import type { InventoryPlugin } from '../../../../src/domain/plugin/inventory.ts';
 import {
   compilePolicy, evaluatePolicy, maxComprehensionDepth, maxExpressionLength, maxListReads, policyVariablesDoc, regexProblem, type CompiledPolicy,
 } from '../../../../src/adapters/policy/cel.ts';
-import { policyVariables, type InventoryPlugin, type PolicyFindingInput, type PolicyInputs, type PolicyVariables } from '../../../../src/domain/policy/variables.ts';
+import { policyVariables, type PolicyFindingInput, type PolicyInputs, type PolicyVariables } from '../../../../src/domain/policy/variables.ts';
 
 const sha = 'c'.repeat(40);
 const plugin = (name: string, over: Partial<InventoryPlugin> = {}): InventoryPlugin => ({

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import type { InventoryPlugin } from '../../../../src/domain/plugin/inventory.ts';
 import {
-  policyTypes, policyVariables, policyVariablesReference, policyVariableTypes, type InventoryPlugin, type PolicyInputs,
+  policyTypes, policyVariables, policyVariablesReference, policyVariableTypes, type PolicyInputs,
 } from '../../../../src/domain/policy/variables.ts';
 
 const sha = 'a'.repeat(40);
