@@ -14,7 +14,9 @@ import { openPool, redactUrl, sql, type DatabasePool } from './adapters/postgres
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock } from './adapters/system/clock.ts';
 import { createMetrics } from './adapters/system/metrics.ts';
+import { secretBox, secretKey } from './adapters/system/secret-box.ts';
 import { builtInConnectors } from './adapters/vetting/registry.ts';
+import { scheduledIngestionDuty } from './http/api/marketplaces/scheduled-ingest.ts';
 import { vettingDuties } from './http/api/vetting/sweeps.ts';
 import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
@@ -139,6 +141,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       auditExport: config.auditExport,
       metrics: createMetrics(),
       marketplaces: { allowedUrlSchemes: config.allowedUrlSchemes, minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs },
+      secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
+      sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
       vetting: {
         connectors: builtInConnectors({ http: config.vetting.http }),
         timeoutMs: config.vetting.timeoutMs,
@@ -166,7 +170,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       revetSchedule: config.vetting.revet.schedule,
       waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
       waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
-    })], logger.child({ component: 'leader' }));
+    }), scheduledIngestionDuty(deps, config.sync.schedule)], logger.child({ component: 'leader' }));
     await leadership.start();
 
     const app = await buildServer(deps);

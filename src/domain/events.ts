@@ -51,6 +51,7 @@ export const domainEventTypes = [
   'policy-rule-updated',
   'policy-rule-deleted',
   'policy-denied',
+  'sync-mode-changed',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

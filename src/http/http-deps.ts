@@ -9,6 +9,7 @@ import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { Clock } from '../adapters/system/clock.ts';
 import type { Metrics } from '../adapters/system/metrics.ts';
 import type { Connector } from '../adapters/vetting/connector.ts';
+import type { SecretBox } from '../adapters/system/secret-box.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
 
@@ -54,5 +55,8 @@ export type HttpDeps = Readonly<{
   auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
   marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number }>;
   vetting: VettingSettingsDeps;
+  /** Seals and opens stored secrets (webhook secrets). */
+  secrets: SecretBox;
+  sync: Readonly<{ maxWebhookBodyBytes: number }>;
   checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
 }>;

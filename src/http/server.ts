@@ -9,6 +9,8 @@ import { apiDocsRoute } from './actuator/api-docs.route.ts';
 import { auditRoutes } from './api/audit/audit.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
+import { syncRoutes } from './api/marketplaces/sync.route.ts';
+import { webhookRoutes } from './hooks/webhook.route.ts';
 import { contentRoutes } from './api/snapshots/content.route.ts';
 import { snapshotReadRoutes } from './api/snapshots/reads.route.ts';
 import { policyRoutes } from './api/policy/policy.route.ts';
@@ -98,6 +100,8 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   policyRoutes(app, deps);
   snapshotReadRoutes(app, deps);
   contentRoutes(app, deps);
+  syncRoutes(app, deps);
+  webhookRoutes(app, deps);
   auditRoutes(app, deps);
   const facadeCredentials = { pool: deps.pool, clock: deps.clock, tokenUse, idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null };
   facadeRoutes(app, deps, facadeCredentials);

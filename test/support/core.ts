@@ -1,3 +1,4 @@
+import { secretBox } from '../../src/adapters/system/secret-box.ts';
 import pino from 'pino';
 import type { Test } from 'tap';
 import type { NewEvent } from '../../src/adapters/eventstore/port.ts';
@@ -50,6 +51,8 @@ export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, o
     auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },
     metrics: createMetrics(),
     marketplaces: { allowedUrlSchemes: ['http', 'https'], minimumReleaseAgeMs: 0 },
+    secrets: secretBox(Buffer.alloc(32, 7)),
+    sync: { maxWebhookBodyBytes: 1_048_576 },
     vetting: { connectors: [], timeoutMs: 30_000, maxFileBytes: 1_048_576, license: { allow: [], ban: [] }, revetMode: 'WARN' },
     checks: { database: async () => {}, eventStore: async () => {} },
     ...overrides,

@@ -4,7 +4,7 @@ import { isMarketplaceName } from '../shared/names.ts';
 import { approveGate, runGate, type ApproveInputs } from '../snapshot/approve-gate.ts';
 import type { IngestTrigger, SnapshotEvent, SnapshotState } from '../snapshot/snapshot.events.ts';
 import type {
-  MarketplaceEvent, MarketplaceNameEvent, MarketplaceOrigin, PushPolicy,
+  MarketplaceEvent, MarketplaceNameEvent, MarketplaceOrigin, PushPolicy, SyncMode,
 } from './marketplace.events.ts';
 
 export type RegisterMarketplace = Command<'register-marketplace', {
@@ -32,9 +32,11 @@ export type RecordIngest = Command<'record-ingest', {
 export type RecordIngestFailure = Command<'record-ingest-failure', { reason: string; rootCause: string; nextStep: string; trigger: IngestTrigger }>;
 export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
 export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
+/** The sealed secret is made by the handler (the domain holds no key); used only when entering webhook mode. */
+export type ChangeSyncMode = Command<'change-sync-mode', { mode: SyncMode; sealedWebhookSecret: string }>;
 /** Continuous re-vetting in ENFORCE mode withdraws an approval that now violates (not administrative). */
 export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
-export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ApproveSnapshot | RejectSnapshot | RevokeSnapshot;
+export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ApproveSnapshot | RejectSnapshot | RevokeSnapshot | ChangeSyncMode;
 
 type SnapshotEntry = Readonly<{ snapshotId: number; sha: string; state: SnapshotState; capturedAt: Instant; withdrawn: boolean }>;
 
@@ -46,6 +48,7 @@ export type MarketplaceState =
     name: string;
     snapshots: ReadonlyMap<number, SnapshotEntry>;
     captured: ReadonlyMap<string, number>;
+    syncMode: SyncMode;
   };
 
 // Snapshots live in their marketplace's stream: capturing a commit once, deciding on it, and
@@ -66,7 +69,9 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
   evolve(state, event) {
     switch (event.type) {
       case 'marketplace-registered':
-        return { status: 'live', marketplaceId: event.data.marketplaceId, name: event.data.name, snapshots: new Map(), captured: new Map() };
+        return { status: 'live', marketplaceId: event.data.marketplaceId, name: event.data.name, snapshots: new Map(), captured: new Map(), syncMode: 'on-demand' };
+      case 'sync-mode-changed':
+        return state.status === 'none' ? state : { ...state, syncMode: event.data.mode };
       case 'marketplace-removed':
         return state.status === 'none' ? state : { ...state, status: 'removed' };
       case 'snapshot-captured': {
@@ -172,6 +177,18 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
         return accept({
           type: 'snapshot-revoked',
           data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, reason: command.data.reason, administrative: false, revokedAt: meta.at, revokedBy: meta.principal },
+        });
+      }
+      case 'change-sync-mode': {
+        const { mode } = command.data;
+        // PUT is idempotent: the mode it already has changes nothing (and issues no new secret).
+        if (mode === state.syncMode) return accept();
+        return accept({
+          type: 'sync-mode-changed',
+          data: {
+            marketplaceId: state.marketplaceId, name: state.name, mode, previousMode: state.syncMode,
+            sealedWebhookSecret: mode === 'webhook' ? command.data.sealedWebhookSecret : null,
+          },
         });
       }
       case 'reject-snapshot': {

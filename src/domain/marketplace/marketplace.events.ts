@@ -36,5 +36,21 @@ export type MarketplacePushScopesRemoved = Event<'marketplace-push-scopes-remove
   tokenIds: readonly number[];
 }>;
 
-export type MarketplaceEvent = MarketplaceRegistered | MarketplaceRemoved | MarketplacePushScopesRemoved;
+export const syncModes = ['on-demand', 'scheduled', 'webhook'] as const;
+export type SyncMode = (typeof syncModes)[number];
+
+/**
+ * spec, Marketplaces: entering webhook mode issues a new secret; leaving it discards the secret. The
+ * event carries the secret sealed (AES-256-GCM under gateway.secrets.key), never in clear.
+ */
+export type SyncModeChanged = Event<'sync-mode-changed', {
+  marketplaceId: number;
+  name: string;
+  mode: SyncMode;
+  previousMode: SyncMode;
+  /** Sealed webhook secret in webhook mode; null otherwise. */
+  sealedWebhookSecret: string | null;
+}>;
+
+export type MarketplaceEvent = MarketplaceRegistered | MarketplaceRemoved | MarketplacePushScopesRemoved | SyncModeChanged;
 export type MarketplaceNameEvent = MarketplaceNameReserved | MarketplaceNameReleased;

@@ -35,6 +35,12 @@ function fieldsOf(event: DomainEvent): Fields[] {
     }
     case 'marketplace-push-scopes-removed':
       return [{ marketplace: event.data.name, marketplaceId: event.data.marketplaceId, detail: `publish grant removed from tokens ${event.data.tokenIds.join(', ')}` }];
+    case 'sync-mode-changed': {
+      const d = event.data;
+      // Never the secret, not even sealed.
+      const secret = d.mode === 'webhook' ? '; a new webhook secret was issued' : d.previousMode === 'webhook' ? '; the webhook secret was discarded' : '';
+      return [{ marketplace: d.name, marketplaceId: d.marketplaceId, detail: `mode=${d.mode} (was ${d.previousMode})${secret}` }];
+    }
     case 'info-refs':
       return [{
         marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,

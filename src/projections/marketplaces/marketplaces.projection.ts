@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const marketplacesProjection: Projection = {
   name: 'marketplaces',
-  version: 2,
+  version: 3,
   tables: ['marketplaces'],
   createSql: [`
     create table marketplaces (
@@ -23,7 +23,8 @@ export const marketplacesProjection: Projection = {
       last_ingest_at timestamptz,
       last_ingest_outcome text,
       last_ingest_reason text,
-      sync_mode text not null default 'on-demand'
+      sync_mode text not null default 'on-demand',
+      webhook_secret text
     )`,
     // a removed name is free again; only one live marketplace may hold it
     'create unique index marketplaces_live_name on marketplaces (name) where removed_at is null',
@@ -47,6 +48,10 @@ export const marketplacesProjection: Projection = {
             where id = ${d.marketplaceId}`);
           break;
         }
+        case 'sync-mode-changed':
+          await tx.query(sql.unsafe`
+            update marketplaces set sync_mode = ${event.data.mode}, webhook_secret = ${event.data.sealedWebhookSecret} where id = ${event.data.marketplaceId}`);
+          break;
         case 'snapshot-captured': {
           const d = event.data;
           await tx.query(sql.unsafe`

@@ -60,3 +60,10 @@ export async function marketplaceById(db: CommonQueryMethods, id: number): Promi
   const row = await db.maybeOne(sql.type(MarketplaceRow)`select ${columns} from marketplaces where id = ${id}`);
   return row ? toRecord(row) : null;
 }
+
+/** The sealed webhook secret of a live marketplace in webhook mode, or null. */
+export async function sealedWebhookSecret(db: CommonQueryMethods, marketplaceId: number): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(z.object({ webhook_secret: z.string() }))`
+    select webhook_secret from marketplaces
+    where id = ${marketplaceId} and removed_at is null and sync_mode = 'webhook' and webhook_secret is not null`);
+}

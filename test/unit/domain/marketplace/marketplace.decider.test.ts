@@ -126,6 +126,17 @@ t.test('approve gate: vetting BLOCKED refuses unless an admin overrides; then po
     'the release age is the last check');
 });
 
+t.test('sync mode: a change records sync-mode-changed with the sealed secret only in webhook mode; the same mode changes nothing', async (t) => {
+  const change = (mode: 'on-demand' | 'scheduled' | 'webhook') => ({ type: 'change-sync-mode' as const, data: { mode, sealedWebhookSecret: 'v1.sealed' }, meta: meta() });
+  t.match(spec(marketplaceDecider).given([registered]).when(change('webhook')),
+    { outcome: 'accepted', events: [{ type: 'sync-mode-changed', data: { marketplaceId: 7, name: 'acme', mode: 'webhook', previousMode: 'on-demand', sealedWebhookSecret: 'v1.sealed' } }] });
+  t.strictSame(spec(marketplaceDecider).given([registered]).when(change('on-demand')).events, [], 'on-demand already: nothing to record');
+  const inWebhook = { type: 'sync-mode-changed' as const, data: { marketplaceId: 7, name: 'acme', mode: 'webhook' as const, previousMode: 'on-demand' as const, sealedWebhookSecret: 'v1.old' } };
+  t.strictSame(spec(marketplaceDecider).given([registered, inWebhook]).when(change('webhook')).events, [], 'no new secret for the mode it has');
+  t.match(spec(marketplaceDecider).given([registered, inWebhook]).when(change('scheduled')),
+    { events: [{ type: 'sync-mode-changed', data: { mode: 'scheduled', previousMode: 'webhook', sealedWebhookSecret: null } }] }, 'leaving webhook mode discards the secret');
+});
+
 t.test('reject: held or revoked become rejected; a decided snapshot answers 409; never age-gated', async (t) => {
   const reject = (snapshotId: number) => ({ type: 'reject-snapshot' as const, data: { snapshotId }, meta: meta() });
   t.match(spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(reject(3)), { outcome: 'accepted', events: [{ type: 'snapshot-rejected', data: { snapshotId: 3 } }] });
