@@ -1,4 +1,4 @@
-import type { Finding, ScanInput, ScanReport, VerdictState } from '../../domain/vetting/findings.ts';
+import type { ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
 import { stateOf } from '../../domain/vetting/findings.ts';
 import type { ChainMode, Verdict } from '../../domain/vetting/vetting.events.ts';
 import type { Connector, ConnectorResult, ScanSubject } from './connector.ts';
