@@ -22,6 +22,8 @@ import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
 import { projectionsFor } from './projections/registry.ts';
 import { GitStore } from './adapters/git/git-store.ts';
+import { CatalogStore } from './adapters/git/catalog-store.ts';
+import { CatalogBuilder } from './projections/catalog/catalog-builder.ts';
 import { Leadership } from './projections/runner/leader.ts';
 import { ProjectionRunner } from './projections/runner/runner.ts';
 import { ProjectionWaiter } from './projections/runner/wait-for.ts';
@@ -61,6 +63,8 @@ export type Core = Readonly<{
   runner: ProjectionRunner;
   leaderLock: AdvisoryLock;
   gitStore: GitStore;
+  /** The virtual catalog's builder; null when gateway.catalog.enabled is false. */
+  catalog: CatalogBuilder | null;
   close(): Promise<void>;
 }>;
 
@@ -92,12 +96,16 @@ export async function openCore(config: GatewayConfig, logger: Logger, databaseUr
       closers.push(() => store.close());
     }
     const gitStore = new GitStore(join(config.dataDir, 'git'));
-    const runner = new ProjectionRunner(pool, store, projectionsFor({ gitStore, store, now: () => systemClock.instant() }), {
+    const catalog = config.catalog.enabled ? new CatalogBuilder({
+      name: config.catalog.name, pool, store, gitStore, catalogStore: new CatalogStore(join(gitStore.root, 'catalog')),
+      logger: logger.child({ component: 'catalog' }), now: () => systemClock.instant(),
+    }) : null;
+    const runner = new ProjectionRunner(pool, store, projectionsFor({ gitStore, store, now: () => systemClock.instant(), catalog }), {
       batchSize: config.projections.batchSize, idlePollMs: 1000, logger: logger.child({ component: 'projections' }),
     });
     const leaderLock = new AdvisoryLock(database.url, leaderLockKey);
     closers.push(() => leaderLock.release());
-    return { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, close };
+    return { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, catalog, close };
   } catch (error) {
     await close();
     throw error;
@@ -136,6 +144,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
         maxTtlMs: config.tokens.maxTtlMs,
       },
       catalog: config.catalog,
+      catalogBuilder: core.catalog,
       gitStore: core.gitStore,
       facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
       auditExport: config.auditExport,
@@ -166,7 +175,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
         core.runner.start();
       },
       stop: () => core.runner.stop(),
-    }, vettingDuties(deps, {
+    }, ...(core.catalog ? [core.catalog] : []), vettingDuties(deps, {
       revetSchedule: config.vetting.revet.schedule,
       waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
       waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,

@@ -1,7 +1,9 @@
 import type { AccessEvent } from './access/access.events.ts';
+import type { CatalogEvent } from './catalog/catalog.events.ts';
 import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
 import type { RoleEvent, RolesRead } from './role/role.events.ts';
 import type { PublicationEvent } from './publication/publication.events.ts';
+import type { PublishEvent } from './publish/publish.events.ts';
 import type { SnapshotEvent } from './snapshot/snapshot.events.ts';
 import type { TokenEvent } from './token/token.events.ts';
 import type { PolicyEvent } from './policy/policy.events.ts';
@@ -9,13 +11,14 @@ import type { VettingEvent } from './vetting/vetting.events.ts';
 
 // The single registry of event types: what the store may hold and projections may see.
 export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent | SnapshotEvent | PublicationEvent
-  | VettingEvent | PolicyEvent;
+  | PublishEvent | VettingEvent | PolicyEvent | CatalogEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
   'marketplace-registered',
   'marketplace-removed',
   'marketplace-push-scopes-removed',
+  'marketplace-pushed',
   'marketplace-name-reserved',
   'marketplace-name-released',
   'info-refs',
@@ -52,6 +55,9 @@ export const domainEventTypes = [
   'policy-rule-deleted',
   'policy-denied',
   'sync-mode-changed',
+  'catalog-rebuilt',
+  'catalog-name-collision',
+  'catalog-rebuild-requested',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

@@ -12,6 +12,7 @@ import type { Connector } from '../adapters/vetting/connector.ts';
 import type { SecretBox } from '../adapters/system/secret-box.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
+import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
 
 export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -49,6 +50,8 @@ export type HttpDeps = Readonly<{
   identity: OidcProvider | null;
   access: AccessSettings;
   catalog: Readonly<{ enabled: boolean; name: string }>;
+  /** Builds and serves the virtual catalog; null when it is disabled. */
+  catalogBuilder: CatalogBuilder | null;
   gitStore: GitStore;
   facade: Readonly<{ idpBearerEnabled: boolean }>;
   metrics: Metrics;

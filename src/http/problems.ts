@@ -50,6 +50,7 @@ const catalogue = {
   'policy-rule-not-found': { status: 404, title: 'Policy rule not found' },
   'vetting-blocked': { status: 409, title: 'Vetting outcome is BLOCKED' },
   'policy-denied': { status: 409, title: 'Denied by policy' },
+  'catalog-not-found': { status: 404, title: 'Catalog not found' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

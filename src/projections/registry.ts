@@ -1,5 +1,7 @@
 import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { GitStore } from '../adapters/git/git-store.ts';
+import type { CatalogBuilder } from './catalog/catalog-builder.ts';
+import { catalogReactor } from './catalog/catalog.reactor.ts';
 import { ledgerProjection } from './ledger/ledger.projection.ts';
 import { policyProjection } from './policy/policy.projection.ts';
 import { vettingProjection } from './vetting/vetting.projection.ts';
@@ -11,7 +13,7 @@ import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { tokensProjection } from './tokens/tokens.projection.ts';
 
 /** `store` and `now` let publication record what needs a person (null: nothing recorded, as in tools). */
-export type ProjectionDeps = Readonly<{ gitStore: GitStore; store?: EventStore; now?: () => string }>;
+export type ProjectionDeps = Readonly<{ gitStore: GitStore; store?: EventStore; now?: () => string; catalog?: CatalogBuilder | null }>;
 
 // Every projection and reactor, in the order the runner feeds them: publication reads what the
 // snapshots projection wrote for the same batch, so it comes after it.
@@ -22,6 +24,9 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   snapshotsProjection,
   vettingProjection,
   policyProjection,
+  // After snapshots (it reads the served tips of the batch), before the ledger: a command waiting for its
+  // ledger entry answers once the catalog is rebuilt.
+  catalogReactor(deps.catalog ?? null),
   ledgerProjection,
   publicationProjection({ gitStore: deps.gitStore, store: deps.store ?? null, now: deps.now ?? (() => new Date().toISOString()) }),
 ];

@@ -46,6 +46,7 @@ export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, o
     sessions: await SessionStore.open(core.pool), identity: null,
     access: { configAdmins: [], claimMappings: [], devInsecureAuth: false, sessionTtlMs: 8 * 3_600_000, maxTtlMs: null },
     catalog: { enabled: true, name: 'catalog' },
+    catalogBuilder: null,
     gitStore: core.gitStore,
     facade: { idpBearerEnabled: false },
     auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },

@@ -41,5 +41,6 @@ export const rejectionCodes = [
   'policy-rule-not-found',
   'vetting-blocked',
   'policy-denied',
+  'catalog-not-found',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

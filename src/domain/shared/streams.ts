@@ -17,4 +17,8 @@ export const streams = {
   policyRules: () => 'policyrules-global',
   /** A failed removal of a revoked snapshot's refs, recorded once. */
   unpublishFailed: (snapshotId: number) => `unpublishfailed-${snapshotId}`,
+  /** Accepted pushes to a hosted marketplace (/publish). */
+  publish: (marketplaceId: number) => `publish-${marketplaceId}`,
+  /** One catalog revision (`catalog-<sha>`) or withdrawal, recorded once. */
+  catalog: (revision: string) => `catalog-${revision}`,
 } as const;

@@ -11,7 +11,7 @@ import type { CredentialKind } from '../../domain/access/access.events.ts';
 import { advertisedFrom, attributeWant, isAdvertised, type Advertised } from '../../domain/access/ref-attribution.ts';
 import { isMarketplaceName } from '../../domain/shared/names.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { liveMarketplaceByName, type MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';
+import { liveMarketplaceByName } from '../../projections/marketplaces/marketplaces.queries.ts';
 import { authenticateFacade, mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 
@@ -19,7 +19,8 @@ const maxRequestBytes = 8 * 1024 * 1024;
 const maxInflatedBytes = 64 * 1024 * 1024;
 const realm = 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"';
 
-type Served = Readonly<{ marketplace: MarketplaceRecord; repo: string; view: ServedView; advertised: Advertised; caller: FacadeCaller }>;
+// The virtual catalog is served with no marketplace id (its ledger entries carry its name alone).
+type Served = Readonly<{ marketplace: Readonly<{ id: number | null; name: string }>; repo: string; view: ServedView; advertised: Advertised; caller: FacadeCaller }>;
 
 // Errors in git's terms: plain text that the git client prints (DESIGN.md: /git is not JSON).
 const text = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/plain; charset=utf-8').send(`${body}\n`);
@@ -54,6 +55,16 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
         void reply.header('www-authenticate', realm);
         text(reply, 401, 'authentication required: use a personal access token as the password');
         return null;
+      }
+      // The virtual catalog answers under its own name (before a marketplace of that name), with the same
+      // credentials, scopes (a scoped token must name it) and accounting.
+      const catalog = deps.catalog.enabled ? deps.catalogBuilder : null;
+      if (catalog && name === catalog.name) {
+        if (!mayFetch(caller, name)) { notFound(reply); return null; }
+        const view = await catalog.servedView();
+        const advertised = advertisedFrom(view.refs);
+        if (advertised.main === null) { notFound(reply); return null; }
+        return { marketplace: { id: null, name }, repo: catalog.servedRepo, view, advertised, caller };
       }
       const marketplace = await liveMarketplaceByName(deps.pool, name);
       if (!marketplace || !mayFetch(caller, name)) { notFound(reply); return null; }

@@ -41,6 +41,12 @@ function fieldsOf(event: DomainEvent): Fields[] {
       const secret = d.mode === 'webhook' ? '; a new webhook secret was issued' : d.previousMode === 'webhook' ? '; the webhook secret was discarded' : '';
       return [{ marketplace: d.name, marketplaceId: d.marketplaceId, detail: `mode=${d.mode} (was ${d.previousMode})${secret}` }];
     }
+    case 'marketplace-pushed': {
+      const d = event.data;
+      // Both tips on the entry (spec: allow-rewrite "records both tips on the ledger"); sha is the new one.
+      const detail = `previousTip=${d.previousTip ?? 'none'} newTip=${d.newTip} forced=${d.forced} pushPolicy=${d.pushPolicy}`;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, ref: d.ref, sha: d.newTip, detail }];
+    }
     case 'info-refs':
       return [{
         marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,
@@ -173,6 +179,20 @@ function fieldsOf(event: DomainEvent): Fields[] {
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
         detail: `snapshot ${d.snapshotId}: rule '${d.rule}' ${d.outcome}${d.error === null ? '' : `: ${d.error}`}` }];
     }
+    case 'catalog-rebuilt': {
+      const d = event.data;
+      // spec, Events: catalog-rebuilt (detail: sha, constituents count, collisions count); the catalog under its own name.
+      const detail = d.sha === null
+        ? `withdrawn: no marketplace is served; trigger=${d.trigger}`
+        : `sha=${d.sha} constituents=${d.constituents.length} collisions=${d.collisions.length} plugins=${d.plugins}; trigger=${d.trigger}`;
+      return [{ marketplace: d.catalog, ref: d.sha === null ? null : 'refs/heads/main', sha: d.sha, detail }];
+    }
+    case 'catalog-name-collision': {
+      const d = event.data;
+      return [{ marketplace: d.catalog, sha: d.sha, detail: `plugin '${d.name}' claimed by ${d.marketplaces.join(', ')}: withheld from the catalog` }];
+    }
+    case 'catalog-rebuild-requested':
+      return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':
     case 'marketplace-name-reserved':
     case 'marketplace-name-released':
@@ -180,7 +200,8 @@ function fieldsOf(event: DomainEvent): Fields[] {
   }
 }
 
-const facadeEvents = new Set(['info-refs', 'upload-pack']);
+// A push (/publish) is a wire act as well: its source is the client address.
+const facadeEvents = new Set(['info-refs', 'upload-pack', 'marketplace-pushed']);
 
 export function ledgerDrafts(recorded: RecordedEvent): LedgerDraft[] {
   if (!isDomainEventType(recorded.type)) return [];

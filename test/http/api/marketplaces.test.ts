@@ -89,6 +89,8 @@ t.test('registration refusals (400, 409, 422) record nothing, and the upstream i
   // spec: "409: a live marketplace has that name".
   const taken = await refused(t, gw, register({ name: 'taken', url }), 409, 'marketplace-name-taken', '409 for a live name');
   t.match(taken.detail, /taken/);
+  const catalogName = await refused(t, gw, register({ name: 'catalog', url }), 409, 'marketplace-name-taken', '409 for the virtual catalog\'s name');
+  t.match(catalogName.detail, /virtual catalog/);
 
   // spec: "422: name fails ^[a-z0-9][a-z0-9_-]{0,62}$"; Errors: the 422 "states that the name is the /git/<name> path clients clone".
   for (const name of ['Acme', '-acme', '_acme', 'acme.git', 'has space', 'acme/evil', '', 'a'.repeat(64), 'ÿacme']) {

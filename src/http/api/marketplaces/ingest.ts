@@ -30,17 +30,18 @@ async function fetchTip(deps: HttpDeps, marketplace: MarketplaceRecord): Promise
 /**
  * Ingestion, whatever triggered it: fetch into quarantine and pin, read the manifest, record the
  * capture (a commit captured before creates no second snapshot), and on failure record the attempt
- * with reason, root cause and next step before answering 502.
+ * with reason, root cause and next step before answering 502. `pushedTip` (a push to a hosted
+ * marketplace) names the commit to capture instead of reading main, so every accepted push is captured.
  */
 export async function ingest(deps: HttpDeps, request: FastifyRequest | null, marketplace: MarketplaceRecord,
-  trigger: IngestTrigger, meta: CommandMeta): Promise<IngestOutcome> {
+  trigger: IngestTrigger, meta: CommandMeta, pushedTip?: string): Promise<IngestOutcome> {
   const stream = streams.marketplace(marketplace.id);
   let upstreamSha = '';
   let sha: string;
   let manifest: ManifestReading;
   const repo = deps.gitStore.quarantinePath(marketplace.id);
   try {
-    upstreamSha = await fetchTip(deps, marketplace);
+    upstreamSha = pushedTip ?? await fetchTip(deps, marketplace);
     const manifestBytes = await deps.gitStore.readFile(repo, upstreamSha, manifestPath, 1024 * 1024);
     manifest = readManifest(manifestBytes === null ? null : manifestBytes.toString('utf8'));
     sha = manifest.ok ? await resolveExternals(deps, marketplace.id, upstreamSha, manifest) : upstreamSha;

@@ -71,6 +71,10 @@ export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
     if (refusal) throw new Rejected(refusal);
     const url = requestedUrl === null ? null : canonicalUrl(requestedUrl);
     if (await liveMarketplaceByName(deps.pool, name)) throw reject('marketplace-name-taken', `a live marketplace is already named '${name}'`);
+    // The virtual catalog is served at /git/<gateway.catalog.name>: a marketplace of that name would be shadowed.
+    if (deps.catalog.enabled && name === deps.catalog.name) {
+      throw reject('marketplace-name-taken', `'${name}' is the name of the virtual catalog (gateway.catalog.name), served at /git/${name}`);
+    }
     // spec: the upstream is read only after all other checks pass; if it is unreadable nothing is registered.
     if (url !== null) await deps.gitStore.remoteDefaultBranch(url).catch((error: unknown) => { throw error instanceof UpstreamError ? upstreamProblem(error) : error; });
 

@@ -1,0 +1,76 @@
+import { Type } from 'typebox';
+import type { CatalogBuilder, CatalogRevision } from '../../../projections/catalog/catalog-builder.ts';
+import { metadataOf } from '../../../adapters/eventstore/run-command.ts';
+import { streams } from '../../../domain/shared/streams.ts';
+import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
+import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { reject } from '../../problems.ts';
+import { problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+
+const tags = ['catalog'];
+
+const CatalogRevisionView = Type.Object({
+  sha: Type.String({ description: 'The catalog commit served at /git/<gateway.catalog.name>' }),
+  generatedAt: Timestamp,
+  constituents: Type.Array(Type.Object({ marketplace: Type.String(), sha: Type.String() }), { description: 'Every served marketplace, in name order, and the commit taken' }),
+  collisions: Type.Array(Type.Object({
+    name: Type.String(),
+    marketplaces: Type.Array(Type.String(), { description: 'One entry per claim, in name order (a name claimed twice by one marketplace appears twice)' }),
+  }), { description: 'Plugin names claimed more than once across the served estate, in name order; each is published for no claimant' }),
+});
+
+const revisionView = (revision: CatalogRevision) => ({
+  sha: revision.sha,
+  generatedAt: revision.generatedAt,
+  constituents: revision.constituents.map((c) => ({ marketplace: c.marketplace, sha: c.sha })),
+  collisions: revision.collisions.map((c) => ({ name: c.name, marketplaces: [...c.marketplaces] })),
+});
+
+/** The catalog's builder, or the 404 of a disabled catalog (spec, Catalog: both endpoints 404 when disabled). */
+function enabledCatalog(deps: HttpDeps): CatalogBuilder {
+  if (!deps.catalog.enabled || deps.catalogBuilder === null) throw reject('catalog-not-found', 'the virtual catalog is disabled (gateway.catalog.enabled)');
+  return deps.catalogBuilder;
+}
+
+export function catalogRoutes(app: HttpApp, deps: HttpDeps): void {
+  app.get('/api/v1/catalog', {
+    schema: {
+      tags, summary: 'The virtual catalog revision served now',
+      description: 'Read from the catalog commit itself. 404 when the catalog is disabled or not generated yet (no marketplace is served).',
+      response: { 200: CatalogRevisionView, ...problemResponses(404) },
+    },
+  }, async (request) => {
+    callerOf(request);
+    const revision = await enabledCatalog(deps).revision();
+    if (revision === null) throw reject('catalog-not-found', 'the catalog has not been generated yet: no marketplace serves an approved snapshot');
+    return revisionView(revision);
+  });
+
+  app.post('/api/v1/catalog/rebuild', {
+    schema: {
+      tags, summary: 'Rebuild the virtual catalog now (admin)',
+      description: 'Sent with no body. The leader builds a new revision from what every marketplace serves and serves it, recorded as '
+        + 'catalog-rebuilt for the caller (and catalog-name-collision, principal catalog-builder, for each name newly withheld); the '
+        + 'answer is that revision. 404 when the catalog is disabled, or when no marketplace is served (there is then nothing to catalog).',
+      response: { 200: CatalogRevisionView, ...problemResponses(403, 404, 500, 503) },
+    },
+  }, async (request) => {
+    const builder = enabledCatalog(deps);
+    const caller = await requireAdmin(deps, request);
+    if (!(await builder.servesAnything())) throw reject('catalog-not-found', 'no marketplace serves an approved snapshot: there is nothing to catalog');
+    const before = await builder.revision();
+    // Only the leader's catalog reactor builds (one writer of the catalog's repositories): ask it, and wait.
+    const { position } = await deps.store.append(streams.catalog('requests'), [{
+      type: 'catalog-rebuild-requested', data: { catalog: builder.name }, metadata: metadataOf(metaFor(deps, request, caller)),
+    }], 'any');
+    await deps.waiter.waitFor(position, ['catalog']);
+    // What the build recorded follows the request: the answer waits until the ledger shows it.
+    await deps.waiter.waitFor(await deps.store.head(), ['ledger']);
+    const after = await builder.revision();
+    if (after === null) throw reject('catalog-not-found', 'no marketplace serves an approved snapshot any more: there is nothing to catalog');
+    if (before !== null && after.sha === before.sha) {
+      throw reject('internal-error', 'the catalog could not be rebuilt (the gateway log says why); the revision served is unchanged');
+    }
+    return revisionView(after);
+  });
+}

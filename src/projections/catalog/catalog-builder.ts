@@ -1,0 +1,329 @@
+import { AsyncResource } from 'node:async_hooks';
+import type { Logger } from 'pino';
+import { RevisionConflict, type EventMetadata, type EventStore, type NewEvent, type Position } from '../../adapters/eventstore/port.ts';
+import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
+import type { GitStore } from '../../adapters/git/git-store.ts';
+import type { ServedView } from '../../adapters/git/served-view.ts';
+import type { DatabasePool } from '../../adapters/postgres/pool.ts';
+import {
+  catalogFiles, catalogManifestPath, catalogPluginPath, catalogRecordPath, isCurrent, newlyWithheld, planCatalog, readCatalogRecord,
+  type Candidate, type CatalogRecord, type Skipped,
+} from '../../domain/catalog/catalog-plan.ts';
+import type {
+  CatalogCollision, CatalogConstituent, CatalogEvent, CatalogNameCollision, CatalogRebuilt, CatalogTrigger,
+} from '../../domain/catalog/catalog.events.ts';
+import { desiredRefs } from '../../domain/publication/desired-refs.ts';
+import type { ActorType } from '../../domain/shared/decider.ts';
+import { streams } from '../../domain/shared/streams.ts';
+import { liveMarketplaces } from '../marketplaces/marketplaces.queries.ts';
+import { publicationTarget } from '../snapshots/snapshots.queries.ts';
+
+/** spec, Catalog revision. */
+export type CatalogRevision = Readonly<{
+  sha: string;
+  generatedAt: string;
+  constituents: readonly CatalogConstituent[];
+  collisions: readonly CatalogCollision[];
+}>;
+
+/** Who a build is recorded for: the caller of the rebuild endpoint, or the gateway itself. */
+export type BuildActor = Readonly<{ principal: string; actorType: ActorType; correlationId: string; credentialId?: number }>;
+
+export type BuildResult = Readonly<{
+  /** The revision served after the build; null when no marketplace is served (nothing is). */
+  revision: CatalogRevision | null;
+  /** Where what the build recorded was appended; null when it recorded nothing. */
+  position: Position | null;
+}>;
+
+export type CatalogBuilderDeps = Readonly<{
+  /** gateway.catalog.name: the catalog is served at /git/<name>. */
+  name: string;
+  pool: DatabasePool;
+  store: EventStore;
+  gitStore: GitStore;
+  catalogStore: CatalogStore;
+  logger: Logger;
+  now(): string;
+  /** Quiet time before a scheduled pass (startup, retries); changes meanwhile are built together. */
+  debounceMs?: number;
+  /** marketplace.json files over this size are read as unreadable. */
+  maxManifestBytes?: number;
+}>;
+
+// spec, Ledger entry: system acts of the catalog are the principal catalog-builder.
+const builderPrincipal = 'catalog-builder';
+
+// The reactor's apply() runs inside the runner's transaction, where slonik refuses other connections;
+// builds run in the context this module was loaded in, outside every transaction.
+const outsideTransactions = new AsyncResource('catalog-builder-outside-transactions');
+
+const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision =>
+  ({ sha, generatedAt: record.generatedAt, constituents: record.constituents, collisions: record.collisions });
+
+/**
+ * Builds and serves the virtual catalog (DESIGN.md 5: a reactor's work, recorded as events and never
+ * re-run by a read-model rebuild). The served estate is every live marketplace's served tip as the events
+ * decide it (the same target publication converges to); a build takes those commits from quarantine,
+ * composes the catalog commit from their trees and serves it. Each revision is recorded once, in a stream
+ * of its own (`catalog-<sha>`, appended only when new), so a retry or a second replica never records it
+ * twice. Builds run one at a time in this process.
+ */
+export class CatalogBuilder {
+  private queue: Promise<unknown> = Promise.resolve();
+  private active = false;
+  private timer: NodeJS.Timeout | null = null;
+  private pending: CatalogTrigger | null = null;
+  private passing: Promise<void> | null = null;
+  private failures = 0;
+  private readonly debounceMs: number;
+
+  constructor(private readonly deps: CatalogBuilderDeps) {
+    this.debounceMs = deps.debounceMs ?? 250;
+  }
+
+  get name(): string {
+    return this.deps.name;
+  }
+
+  /** The served catalog repository (what the facade runs upload-pack on). */
+  get servedRepo(): string {
+    return this.deps.catalogStore.servedPath(this.deps.name);
+  }
+
+  servedView(): Promise<ServedView> {
+    return this.deps.catalogStore.servedView(this.deps.name);
+  }
+
+  /** The revision served now, read from the catalog commit itself; null when nothing is served. */
+  async revision(): Promise<CatalogRevision | null> {
+    const { catalogStore, name } = this.deps;
+    const sha = await catalogStore.servedSha(name);
+    if (sha === null) return null;
+    const record = readCatalogRecord(await catalogStore.servedFile(name, sha, catalogRecordPath));
+    return record === null ? null : revisionOf(sha, record);
+  }
+
+  /** Whether any marketplace serves a commit (else there is nothing to catalog). */
+  async servesAnything(): Promise<boolean> {
+    return (await this.estate()).constituents.length > 0;
+  }
+
+  /** Leader duty: from now on changes are built; the first pass brings the catalog up to date. */
+  start(): void {
+    this.active = true;
+    this.schedule('startup', 0);
+  }
+
+  async stop(): Promise<void> {
+    this.active = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.passing;
+    await this.queue;
+  }
+
+  /**
+   * The reactor saw a batch that changes what is served: build now, before the runner moves on (the
+   * registry runs this before the ledger, so a command that waits for its ledger entry answers after the
+   * catalog is rebuilt; spec, Snapshot state: approval → "catalog rebuilt"). A failed build is retried
+   * in the background; it never holds the other read models back. Until this process leads, nothing is
+   * built here: the first pass after start() compares the catalog with the estate.
+   */
+  async servedChanged(): Promise<void> {
+    if (!this.active) return;
+    try {
+      await this.buildNow('reactor', this.builderActor('reactor'), false);
+    } catch (error) {
+      this.deps.logger.error({ err: error, catalog: this.deps.name }, 'catalog build failed; retrying in the background');
+      this.failures += 1;
+      this.schedule('reactor', 1000);
+    }
+  }
+
+  /**
+   * catalog-rebuild-requested (POST /api/v1/catalog/rebuild): a new revision whatever is served, recorded
+   * for the requester. Only the leader builds, so one process writes the catalog's repositories; a failure
+   * is logged and the requester, who waits for this reactor, sees the revision unchanged.
+   */
+  async requested(requester: EventMetadata): Promise<void> {
+    if (!this.active) return;
+    const actor: BuildActor = {
+      principal: requester.principal, actorType: requester.actorType, correlationId: requester.correlationId,
+      ...(requester.credentialId === undefined ? {} : { credentialId: requester.credentialId }),
+    };
+    try {
+      await this.buildNow('api', actor, true);
+    } catch (error) {
+      this.deps.logger.error({ err: error, catalog: this.deps.name, requestedBy: requester.principal }, 'requested catalog rebuild failed');
+    }
+  }
+
+  private buildNow(trigger: CatalogTrigger, actor: BuildActor, force: boolean): Promise<BuildResult> {
+    return outsideTransactions.runInAsyncScope(() => this.exclusive(() => this.build(trigger, actor, force)));
+  }
+
+  private builderActor(trigger: CatalogTrigger): BuildActor {
+    return { principal: builderPrincipal, actorType: 'system', correlationId: `catalog-${trigger}-${this.deps.now()}` };
+  }
+
+  /** A pass soon (startup, or a retry), once, with whatever else changes meanwhile. */
+  private schedule(trigger: CatalogTrigger = 'reactor', delayMs = this.debounceMs): void {
+    if (!this.active) return;
+    if (this.pending !== 'startup') this.pending = trigger;
+    // A running pass looks at `pending` when it ends.
+    if (this.timer || this.passing) return;
+    outsideTransactions.runInAsyncScope(() => {
+      this.timer = setTimeout(() => this.pass(), delayMs);
+    });
+  }
+
+  private pass(): void {
+    this.timer = null;
+    const trigger = this.pending ?? 'reactor';
+    this.pending = null;
+    this.passing = this.exclusive(() => this.build(trigger, this.builderActor(trigger), false)).then(
+      () => { this.failures = 0; },
+      (error: unknown) => {
+        // Retried with backoff while nothing newer asks; the served catalog stays as it was meanwhile.
+        this.failures += 1;
+        this.pending ??= trigger;
+        this.deps.logger.error({ err: error, catalog: this.deps.name, failures: this.failures }, 'catalog build failed; retrying');
+      },
+    ).finally(() => {
+      this.passing = null;
+      if (this.pending !== null) this.schedule(this.pending, this.failures === 0 ? this.debounceMs : Math.min(500 * 2 ** this.failures, 60_000));
+    });
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async build(trigger: CatalogTrigger, actor: BuildActor, force: boolean): Promise<BuildResult> {
+    const { catalogStore, gitStore, name } = this.deps;
+    const servedSha = await catalogStore.servedSha(name);
+    const served = servedSha === null ? null : readCatalogRecord(await catalogStore.servedFile(name, servedSha, catalogRecordPath));
+
+    const { constituents, approved } = await this.estate();
+    await catalogStore.keepConstituents(constituents.map((c) => c.marketplaceId));
+
+    if (constituents.length === 0) {
+      // Nothing served, nothing to catalog: the facade answers 404 for the catalog as for any marketplace.
+      if (servedSha === null || !(await catalogStore.withdraw(name))) return { revision: null, position: null };
+      this.pruneSoon();
+      const withdrawn: CatalogRebuilt = {
+        type: 'catalog-rebuilt',
+        data: { catalog: name, sha: null, generatedAt: this.deps.now(), trigger, constituents: [], collisions: [], plugins: 0 },
+      };
+      return { revision: null, position: await this.append(streams.catalog(`withdrawn-${servedSha}`), [withdrawn], actor) };
+    }
+
+    if (!force && servedSha !== null && served !== null && isCurrent(served, name, constituents)) {
+      // Already served. Recorded unless an earlier build served it and failed to append.
+      return { revision: revisionOf(servedSha, served), position: await this.recordIfMissing(servedSha, served, trigger, actor) };
+    }
+
+    for (const c of constituents) await catalogStore.fetchConstituent(c.marketplaceId, gitStore.quarantinePath(c.marketplaceId), c.sha);
+    const plan = planCatalog(await Promise.all(constituents.map(async (c) => ({
+      marketplace: c.marketplace, sha: c.sha, manifest: await catalogStore.constituentFile(c.sha, catalogManifestPath, this.deps.maxManifestBytes),
+    }))));
+    const trees = await catalogStore.trees(plan.candidates.map((c) => ({ sha: c.sha, dir: c.root })));
+    const listed: Array<{ candidate: Candidate; tree: string }> = [];
+    const missing: Skipped[] = [];
+    plan.candidates.forEach((candidate, i) => {
+      const tree = trees[i];
+      if (tree) listed.push({ candidate, tree });
+      else missing.push({ marketplace: candidate.marketplace, name: candidate.name, reason: `no directory '${candidate.root || '.'}' in ${candidate.sha}` });
+    });
+    const generatedAt = this.deps.now();
+    const files = catalogFiles({ catalog: name, generatedAt, plan, listed: listed.map((l) => l.candidate), missing });
+    const sha = await catalogStore.commit({
+      blobs: [{ path: catalogManifestPath, text: files.manifest }, { path: catalogRecordPath, text: files.recordText }],
+      trees: listed.map((l) => ({ path: catalogPluginPath(l.candidate), tree: l.tree })),
+      message: files.message,
+      generatedAt,
+    });
+    await catalogStore.serve(name, sha);
+    // A previous constituent no longer approved was revoked (or its marketplace removed): what only it reached
+    // is pruned soon after, off the command's path (the facade never hands it out meanwhile: every want must
+    // be the advertised main). Superseded content stays until then; it is still approved.
+    if (served?.constituents.some((p) => !approved.get(p.marketplace)?.has(p.sha))) this.pruneSoon();
+    this.afterwards(() => catalogStore.tidy(), 'catalog work repository gc failed');
+    this.deps.logger.info({ catalog: name, sha, trigger, constituents: plan.constituents.length, plugins: listed.length, collisions: plan.collisions.length },
+      'catalog built');
+    const position = await this.append(streams.catalog(sha), this.revisionEvents(sha, files.record, listed.length, served?.collisions ?? null, trigger), actor);
+    return { revision: revisionOf(sha, files.record), position };
+  }
+
+  /**
+   * Every live marketplace that serves a commit, and that commit (desired-refs.ts: the served tip), in
+   * name order; and every live marketplace's approved commits.
+   */
+  private async estate(): Promise<{ constituents: Array<CatalogConstituent & { marketplaceId: number }>; approved: Map<string, Set<string>> }> {
+    const constituents: Array<CatalogConstituent & { marketplaceId: number }> = [];
+    const approvedByName = new Map<string, Set<string>>();
+    for (const marketplace of await liveMarketplaces(this.deps.pool)) {
+      const { approved, tip } = await publicationTarget(this.deps.pool, marketplace.id);
+      approvedByName.set(marketplace.name, new Set(approved));
+      const main = desiredRefs(approved, tip).main;
+      if (main !== null) constituents.push({ marketplaceId: marketplace.id, marketplace: marketplace.name, sha: main });
+    }
+    return { constituents, approved: approvedByName };
+  }
+
+  private pruneSoon(): void {
+    this.afterwards(() => this.deps.catalogStore.prune(this.deps.name), 'catalog prune failed; the next one retries');
+  }
+
+  /** Housekeeping after the current build, under the same lock (gc must not run beside a push). */
+  private afterwards(work: () => Promise<void>, failure: string): void {
+    void this.exclusive(work).catch((error: unknown) => this.deps.logger.warn({ err: error, catalog: this.deps.name }, failure));
+  }
+
+  /** catalog-rebuilt, then one catalog-name-collision per name withheld now and not by the revision before. */
+  private revisionEvents(sha: string, record: CatalogRecord, plugins: number, previous: readonly CatalogCollision[] | null, trigger: CatalogTrigger): CatalogEvent[] {
+    const rebuilt: CatalogRebuilt = {
+      type: 'catalog-rebuilt',
+      data: { catalog: record.catalog, sha, generatedAt: record.generatedAt, trigger, constituents: record.constituents, collisions: record.collisions, plugins },
+    };
+    const collisions = newlyWithheld(previous, record.collisions).map((c): CatalogNameCollision => ({
+      type: 'catalog-name-collision', data: { catalog: record.catalog, sha, name: c.name, marketplaces: c.marketplaces },
+    }));
+    return [rebuilt, ...collisions];
+  }
+
+  private async recordIfMissing(sha: string, record: CatalogRecord, trigger: CatalogTrigger, actor: BuildActor): Promise<Position | null> {
+    const { revision } = await this.deps.store.readStream(streams.catalog(sha));
+    if (revision !== 'no-stream') return null;
+    const manifest = await this.deps.catalogStore.servedFile(this.deps.name, sha, catalogManifestPath);
+    let plugins = 0;
+    try {
+      const parsed = JSON.parse(manifest ?? '{}') as { plugins?: unknown };
+      plugins = Array.isArray(parsed.plugins) ? parsed.plugins.length : 0;
+    } catch {
+      plugins = 0;
+    }
+    return this.append(streams.catalog(sha), this.revisionEvents(sha, record, plugins, null, trigger), actor);
+  }
+
+  /** Appended only when the stream is new: a revision (or a withdrawal) is recorded once, whoever tries again. */
+  private async append(stream: string, events: readonly CatalogEvent[], actor: BuildActor): Promise<Position | null> {
+    const at = this.deps.now();
+    const metadataFor = (event: CatalogEvent): EventMetadata => (event.type === 'catalog-name-collision'
+      ? { principal: builderPrincipal, actorType: 'system', correlationId: actor.correlationId, at }
+      : {
+        principal: actor.principal, actorType: actor.actorType, correlationId: actor.correlationId, at,
+        ...(actor.credentialId === undefined ? {} : { credentialId: actor.credentialId }),
+      });
+    const recorded: NewEvent[] = events.map((event) => ({ type: event.type, data: event.data, metadata: metadataFor(event) }));
+    try {
+      return (await this.deps.store.append(stream, recorded, 'no-stream')).position;
+    } catch (error) {
+      if (error instanceof RevisionConflict) return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import { isDomainEventType } from '../../domain/events.ts';
+import type { Projection } from '../runner/projection.ts';
+import type { CatalogBuilder } from './catalog-builder.ts';
+
+// What changes the served estate (the served tip of a marketplace, or whether it serves at all).
+const servedChanges = new Set<string>(['snapshot-approved', 'snapshot-revoked', 'marketplace-removed']);
+
+/**
+ * DESIGN.md 5: the catalog reactor (never rebuilt). Once per batch that changes what is served, or asks
+ * for a rebuild, the catalog is rebuilt from the read models of the same batch (the registry runs it after
+ * snapshots and marketplaces); the builder records what it did as events. `builder` is null when the
+ * catalog is disabled, and in tools that never build.
+ */
+export const catalogReactor = (builder: CatalogBuilder | null): Projection => ({
+  name: 'catalog',
+  version: 1,
+  tables: [],
+  createSql: [],
+  rebuild: false,
+  async apply(_tx, events) {
+    if (!builder) return;
+    const request = events.findLast((event) => event.type === 'catalog-rebuild-requested');
+    // A requested build reads the estate as it is now, so it covers the batch's other changes too.
+    if (request) await builder.requested(request.metadata);
+    else if (events.some((event) => isDomainEventType(event.type) && servedChanges.has(event.type))) await builder.servedChanged();
+  },
+});
