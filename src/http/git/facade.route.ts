@@ -9,25 +9,21 @@ import { PackStartDetector } from '../../adapters/git/pack-start.ts';
 import { encodePktLine, flushPkt, parseUploadPackRequest, PktLineError } from '../../adapters/git/pkt-line.ts';
 import type { CredentialKind } from '../../domain/access/access.events.ts';
 import { advertisedFrom, attributeWant, isAdvertised, type Advertised } from '../../domain/access/ref-attribution.ts';
-import { isMarketplaceName } from '../../domain/shared/names.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { liveMarketplaceByName } from '../../projections/marketplaces/marketplaces.queries.ts';
-import { authenticateFacade, mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
+import { mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
+import { notFound, text, wireCaller, wireErrorHandler } from './wire.ts';
 
 const maxRequestBytes = 8 * 1024 * 1024;
 const maxInflatedBytes = 64 * 1024 * 1024;
-const realm = 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"';
 
 // The virtual catalog is served with no marketplace id (its ledger entries carry its name alone).
 type Served = Readonly<{ marketplace: Readonly<{ id: number | null; name: string }>; repo: string; view: ServedView; advertised: Advertised; caller: FacadeCaller }>;
 
 // Errors in git's terms: plain text that the git client prints (DESIGN.md: /git is not JSON).
-const text = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/plain; charset=utf-8').send(`${body}\n`);
-const notFound = (reply: FastifyReply) => text(reply, 404, 'repository not found');
 
 const protocolOf = (request: FastifyRequest): 0 | 2 => (/(^|:)version=2($|:)/.test(String(request.headers['git-protocol'] ?? '')) ? 2 : 0);
-const repoName = (raw: string): string => raw.replace(/\.git$/, '');
 
 export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCredentialDeps): void {
   app.register(async (plain) => {
@@ -36,26 +32,13 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
     git.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
       { parseAs: 'buffer', bodyLimit: maxRequestBytes }, (_request, body, done) => done(null, body));
     git.setNotFoundHandler((_request, reply) => notFound(reply));
-    git.setErrorHandler((error, request, reply) => {
-      request.log.error({ err: error }, 'git facade failure');
-      if (reply.sent || reply.raw.headersSent) { reply.raw.destroy(); return; }
-      const status = (error as { statusCode?: number }).statusCode;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        return text(reply, status, status === 415 ? 'expected application/x-git-upload-pack-request' : status === 413 ? 'request body too large' : 'bad request');
-      }
-      return text(reply, 500, 'the gateway could not serve this request');
-    });
+    git.setErrorHandler(wireErrorHandler('git facade', 'application/x-git-upload-pack-request', 'the gateway could not serve this request'));
 
     /** Authenticated, live, in scope, and serving: anything else answers as a nonexistent repository. */
     async function served(request: FastifyRequest, rawName: string, reply: FastifyReply): Promise<Served | null> {
-      const name = repoName(rawName);
-      if (!isMarketplaceName(name)) { notFound(reply); return null; }
-      const caller = await authenticateFacade(credentials, request.headers.authorization);
-      if (!caller) {
-        void reply.header('www-authenticate', realm);
-        text(reply, 401, 'authentication required: use a personal access token as the password');
-        return null;
-      }
+      const authenticated = await wireCaller(credentials, request, rawName, reply);
+      if (!authenticated) return null;
+      const { name, caller } = authenticated;
       // The virtual catalog answers under its own name (before a marketplace of that name), with the same
       // credentials, scopes (a scoped token must name it) and accounting.
       const catalog = deps.catalog.enabled ? deps.catalogBuilder : null;

@@ -16,28 +16,24 @@ import type { PushPolicy } from '../../domain/marketplace/marketplace.events.ts'
 import { publishDecider } from '../../domain/publish/publish.decider.ts';
 import { publishedRef, refusePush } from '../../domain/publish/push-rules.ts';
 import type { CommandMeta } from '../../domain/shared/decider.ts';
-import { isMarketplaceName } from '../../domain/shared/names.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { liveMarketplaceByName, type MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotById } from '../../projections/snapshots/snapshots.queries.ts';
 import { ingest } from '../api/marketplaces/ingest.ts';
-import { authenticateFacade, mayPush, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
+import { mayPush, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
+import { notFound, text, wireCaller, wireErrorHandler } from './wire.ts';
 
 // Hosted publishing (spec: "a publisher pushes to /publish/{name}"): the receive side of git smart
 // HTTP over the system `git receive-pack`, into the marketplace's quarantine repository. A push never
 // changes what is served: it is recorded (marketplace-pushed) and ingested as a held snapshot.
 
-const realm = 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"';
 const requestType = 'application/x-git-receive-pack-request';
 const resultType = 'application/x-git-receive-pack-result';
 
 type Target = Readonly<{ marketplace: MarketplaceRecord; policy: PushPolicy; repo: string; caller: FacadeCaller }>;
 
 // Errors in git's terms: plain text that the git client prints (DESIGN.md: the wire surfaces are not JSON).
-const text = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/plain; charset=utf-8').send(`${body}\n`);
-const notFound = (reply: FastifyReply) => text(reply, 404, 'repository not found');
-const repoName = (raw: string): string => raw.replace(/\.git$/, '');
 const message = (line: string): Buffer => Buffer.from(`gateway: ${line}\n`, 'utf8');
 
 /** The decider refused to record a push git had applied (a rewrite on append-only). */
@@ -66,29 +62,16 @@ export function publishRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeC
     // The body is read as a stream: the command list is judged first, then the pack goes on to git.
     git.addContentTypeParser(requestType, (_request, payload, done) => done(null, payload));
     git.setNotFoundHandler((_request, reply) => notFound(reply));
-    git.setErrorHandler((error, request, reply) => {
-      request.log.error({ err: error }, 'publish failure');
-      if (reply.sent || reply.raw.headersSent) { reply.raw.destroy(); return; }
-      const status = (error as { statusCode?: number }).statusCode;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        return text(reply, status, status === 415 ? `expected ${requestType}` : status === 413 ? 'request body too large' : 'bad request');
-      }
-      return text(reply, 500, 'the gateway could not complete this push; nothing was published');
-    });
+    git.setErrorHandler(wireErrorHandler('publish', requestType, 'the gateway could not complete this push; nothing was published'));
 
     /**
      * Authenticated like the facade; then live, hosted, and named by the token's push scopes: anything
      * else answers as a nonexistent repository (spec, Tokens rule 3).
      */
     async function target(request: FastifyRequest, rawName: string, reply: FastifyReply): Promise<Target | null> {
-      const name = repoName(rawName);
-      if (!isMarketplaceName(name)) { notFound(reply); return null; }
-      const caller = await authenticateFacade(credentials, request.headers.authorization);
-      if (!caller) {
-        void reply.header('www-authenticate', realm);
-        text(reply, 401, 'authentication required: use a personal access token as the password');
-        return null;
-      }
+      const authenticated = await wireCaller(credentials, request, rawName, reply);
+      if (!authenticated) return null;
+      const { name, caller } = authenticated;
       const marketplace = await liveMarketplaceByName(deps.pool, name);
       if (!marketplace || marketplace.origin !== 'hosted' || !mayPush(caller, name)) { notFound(reply); return null; }
       const policy: PushPolicy = marketplace.pushPolicy === 'allow-rewrite' ? 'allow-rewrite' : 'append-only';

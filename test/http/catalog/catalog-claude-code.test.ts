@@ -1,12 +1,12 @@
 // Done-when of the virtual catalog: after approvals in two marketplaces, Claude Code's own plugin manager adds
 // <gateway>/git/catalog.git with one credential and installs a plugin of each.
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { ledger, session } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { marketplaceFiles } from '../../support/upstream.ts';
-import { claude, egressTrap, freshHome, preflight, prepareClaudeCode, type Ran } from '../claude/claude-code-cli.ts';
+import { claude, egressTrap, freshHome, preflight, prepareClaudeCode, shown, storeCredential } from '../claude/claude-code-cli.ts';
 import { approveMarketplace, filesWith } from './support.ts';
 
 const name = 'Claude Code adds the virtual catalog and installs a plugin of each of two marketplaces from it';
@@ -16,16 +16,6 @@ t.setTimeout(15 * 60_000);
 
 const prepared = await prepareClaudeCode();
 const ready = prepared.ok ? await preflight(prepared.cli) : prepared;
-
-function storeCredential(home: string, origin: string, user: string, token: string): void {
-  writeFileSync(join(home, '.gitconfig'), '[credential]\n\thelper = store\n');
-  const { protocol, host } = new URL(origin);
-  writeFileSync(join(home, '.git-credentials'), `${protocol}//${encodeURIComponent(user)}:${encodeURIComponent(token)}@${host}\n`, { mode: 0o600 });
-  chmodSync(join(home, '.git-credentials'), 0o600);
-}
-
-const shown = (ran: Ran, token: string) => JSON.stringify({ code: ran.code, timedOut: ran.timedOut, stdout: ran.stdout.trim(), stderr: ran.stderr.trim() })
-  .replaceAll(token, '<token>');
 
 if (!ready.ok) {
   console.log(`# Claude Code catalog test skipped: ${ready.reason}`);

@@ -1,7 +1,7 @@
 // Claude Code's own plugin manager as a test client: installed from the npm registry into a temporary
 // folder (cached between runs per version), run with a throwaway HOME, offline except for loopback.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -196,3 +196,15 @@ export async function preflight(cli: ClaudeCode): Promise<Prepared> {
     rmSync(home, { recursive: true, force: true });
   }
 }
+
+/** The git credential store of `home`: `http://<user>:<token>@<host:port>`, as `git-credential-store` writes it. */
+export function storeCredential(home: string, origin: string, user: string, token: string): void {
+  writeFileSync(join(home, '.gitconfig'), '[credential]\n\thelper = store\n');
+  const { protocol, host } = new URL(origin);
+  writeFileSync(join(home, '.git-credentials'), `${protocol}//${encodeURIComponent(user)}:${encodeURIComponent(token)}@${host}\n`, { mode: 0o600 });
+  chmodSync(join(home, '.git-credentials'), 0o600);
+}
+
+/** A command's outcome for an assertion message, with the token (should it ever appear) masked. */
+export const shown = (ran: Ran, token: string) => JSON.stringify({ code: ran.code, signal: ran.signal, timedOut: ran.timedOut, stdout: ran.stdout.trim(), stderr: ran.stderr.trim() })
+  .replaceAll(token, '<token>');

@@ -1,12 +1,12 @@
 // Claude Code's own plugin manager against the facade: `claude plugin marketplace add <gateway>/git/<name>.git`
 // then `claude plugin install <plugin>@<marketplace>`, with the personal access token in git's credential store.
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { devSession } from '../../support/api.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
-import { claude, egressTrap, freshHome, preflight, prepareClaudeCode, type Ran } from './claude-code-cli.ts';
+import { claude, egressTrap, freshHome, preflight, prepareClaudeCode, shown, storeCredential } from './claude-code-cli.ts';
 
 const name = 'Claude Code adds the facade as a marketplace and installs a plugin from it';
 
@@ -15,18 +15,6 @@ t.setTimeout(15 * 60_000);
 
 const prepared = await prepareClaudeCode();
 const ready = prepared.ok ? await preflight(prepared.cli) : prepared;
-
-/** The git credential store of `home`: `http://<user>:<token>@<host:port>`, as `git-credential-store` writes it. */
-function storeCredential(home: string, origin: string, user: string, token: string): void {
-  writeFileSync(join(home, '.gitconfig'), '[credential]\n\thelper = store\n');
-  const { protocol, host } = new URL(origin);
-  writeFileSync(join(home, '.git-credentials'), `${protocol}//${encodeURIComponent(user)}:${encodeURIComponent(token)}@${host}\n`, { mode: 0o600 });
-  chmodSync(join(home, '.git-credentials'), 0o600);
-}
-
-/** A command's outcome for an assertion message, with the token (should it ever appear) masked. */
-const shown = (ran: Ran, token: string) => JSON.stringify({ code: ran.code, signal: ran.signal, timedOut: ran.timedOut, stdout: ran.stdout.trim(), stderr: ran.stderr.trim() })
-  .replaceAll(token, '<token>');
 
 if (!ready.ok) {
   console.log(`# Claude Code plugin manager test skipped: ${ready.reason}`);
