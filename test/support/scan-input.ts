@@ -22,3 +22,14 @@ export function scanInput(
     license: { allow: options.allow ?? [], ban: options.ban ?? [] },
   };
 }
+
+/** JSON as a manifest author writes it (two-space indent), so lines can be found in it. */
+export const json = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/** The line (from 1) of the `nth` line of `text` containing `needle`; expected locations are computed, not counted. */
+export function lineWith(text: string, needle: string, nth = 1): number {
+  let seen = 0;
+  const index = text.split('\n').findIndex((line) => line.includes(needle) && ++seen === nth);
+  if (index === -1) throw new Error(`'${needle}' not found`);
+  return index + 1;
+}

@@ -21,8 +21,6 @@ const maxInflatedBytes = 64 * 1024 * 1024;
 // The virtual catalog is served with no marketplace id (its ledger entries carry its name alone).
 type Served = Readonly<{ marketplace: Readonly<{ id: number | null; name: string }>; repo: string; view: ServedView; advertised: Advertised; caller: FacadeCaller }>;
 
-// Errors in git's terms: plain text that the git client prints (DESIGN.md: /git is not JSON).
-
 const protocolOf = (request: FastifyRequest): 0 | 2 => (/(^|:)version=2($|:)/.test(String(request.headers['git-protocol'] ?? '')) ? 2 : 0);
 
 export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCredentialDeps): void {

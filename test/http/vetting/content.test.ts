@@ -30,7 +30,9 @@ t.test('content inventory, content diff against the approved baseline, and the l
   t.match(plugin.hooks, [{ event: 'PostToolUse', matcher: 'Write', type: 'command', runs: 'echo formatted', location: /^plugins\/tidy\/hooks\/hooks\.json:\d+$/, declaredBy: 'plugin' }]);
   t.match(plugin.mcpServers, [{ name: 'local', path: 'plugins/tidy/.mcp.json' }]);
   t.strictSame(plugin.lspServers, [], 'every list is present');
-  t.equal((await root.get('/api/v1/snapshots/424242/content')).status, 404);
+  for (const read of ['content', 'content-diff', 'licenses', 'files', 'file?path=LICENSE', 'diff', 'fetchers', 'provenance', 'release-age', 'four-eyes', 'name-collisions', 'tree', 'vetting']) {
+    t.equal((await root.get(`/api/v1/snapshots/424242/${read}`)).status, 404, `${read}: 404 for an unknown snapshot`);
+  }
 
   const licenses = (await root.get(`/api/v1/snapshots/${v1.id}/licenses`)).body;
   t.match(licenses, { snapshotId: v1.id, sha: v1.sha, allowed: ['MIT', 'Apache-2.0'], banned: [] });

@@ -14,12 +14,13 @@ import type { HttpDeps } from '../../http-deps.ts';
 
 export type VettedMarketplace = Readonly<{ id: number; name: string }>;
 
-/** The connectors that run for a marketplace, in order, under the chain settings in force. */
+/** Every connector in chain order for a marketplace (described, enabled or not) and those that run, under the settings in force. */
 export async function chainFor(deps: HttpDeps, marketplaceId: number | null) {
   const settings = await vettingSettings(deps.pool);
   const known = deps.vetting.connectors.map((c) => c.name);
-  const chain = effectiveChain(settings, known, marketplaceId);
-  return { settings, chain, enabled: chain.filter((link) => link.enabled).map((link) => deps.vetting.connectors.find((c) => c.name === link.name)!) };
+  const byName = new Map(deps.vetting.connectors.map((c) => [c.name, c]));
+  const chain = effectiveChain(settings, known, marketplaceId).map((link) => ({ ...link, description: byName.get(link.name)!.description }));
+  return { settings, chain, enabled: chain.filter((link) => link.enabled).map((link) => byName.get(link.name)!) };
 }
 
 export type RunOutcome = Readonly<{

@@ -33,11 +33,7 @@ const WaiverBody = Type.Object({
   expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
 }, { additionalProperties: false });
 
-async function connectorsView(deps: HttpDeps, marketplaceId: number | null) {
-  const { chain } = await chainFor(deps, marketplaceId);
-  const described = new Map(deps.vetting.connectors.map((c) => [c.name, c.description]));
-  return chain.map((link) => ({ ...link, description: described.get(link.name) ?? '' }));
-}
+const connectorsView = async (deps: HttpDeps, marketplaceId: number | null) => (await chainFor(deps, marketplaceId)).chain;
 
 export function vettingRoutes(app: HttpApp, deps: HttpDeps): void {
   app.get('/api/v1/snapshots/:id/vetting', {
@@ -145,9 +141,8 @@ export function vettingRoutes(app: HttpApp, deps: HttpDeps): void {
   // -- chain settings (admin): each change on the ledger with actor, vetter, scope, new state and reason
 
   const settingsView = async (marketplaceId: number | null) => {
-    const { settings } = await chainFor(deps, marketplaceId);
-    const connectors = await connectorsView(deps, marketplaceId);
-    return { mode: settings.mode, order: connectors.map((c) => c.name), connectors };
+    const { settings, chain } = await chainFor(deps, marketplaceId);
+    return { mode: settings.mode, order: chain.map((c) => c.name), connectors: chain };
   };
 
   app.get('/api/v1/marketplaces/:name/vetting-chain', {

@@ -1,10 +1,9 @@
 import t from 'tap';
 import { inventoryOf } from '../../../../src/domain/plugin/inventory.ts';
 import { readLayout } from '../../../../src/domain/plugin/layout.ts';
-import { scanInput, type FileContent } from '../../../support/scan-input.ts';
+import { scanInput, type FileContent, json } from '../../../support/scan-input.ts';
 
 const inventory = (files: Record<string, FileContent>) => inventoryOf(readLayout(scanInput(files).byPath));
-const json = (value: unknown) => JSON.stringify(value, null, 2);
 const listKeys = ['skills', 'commands', 'agents', 'hooks', 'mcpServers', 'lspServers'];
 
 t.test('the spec shape, with every list present and repository-relative paths', async (t) => {

@@ -1,20 +1,12 @@
 import t from 'tap';
 import { frontmatterOf, inside, parseJson, readLayout, resolveSource, sourceText } from '../../../../src/domain/plugin/layout.ts';
-import { scanInput, type FileContent } from '../../../support/scan-input.ts';
+import { scanInput, type FileContent, json, lineWith } from '../../../support/scan-input.ts';
 
 const marketplace = (plugins: unknown[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ name: 'acme', owner: { name: 'Acme' }, ...extra, plugins }, null, 2);
 const layoutOf = (files: Record<string, FileContent>, maxFileBytes?: number) =>
   readLayout(scanInput(files, maxFileBytes === undefined ? {} : { maxFileBytes }).byPath);
-const json = (value: unknown) => JSON.stringify(value, null, 2);
 /** The line (from 1) of the nth line of `text` that contains `needle`. */
-const lineWith = (text: string, needle: string, nth = 1): number => {
-  const lines = text.split('\n');
-  let seen = 0;
-  const index = lines.findIndex((line) => line.includes(needle) && ++seen === nth);
-  if (index === -1) throw new Error(`'${needle}' not found`);
-  return index + 1;
-};
 
 t.test('default locations: skills/<name>/SKILL.md, commands/*.md, agents/*.md, hooks/hooks.json, .mcp.json, .lsp.json', async (t) => {
   const hooksJson = json({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo pre' }] }] } });

@@ -1,16 +1,9 @@
 import t from 'tap';
 import { hooksConnector, shellRisks } from '../../../../../src/domain/vetting/connectors/hooks.connector.ts';
 import { stateOf, type Finding } from '../../../../../src/domain/vetting/findings.ts';
-import { scanInput, type FileContent } from '../../../../support/scan-input.ts';
+import { scanInput, type FileContent, json, lineWith } from '../../../../support/scan-input.ts';
 
 const M = '.claude-plugin/marketplace.json';
-const json = (value: unknown) => JSON.stringify(value, null, 2);
-const lineWith = (text: string, needle: string, nth = 1): number => {
-  let seen = 0;
-  const index = text.split('\n').findIndex((line) => line.includes(needle) && ++seen === nth);
-  if (index === -1) throw new Error(`'${needle}' not found`);
-  return index + 1;
-};
 const onePlugin = json({ name: 'acme', owner: { name: 'A' }, plugins: [{ name: 'alpha', source: './alpha' }] });
 const hooksFile = (...commands: string[]) => json({
   hooks: { PreToolUse: [{ matcher: 'Bash', hooks: commands.map((command) => ({ type: 'command', command })) }] },

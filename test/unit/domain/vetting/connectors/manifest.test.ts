@@ -1,17 +1,10 @@
 import t from 'tap';
 import { manifestConnector } from '../../../../../src/domain/vetting/connectors/manifest.connector.ts';
 import { stateOf, type Finding } from '../../../../../src/domain/vetting/findings.ts';
-import { scanInput, type FileContent } from '../../../../support/scan-input.ts';
+import { scanInput, type FileContent, json, lineWith } from '../../../../support/scan-input.ts';
 
 const M = '.claude-plugin/marketplace.json';
-const json = (value: unknown) => JSON.stringify(value, null, 2);
 const marketplace = (plugins: unknown[], extra: Record<string, unknown> = {}) => json({ name: 'acme', owner: { name: 'Acme' }, ...extra, plugins });
-const lineWith = (text: string, needle: string, nth = 1): number => {
-  let seen = 0;
-  const index = text.split('\n').findIndex((line) => line.includes(needle) && ++seen === nth);
-  if (index === -1) throw new Error(`'${needle}' not found`);
-  return index + 1;
-};
 const scan = (files: Record<string, FileContent>, maxFileBytes?: number) =>
   manifestConnector.scan(scanInput(files, maxFileBytes === undefined ? {} : { maxFileBytes }));
 const brief = (findings: readonly Finding[]) => findings.map((f) => [f.id, f.severity, f.location]);
