@@ -69,3 +69,6 @@ const known = new Set<string>(domainEventTypes);
 export const isDomainEventType = (type: string): type is DomainEventType => known.has(type);
 
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
+
+/** A fact built by name: the compiler checks `data` against the event type it names. */
+export const fact = <T extends DomainEventType>(type: T, data: EventOf<T>['data']): EventOf<T> => ({ type, data }) as EventOf<T>;

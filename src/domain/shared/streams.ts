@@ -15,6 +15,8 @@ export const streams = {
   vettingSettings: () => 'vettingsettings-global',
   waivers: (marketplaceId: number) => `waivers-${marketplaceId}`,
   policyRules: () => 'policyrules-global',
+  /** What publication's startup reconciliation repaired in one marketplace's published repository. */
+  publication: (marketplaceId: number) => `publication-${marketplaceId}`,
   /** A failed removal of a revoked snapshot's refs, recorded once. */
   unpublishFailed: (snapshotId: number) => `unpublishfailed-${snapshotId}`,
   /** Accepted pushes to a hosted marketplace (/publish). */
