@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { RevisionConflict, type EventMetadata, type EventStore, type NewEvent, type Position } from '../../adapters/eventstore/port.ts';
 import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
@@ -17,6 +16,7 @@ import type { ActorType } from '../../domain/shared/decider.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { liveMarketplaces } from '../marketplaces/marketplaces.queries.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
+import { outsideTransaction } from '../runner/outside-transaction.ts';
 
 /** spec, Catalog revision. */
 export type CatalogRevision = Readonly<{
@@ -53,10 +53,6 @@ export type CatalogBuilderDeps = Readonly<{
 
 // spec, Ledger entry: system acts of the catalog are the principal catalog-builder.
 const builderPrincipal = 'catalog-builder';
-
-// The reactor's apply() runs inside the runner's transaction, where slonik refuses other connections;
-// builds run in the context this module was loaded in, outside every transaction.
-const outsideTransactions = new AsyncResource('catalog-builder-outside-transactions');
 
 const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision =>
   ({ sha, generatedAt: record.generatedAt, constituents: record.constituents, collisions: record.collisions });
@@ -160,7 +156,7 @@ export class CatalogBuilder {
   }
 
   private buildNow(trigger: CatalogTrigger, actor: BuildActor, force: boolean): Promise<BuildResult> {
-    return outsideTransactions.runInAsyncScope(() => this.exclusive(() => this.build(trigger, actor, force)));
+    return outsideTransaction(() => this.exclusive(() => this.build(trigger, actor, force)));
   }
 
   private builderActor(trigger: CatalogTrigger): BuildActor {
@@ -173,7 +169,7 @@ export class CatalogBuilder {
     if (this.pending !== 'startup') this.pending = trigger;
     // A running pass looks at `pending` when it ends.
     if (this.timer || this.passing) return;
-    outsideTransactions.runInAsyncScope(() => {
+    outsideTransaction(() => {
       this.timer = setTimeout(() => this.pass(), delayMs);
     });
   }

@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import type { EventStore } from '../../adapters/eventstore/port.ts';
 import { RevisionConflict } from '../../adapters/eventstore/port.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
@@ -8,6 +7,7 @@ import { streams } from '../../domain/shared/streams.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 import type { Projection } from '../runner/projection.ts';
+import { outsideTransaction } from '../runner/outside-transaction.ts';
 
 /** Marketplaces whose served set an event changes. */
 function touched(event: DomainEvent): number | null {
@@ -59,13 +59,10 @@ export const publicationProjection = (deps: PublicationDeps): Projection => ({
   },
 });
 
-// apply() runs inside the runner's transaction, where slonik refuses other connections; the failure is
-// recorded from the context this module was loaded in, outside every transaction.
-const outsideTransactions = new AsyncResource('publication-outside-transactions');
-
+// apply() runs inside the runner's transaction: the failure is recorded outside it.
 /** One snapshot-unpublish-failed per snapshot, ever: its own stream, appended only when new. */
 function recordUnpublishFailed(deps: PublicationDeps, revoked: readonly Revoked[], error: unknown): Promise<void> {
-  return outsideTransactions.runInAsyncScope(() => appendUnpublishFailed(deps, revoked, error));
+  return outsideTransaction(() => appendUnpublishFailed(deps, revoked, error));
 }
 
 async function appendUnpublishFailed(deps: PublicationDeps, revoked: readonly Revoked[], error: unknown): Promise<void> {
