@@ -2,7 +2,7 @@ import { runCommand } from '../adapters/eventstore/run-command.ts';
 import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { CommandMeta, Decider, Decision } from '../domain/shared/decider.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
-import { Rejected } from './problems.ts';
+import { Rejected } from './rejected.ts';
 
 export type CommandDeps = Readonly<{ store: EventStore; waiter: ProjectionWaiter; retries?: number }>;
 

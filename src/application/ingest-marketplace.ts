@@ -1,25 +1,27 @@
-import type { FastifyRequest } from 'fastify';
-import { UpstreamError } from '../../../adapters/git/git-store.ts';
-import { gitText } from '../../../adapters/git/git-process.ts';
-import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
-import type { CommandMeta } from '../../../domain/shared/decider.ts';
-import { streams } from '../../../domain/shared/streams.ts';
-import { canonicalUrl, registrationRefusal } from '../../../domain/marketplace/trust-boundary.ts';
-import { manifestPath, readManifest, rewriteExternalSources, type ManifestReading } from '../../../domain/snapshot/manifest-policy.ts';
-import type { IngestTrigger } from '../../../domain/snapshot/snapshot.events.ts';
-import type { MarketplaceRecord } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import { snapshotById } from '../../../projections/snapshots/snapshots.queries.ts';
-import { execute } from '../../execute.ts';
-import type { HttpDeps } from '../../http-deps.ts';
-import { reject } from '../../problems.ts';
-import { runVetting } from '../vetting/vetting-run.ts';
+import { UpstreamError } from '../adapters/git/git-store.ts';
+import { gitText } from '../adapters/git/git-process.ts';
+import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
+import type { CommandMeta } from '../domain/shared/decider.ts';
+import { streams } from '../domain/shared/streams.ts';
+import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
+import { manifestPath, readManifest, rewriteExternalSources, type ManifestReading } from '../domain/snapshot/manifest-policy.ts';
+import type { IngestTrigger } from '../domain/snapshot/snapshot.events.ts';
+import type { MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
+import { snapshotById } from '../projections/snapshots/snapshots.queries.ts';
+import { execute } from './execute.ts';
+import type { Ports } from './ports.ts';
+import { reject } from './rejected.ts';
+import { runVetting, type VettingPorts } from './run-vetting.ts';
 
 const readModels = ['marketplaces', 'snapshots', 'ledger'];
+
+/** What an ingestion uses: git, the registry, the trust boundary's schemes, and vetting of what it captures. */
+export type IngestPorts = VettingPorts & Pick<Ports, 'marketplaces'>;
 
 export type IngestOutcome = Readonly<{ snapshotId: number; created: boolean }>;
 
 /** The commit to capture: the upstream default branch, or for a hosted marketplace what was pushed to main. */
-async function fetchTip(deps: HttpDeps, marketplace: MarketplaceRecord): Promise<string> {
+async function fetchTip(deps: Pick<Ports, 'gitStore'>, marketplace: MarketplaceRecord): Promise<string> {
   if (marketplace.url !== null) return (await deps.gitStore.fetchUpstream(marketplace.id, marketplace.url)).sha;
   const repo = await deps.gitStore.ensureQuarantine(marketplace.id);
   const sha = await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}']).catch(() => '');
@@ -33,7 +35,7 @@ async function fetchTip(deps: HttpDeps, marketplace: MarketplaceRecord): Promise
  * with reason, root cause and next step before answering 502. `pushedTip` (a push to a hosted
  * marketplace) names the commit to capture instead of reading main, so every accepted push is captured.
  */
-export async function ingest(deps: HttpDeps, request: FastifyRequest | null, marketplace: MarketplaceRecord,
+export async function ingest(deps: IngestPorts, marketplace: MarketplaceRecord,
   trigger: IngestTrigger, meta: CommandMeta, pushedTip?: string): Promise<IngestOutcome> {
   const stream = streams.marketplace(marketplace.id);
   let upstreamSha = '';
@@ -52,7 +54,7 @@ export async function ingest(deps: HttpDeps, request: FastifyRequest | null, mar
     } else {
       const failure = error instanceof UpstreamError ? error
         : new UpstreamError('ingestion failed', error instanceof Error ? error.message : String(error), 'retry; if it persists, see the gateway log');
-      request?.log.warn({ marketplace: marketplace.name, reason: failure.reason, rootCause: failure.rootCause }, 'ingest failed');
+      deps.logger.warn({ marketplace: marketplace.name, reason: failure.reason, rootCause: failure.rootCause }, 'ingest failed');
       await execute(deps, marketplaceDecider, stream, {
         type: 'record-ingest-failure', data: { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep, trigger }, meta,
       }, readModels);
@@ -79,7 +81,7 @@ export async function ingest(deps: HttpDeps, request: FastifyRequest | null, mar
  * (the tree unreadable) leaves the snapshot unvetted, which reports BLOCKED until a re-vet succeeds;
  * the capture itself stands.
  */
-async function vetAtIngestion(deps: HttpDeps, snapshotId: number, marketplace: MarketplaceRecord, meta: CommandMeta): Promise<void> {
+async function vetAtIngestion(deps: VettingPorts, snapshotId: number, marketplace: MarketplaceRecord, meta: CommandMeta): Promise<void> {
   const snapshot = await snapshotById(deps.pool, snapshotId);
   if (!snapshot) return;
   try {
@@ -96,7 +98,7 @@ class ManifestViolation extends Error {}
  * External plugin sources are fetched and resolved into a composite commit whose parent is the
  * upstream commit, so the served tree is self-contained; without externals the upstream commit is served.
  */
-async function resolveExternals(deps: HttpDeps, marketplaceId: number, upstreamSha: string, manifest: ManifestReading & { ok: true }): Promise<string> {
+async function resolveExternals(deps: Pick<Ports, 'gitStore' | 'marketplaces'>, marketplaceId: number, upstreamSha: string, manifest: ManifestReading & { ok: true }): Promise<string> {
   if (manifest.externals.length === 0) return upstreamSha;
   const trees = [];
   for (const external of manifest.externals) {

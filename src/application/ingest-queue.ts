@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { IngestTrigger } from '../../../domain/snapshot/snapshot.events.ts';
-import type { MarketplaceRecord } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import type { HttpDeps } from '../../http-deps.ts';
-import { ingest } from './ingest.ts';
+import type { IngestTrigger } from '../domain/snapshot/snapshot.events.ts';
+import type { MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
+import { ingest, type IngestPorts } from './ingest-marketplace.ts';
 
 /**
  * Ingestions nobody waits for (webhooks, the schedule): one at a time per marketplace; a request while
@@ -13,7 +12,7 @@ export class IngestQueue {
   private readonly running = new Map<number, Promise<void>>();
   private readonly again = new Set<number>();
 
-  constructor(private readonly deps: HttpDeps) {}
+  constructor(private readonly deps: IngestPorts) {}
 
   enqueue(marketplace: MarketplaceRecord, trigger: IngestTrigger, principal: string): void {
     if (this.running.has(marketplace.id)) {
@@ -25,7 +24,7 @@ export class IngestQueue {
         this.again.delete(marketplace.id);
         const meta = { principal, actorType: 'system' as const, at: this.deps.clock.instant(), correlationId: randomUUID() };
         try {
-          const { snapshotId, created } = await ingest(this.deps, null, marketplace, trigger, meta);
+          const { snapshotId, created } = await ingest(this.deps, marketplace, trigger, meta);
           this.deps.logger.info({ marketplace: marketplace.name, trigger, snapshotId, created }, 'ingested');
         } catch (error) {
           this.deps.logger.warn({ marketplace: marketplace.name, trigger, err: error }, 'ingestion failed (recorded as ingest-failed)');

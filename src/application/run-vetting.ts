@@ -1,21 +1,24 @@
-import { readScanInput } from '../../../adapters/git/tree-reader.ts';
-import { runChain } from '../../../adapters/vetting/chain.ts';
-import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
-import type { CommandMeta } from '../../../domain/shared/decider.ts';
-import { streams } from '../../../domain/shared/streams.ts';
-import { classify, evaluate, type Evaluation } from '../../../domain/vetting/outcome.ts';
-import { effectiveChain } from '../../../domain/vetting/settings.decider.ts';
-import { revetResult, vettingRunDecider, type RevetMode } from '../../../domain/vetting/vetting.decider.ts';
-import type { Affected, Classification, Verdict, VettingTrigger } from '../../../domain/vetting/vetting.events.ts';
-import type { SnapshotRecord } from '../../../projections/snapshots/snapshots.queries.ts';
-import { fetchersOf, vettingSettings, waiversOf } from '../../../projections/vetting/vetting.queries.ts';
-import { execute } from '../../execute.ts';
-import type { HttpDeps } from '../../http-deps.ts';
+import { readScanInput } from '../adapters/git/tree-reader.ts';
+import { runChain } from '../adapters/vetting/chain.ts';
+import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
+import type { CommandMeta } from '../domain/shared/decider.ts';
+import { streams } from '../domain/shared/streams.ts';
+import { classify, evaluate, type Evaluation } from '../domain/vetting/outcome.ts';
+import { effectiveChain } from '../domain/vetting/settings.decider.ts';
+import { revetResult, vettingRunDecider, type RevetMode } from '../domain/vetting/vetting.decider.ts';
+import type { Affected, Classification, Verdict, VettingTrigger } from '../domain/vetting/vetting.events.ts';
+import type { SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
+import { fetchersOf, vettingSettings, waiversOf } from '../projections/vetting/vetting.queries.ts';
+import { execute } from './execute.ts';
+import type { Ports } from './ports.ts';
+
+/** What a vetting run uses: the chain's settings, the pinned tree, ids, and the stores it records in. */
+export type VettingPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'clock' | 'ids' | 'logger' | 'gitStore' | 'vetting'>;
 
 export type VettedMarketplace = Readonly<{ id: number; name: string }>;
 
 /** Every connector in chain order for a marketplace (described, enabled or not) and those that run, under the settings in force. */
-export async function chainFor(deps: HttpDeps, marketplaceId: number | null) {
+export async function chainFor(deps: Pick<Ports, 'pool' | 'vetting'>, marketplaceId: number | null) {
   const settings = await vettingSettings(deps.pool);
   const known = deps.vetting.connectors.map((c) => c.name);
   const byName = new Map(deps.vetting.connectors.map((c) => [c.name, c]));
@@ -36,7 +39,7 @@ export type RunOutcome = Readonly<{
  * decision (verdicts, completion and, on a re-vet, the classification). In ENFORCE mode a VIOLATION of
  * an approved snapshot then revokes it, which the publication projection turns into removed refs.
  */
-export async function runVetting(deps: HttpDeps, snapshot: SnapshotRecord, marketplace: VettedMarketplace, trigger: VettingTrigger,
+export async function runVetting(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: VettedMarketplace, trigger: VettingTrigger,
   meta: CommandMeta): Promise<RunOutcome> {
   const log = deps.logger.child({ component: 'vetting', snapshotId: snapshot.id, marketplace: marketplace.name, trigger });
   const { settings, enabled } = await chainFor(deps, marketplace.id);
@@ -88,7 +91,7 @@ export async function runVetting(deps: HttpDeps, snapshot: SnapshotRecord, marke
 }
 
 /** A manual or scheduled re-vet and the spec's Re-vet result. */
-export async function revet(deps: HttpDeps, snapshot: SnapshotRecord, marketplace: VettedMarketplace,
+export async function revet(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: VettedMarketplace,
   meta: CommandMeta, trigger: 'revet-manual' | 'revet-scheduled' = 'revet-manual') {
   const outcome = await runVetting(deps, snapshot, marketplace, trigger, meta);
   const revetPart = outcome.revet!;

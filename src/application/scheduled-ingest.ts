@@ -1,11 +1,11 @@
 import cron, { type ScheduledTask } from 'node-cron';
-import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import type { LeaderDuty } from '../../../projections/runner/leader.ts';
-import type { HttpDeps } from '../../http-deps.ts';
+import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
+import type { LeaderDuty } from '../projections/runner/leader.ts';
+import type { IngestPorts } from './ingest-marketplace.ts';
 import { IngestQueue } from './ingest-queue.ts';
 
 /** Queues an ingestion of every live marketplace in scheduled sync mode (principal `scheduler`). */
-export async function scheduledIngestion(deps: HttpDeps, queue: IngestQueue): Promise<number> {
+export async function scheduledIngestion(deps: IngestPorts, queue: IngestQueue): Promise<number> {
   const due = (await liveMarketplaces(deps.pool)).filter((m) => m.syncMode === 'scheduled');
   for (const marketplace of due) queue.enqueue(marketplace, 'scheduled', 'scheduler');
   if (due.length > 0) deps.logger.info({ marketplaces: due.map((m) => m.name) }, 'scheduled ingestion queued');
@@ -13,7 +13,7 @@ export async function scheduledIngestion(deps: HttpDeps, queue: IngestQueue): Pr
 }
 
 /** gateway.sync.schedule, on the leader only; a replica that loses the lock stops scheduling. */
-export function scheduledIngestionDuty(deps: HttpDeps, schedule: string): LeaderDuty {
+export function scheduledIngestionDuty(deps: IngestPorts, schedule: string): LeaderDuty {
   const queue = new IngestQueue(deps);
   let task: ScheduledTask | null = null;
   return {

@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import cron, { type ScheduledTask } from 'node-cron';
-import type { CommandMeta } from '../../../domain/shared/decider.ts';
-import { streams } from '../../../domain/shared/streams.ts';
-import { waiverDecider } from '../../../domain/vetting/waiver.decider.ts';
-import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import type { LeaderDuty } from '../../../projections/runner/leader.ts';
-import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
-import { marketplacesWithLapsedWaivers } from '../../../projections/vetting/vetting.queries.ts';
-import { execute } from '../../execute.ts';
-import type { HttpDeps } from '../../http-deps.ts';
-import { revet } from './vetting-run.ts';
+import type { CommandMeta } from '../domain/shared/decider.ts';
+import { streams } from '../domain/shared/streams.ts';
+import { waiverDecider } from '../domain/vetting/waiver.decider.ts';
+import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
+import type { LeaderDuty } from '../projections/runner/leader.ts';
+import { snapshotsOf } from '../projections/snapshots/snapshots.queries.ts';
+import { marketplacesWithLapsedWaivers } from '../projections/vetting/vetting.queries.ts';
+import { execute } from './execute.ts';
+import { revet, type VettingPorts } from './run-vetting.ts';
 
-const systemMeta = (deps: HttpDeps, principal: string): CommandMeta =>
+const systemMeta = (deps: VettingPorts, principal: string): CommandMeta =>
   ({ principal, actorType: 'system', at: deps.clock.instant(), correlationId: randomUUID() });
 
 export type SweepSummary = Readonly<{ snapshots: number; violations: number; inconclusive: number; revoked: number; failed: number }>;
@@ -20,7 +19,7 @@ export type SweepSummary = Readonly<{ snapshots: number; violations: number; inc
  * Continuous re-vetting: every approved snapshot of every live marketplace, one at a time, with trigger
  * `revet-scheduled` and principal `revet-policy`. One snapshot's failure is logged and the sweep goes on.
  */
-export async function revetSweep(deps: HttpDeps): Promise<SweepSummary> {
+export async function revetSweep(deps: VettingPorts): Promise<SweepSummary> {
   const log = deps.logger.child({ component: 'revet-sweep' });
   const marketplaces = await liveMarketplaces(deps.pool);
   const approved = (await snapshotsOf(deps.pool, marketplaces.map((m) => m.id))).filter((s) => s.state === 'approved');
@@ -44,7 +43,7 @@ export async function revetSweep(deps: HttpDeps): Promise<SweepSummary> {
 }
 
 /** Records `waiver-lapsed` for waivers past their expiry (they stopped counting at expiresAt already). */
-export async function waiverSweep(deps: HttpDeps, batchSize: number): Promise<number> {
+export async function waiverSweep(deps: VettingPorts, batchSize: number): Promise<number> {
   let lapsed = 0;
   for (;;) {
     const marketplaceIds = await marketplacesWithLapsedWaivers(deps.pool, deps.clock.instant(), batchSize);
@@ -64,7 +63,7 @@ export async function waiverSweep(deps: HttpDeps, batchSize: number): Promise<nu
 export type SweepSettings = Readonly<{ revetSchedule: string; waiverSweepIntervalMs: number; waiverSweepBatchSize: number }>;
 
 /** The leader runs both sweeps; a replica that loses the lock stops them. */
-export function vettingDuties(deps: HttpDeps, settings: SweepSettings): LeaderDuty {
+export function vettingDuties(deps: VettingPorts, settings: SweepSettings): LeaderDuty {
   let task: ScheduledTask | null = null;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();

@@ -4,6 +4,7 @@ import type { Rejection } from '../domain/shared/decider.ts';
 import type { RejectionCode } from '../domain/shared/rejection.ts';
 import { ConcurrencyExhausted } from '../adapters/eventstore/run-command.ts';
 import { ProjectionLag } from '../projections/runner/wait-for.ts';
+import { Rejected } from '../application/rejected.ts';
 
 /** An RFC 9457 problem document, the body of every non-success API answer. */
 export type Problem = Readonly<{ type: string; title: string; status: number; detail: string; instance: string } & Record<string, unknown>>;
@@ -55,16 +56,7 @@ const catalogue = {
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;
 
-/** A refusal on its way to the client. */
-export class Rejected extends Error {
-  constructor(readonly rejection: Rejection) {
-    super(rejection.detail);
-    this.name = 'Rejected';
-  }
-}
-
-export const reject = (code: RejectionCode, detail: string, extensions?: Record<string, unknown>): Rejected =>
-  new Rejected({ code, detail, ...(extensions ? { extensions } : {}) });
+export { Rejected, reject } from '../application/rejected.ts';
 
 // docs/decisions.md: problem `type` is `<base-url>/problems/<code>`, which /problems/<code> serves.
 export const problemType = (baseUrl: string, code: RejectionCode): string => `${baseUrl}/problems/${code}`;

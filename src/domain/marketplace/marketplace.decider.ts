@@ -1,8 +1,10 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
 import { accept, refuse, type Command, type Decider, type Instant } from '../shared/decider.ts';
 import { isMarketplaceName } from '../shared/names.ts';
-import { approveGate, runGate, type ApproveInputs } from '../snapshot/approve-gate.ts';
-import type { IngestTrigger, SnapshotEvent, SnapshotState } from '../snapshot/snapshot.events.ts';
+import {
+  decideSnapshot, evolveSnapshots, noSnapshots, type SnapshotCommand, type SnapshotsState,
+} from '../snapshot/snapshot.decider.ts';
+import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
 import type {
   MarketplaceEvent, MarketplaceNameEvent, MarketplaceOrigin, PushPolicy, SyncMode,
 } from './marketplace.events.ts';
@@ -30,15 +32,9 @@ export type RecordIngest = Command<'record-ingest', {
   description: string | null;
 }>;
 export type RecordIngestFailure = Command<'record-ingest-failure', { reason: string; rootCause: string; nextStep: string; trigger: IngestTrigger }>;
-export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
-export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
 /** The sealed secret is made by the handler (the domain holds no key); used only when entering webhook mode. */
 export type ChangeSyncMode = Command<'change-sync-mode', { mode: SyncMode; sealedWebhookSecret: string }>;
-/** Continuous re-vetting in ENFORCE mode withdraws an approval that now violates (not administrative). */
-export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
-export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ApproveSnapshot | RejectSnapshot | RevokeSnapshot | ChangeSyncMode;
-
-type SnapshotEntry = Readonly<{ snapshotId: number; sha: string; state: SnapshotState; capturedAt: Instant; withdrawn: boolean }>;
+export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ChangeSyncMode | SnapshotCommand;
 
 export type MarketplaceState =
   | { status: 'none' }
@@ -46,8 +42,8 @@ export type MarketplaceState =
     status: 'live' | 'removed';
     marketplaceId: number;
     name: string;
-    snapshots: ReadonlyMap<number, SnapshotEntry>;
-    captured: ReadonlyMap<string, number>;
+    /** The snapshot decider's state: snapshots are decided in their marketplace's stream. */
+    snapshots: SnapshotsState;
     syncMode: SyncMode;
   };
 
@@ -55,44 +51,25 @@ export type MarketplaceState =
 // withdrawing every approval on removal are each one atomic append (docs/decisions.md).
 type Event = MarketplaceEvent | SnapshotEvent | PolicyDenied;
 
-const withSnapshot = (state: MarketplaceState, snapshotId: number, change: Partial<SnapshotEntry>): MarketplaceState => {
-  if (state.status === 'none') return state;
-  const current = state.snapshots.get(snapshotId);
-  if (!current) return state;
-  const snapshots = new Map(state.snapshots);
-  snapshots.set(snapshotId, { ...current, ...change });
-  return { ...state, snapshots };
-};
-
 export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, Event> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
     switch (event.type) {
       case 'marketplace-registered':
-        return { status: 'live', marketplaceId: event.data.marketplaceId, name: event.data.name, snapshots: new Map(), captured: new Map(), syncMode: 'on-demand' };
+        return { status: 'live', marketplaceId: event.data.marketplaceId, name: event.data.name, snapshots: noSnapshots, syncMode: 'on-demand' };
       case 'sync-mode-changed':
         return state.status === 'none' ? state : { ...state, syncMode: event.data.mode };
       case 'marketplace-removed':
         return state.status === 'none' ? state : { ...state, status: 'removed' };
-      case 'snapshot-captured': {
-        if (state.status === 'none') return state;
-        const { snapshotId, sha, state: initial, capturedAt } = event.data;
-        const snapshots = new Map(state.snapshots);
-        snapshots.set(snapshotId, { snapshotId, sha, state: initial, capturedAt, withdrawn: false });
-        const captured = new Map(state.captured);
-        captured.set(sha, snapshotId);
-        return { ...state, snapshots, captured };
-      }
+      case 'snapshot-captured':
       case 'snapshot-approved':
-        return withSnapshot(state, event.data.snapshotId, { state: 'approved' });
       case 'snapshot-rejected':
-        return withSnapshot(state, event.data.snapshotId, { state: 'rejected' });
       case 'snapshot-revoked':
-        return withSnapshot(state, event.data.snapshotId, { state: 'revoked', withdrawn: event.data.administrative });
       case 'ingest-succeeded':
       case 'ingest-failed':
-      case 'marketplace-push-scopes-removed':
       case 'policy-denied':
+        return state.status === 'none' ? state : { ...state, snapshots: evolveSnapshots(state.snapshots, event) };
+      case 'marketplace-push-scopes-removed':
         return state;
     }
   },
@@ -114,7 +91,7 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
 
     switch (command.type) {
       case 'remove-marketplace': {
-        const approved = [...state.snapshots.values()].filter((s) => s.state === 'approved');
+        const approved = [...state.snapshots.snapshots.values()].filter((s) => s.state === 'approved');
         const reason = `marketplace removed: ${command.data.reason}`;
         return accept<Event>(
           ...approved.map((s): Event => ({
@@ -136,7 +113,7 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
       }
       case 'record-ingest': {
         const { data } = command;
-        const existing = state.captured.get(data.sha);
+        const existing = state.snapshots.captured.get(data.sha);
         const ingested = (snapshotId: number, created: boolean): Event => ({
           type: 'ingest-succeeded', data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
         });
@@ -153,32 +130,10 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
       }
       case 'record-ingest-failure':
         return accept({ type: 'ingest-failed', data: { ...base, at: meta.at, ...command.data } });
-      case 'approve-snapshot': {
-        const snapshot = state.snapshots.get(command.data.snapshotId);
-        if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${state.name}` });
-        const { inputs } = command.data;
-        const refusal = runGate(approveGate, { snapshot, inputs, at: meta.at });
-        if (refusal) {
-          const { record = [], ...rejection } = refusal;
-          return refuse<Event>(rejection, ...record.map((denial): Event => ({ type: 'policy-denied', data: { ...base, ...denial } })));
-        }
-        // The override is recorded only when it was what let the approval through.
-        const overrideReason = inputs.vetting.outcome === 'BLOCKED' ? inputs.overrideReason : null;
-        return accept({
-          type: 'snapshot-approved',
-          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, approvedAt: meta.at, approvedBy: meta.principal, overrideReason },
-        });
-      }
-      case 'revoke-snapshot': {
-        const snapshot = state.snapshots.get(command.data.snapshotId);
-        if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${state.name}` });
-        // Only an approval can be withdrawn; a snapshot decided otherwise meanwhile is left as it is.
-        if (snapshot.state !== 'approved') return accept();
-        return accept({
-          type: 'snapshot-revoked',
-          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, reason: command.data.reason, administrative: false, revokedAt: meta.at, revokedBy: meta.principal },
-        });
-      }
+      case 'approve-snapshot':
+      case 'reject-snapshot':
+      case 'revoke-snapshot':
+        return decideSnapshot(command, state.snapshots, { marketplaceId: state.marketplaceId, marketplace: state.name });
       case 'change-sync-mode': {
         const { mode } = command.data;
         // PUT is idempotent: the mode it already has changes nothing (and issues no new secret).
@@ -189,18 +144,6 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
             marketplaceId: state.marketplaceId, name: state.name, mode, previousMode: state.syncMode,
             sealedWebhookSecret: mode === 'webhook' ? command.data.sealedWebhookSecret : null,
           },
-        });
-      }
-      case 'reject-snapshot': {
-        const snapshot = state.snapshots.get(command.data.snapshotId);
-        if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${state.name}` });
-        // spec, Snapshot state: held or revoked → rejected; never age-gated.
-        if (snapshot.state === 'approved' || snapshot.state === 'rejected') {
-          return refuse({ code: 'snapshot-already-decided', detail: `snapshot ${snapshot.snapshotId} is already ${snapshot.state}` });
-        }
-        return accept({
-          type: 'snapshot-rejected',
-          data: { ...base, snapshotId: snapshot.snapshotId, sha: snapshot.sha, rejectedAt: meta.at, rejectedBy: meta.principal },
         });
       }
     }

@@ -1,9 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { CommandMeta } from '../../domain/shared/decider.ts';
-import {
-  approvesFor, effectiveRoles, isAdmin, isAuditorOrAdmin, rolesFromClaims, type RoleAssignment,
-} from '../../domain/role/permissions.ts';
-import { grantsOf } from '../../projections/roles/roles.queries.ts';
+import { rolesOf } from '../../application/roles.ts';
+import { approvesFor, isAdmin, isAuditorOrAdmin } from '../../domain/role/permissions.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { reject } from '../problems.ts';
 import type { Caller } from './caller.ts';
@@ -12,16 +10,6 @@ import type { Caller } from './caller.ts';
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw reject('unauthenticated', 'sign in, or present a machine credential as Authorization: Bearer');
   return request.caller;
-}
-
-/**
- * The caller's roles: configured admins, grants, and for people the roles mapped from their claims.
- * spec, Machine API: a machine principal gets roles only from the admin list or from a grant.
- */
-export async function rolesOf(deps: HttpDeps, caller: Caller): Promise<RoleAssignment[]> {
-  const grants = await grantsOf(deps.pool, caller.principal);
-  const claimRoles = caller.actorType === 'human' ? rolesFromClaims(caller.claims, deps.access.claimMappings) : [];
-  return effectiveRoles({ principal: caller.principal, configAdmins: deps.access.configAdmins, grants, claimRoles });
 }
 
 const forbidden = (need: string) => reject('forbidden', `this needs the ${need} role`);

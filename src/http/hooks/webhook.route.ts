@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { isMarketplaceName } from '../../domain/shared/names.ts';
 import { liveMarketplaceByName, sealedWebhookSecret } from '../../projections/marketplaces/marketplaces.queries.ts';
-import { IngestQueue } from '../api/marketplaces/ingest-queue.ts';
+import { IngestQueue } from '../../application/ingest-queue.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../problems.ts';
 import { problemResponses } from '../schemas/common.schema.ts';

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { revetSweep } from '../../../src/http/api/vetting/sweeps.ts';
+import { revetSweep } from '../../../src/application/sweeps.ts';
 import { devSession } from '../../support/api.ts';
 import { inMs, ledger } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';

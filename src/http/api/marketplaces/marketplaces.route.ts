@@ -10,12 +10,12 @@ import { liveMarketplaceByName, liveMarketplaces, marketplaceById } from '../../
 import { snapshotById, snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
 import { pushScopeHolders } from '../../../projections/tokens/tokens.queries.ts';
 import { metaFor, requireAdmin, requireApproverOf, callerOf } from '../../auth/authorize.ts';
-import { execute } from '../../execute.ts';
+import { execute } from '../../../application/execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject, Rejected } from '../../problems.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView, SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
-import { ingest } from './ingest.ts';
+import { ingest } from '../../../application/ingest-marketplace.ts';
 
 const tags = ['marketplaces'];
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
@@ -126,7 +126,7 @@ export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
   }, async (request, reply) => {
     const marketplace = await liveOr404(deps, request.params.name);
     const caller = await requireApproverOf(deps, request, marketplace);
-    const { snapshotId } = await ingest(deps, request, marketplace, 'on-demand', metaFor(deps, request, caller));
+    const { snapshotId } = await ingest(deps, marketplace, 'on-demand', metaFor(deps, request, caller));
     return reply.code(201).send(snapshotView((await snapshotById(deps.pool, snapshotId))!));
   });
 }

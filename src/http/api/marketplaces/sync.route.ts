@@ -6,7 +6,7 @@ import { streams } from '../../../domain/shared/streams.ts';
 import { liveMarketplaceByName } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';
-import { execute } from '../../execute.ts';
+import { execute } from '../../../application/execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';

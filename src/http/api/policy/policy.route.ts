@@ -4,12 +4,12 @@ import { policyRulesDecider } from '../../../domain/policy/policy.decider.ts';
 import { streams } from '../../../domain/shared/streams.ts';
 import { policyRuleByName, policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
 import { metaFor, requireAdmin, requireApproverOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
-import { execute } from '../../execute.ts';
+import { execute } from '../../../application/execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
 import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
-import { addressedSnapshot } from '../snapshots/addressed.ts';
-import { policyVariablesFor } from './policy-evaluation.ts';
+import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
+import { readPolicyVariables } from '../../../application/policy-evaluation.ts';
 
 const tags = ['policy'];
 const readModels = ['policy', 'ledger'];
@@ -102,7 +102,7 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
     const caller = await requireApproverOf(deps, request, marketplace);
     const compiled = compilePolicy(request.body.expression);
     if (!compiled.ok) return { error: compiled.error };
-    const variables = await policyVariablesFor(deps, snapshot, marketplace, caller, deps.clock.instant());
+    const variables = await readPolicyVariables(deps, snapshot, marketplace, caller, deps.clock.instant());
     return evaluatePolicy(compiled.program, variables);
   });
 }

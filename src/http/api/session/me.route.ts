@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { roleNames, roleSources } from '../../../domain/role/role.events.ts';
-import { callerOf, rolesOf } from '../../auth/authorize.ts';
+import { rolesOf } from '../../../application/roles.ts';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion } from '../../schemas/common.schema.ts';
 

@@ -11,8 +11,8 @@ import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces
 import { snapshotsOf, type SnapshotRecord } from '../../../projections/snapshots/snapshots.queries.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';
-import { snapshotTree } from '../policy/policy-evaluation.ts';
-import { addressedSnapshot } from './addressed.ts';
+import { snapshotTree } from '../../../application/policy-evaluation.ts';
+import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
 
 const tags = ['snapshots'];
 const NullableString = Type.Union([Type.String(), Type.Null()]);

@@ -4,7 +4,7 @@ import { fetchersOf } from '../../../projections/vetting/vetting.queries.ts';
 import { requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
-import { addressedSnapshot } from './addressed.ts';
+import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
 import { IdParams, NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 import { AffectedView } from '../../schemas/vetting.schema.ts';
 

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { machineCredentials } from '../../../projections/tokens/tokens.queries.ts';
-import { requireAdmin } from '../../auth/authorize.ts';
+import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateMachineTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';
-import { issueToken, revokeToken, rotateToken } from './token-commands.ts';
+import { issueToken, revokeToken, rotateToken } from '../../../application/token-commands.ts';
 
 const tags = ['machine credentials'];
 const anyMachine = { asOwner: null, kinds: ['machine'] as const };
@@ -17,10 +17,10 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
   }, async (request, reply) => {
     const caller = await requireAdmin(deps, request);
     const { principal, name, apiScopes, expiresAt = null } = request.body;
-    const token = await issueToken(deps, request, caller, {
+    const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
       kind: 'machine', owner: caller.principal, principal: principal.trim(), name, scopes: [], pushScopes: [], apiScopes, expiresAt,
     });
-    return reply.code(201).send(token);
+    return reply.code(201).send(tokenView(token, secret));
   });
 
   app.get('/api/v1/tokens/machine', {
@@ -34,14 +34,15 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
     schema: { tags, summary: 'New secret; principal, name, expiry and API scopes carry over', params: IdParams, response: { 200: TokenView, ...problemResponses(403, 404, 409) } },
   }, async (request) => {
     const caller = await requireAdmin(deps, request);
-    return rotateToken(deps, request, caller, request.params.id, anyMachine);
+    const { token, secret } = await rotateToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
+    return tokenView(token, secret);
   });
 
   app.delete('/api/v1/tokens/machine/:id', {
     schema: { tags, summary: 'Revoke a machine credential (effective on the next request)', params: IdParams, response: { 204: Type.Null(), ...problemResponses(403, 404) } },
   }, async (request, reply) => {
     const caller = await requireAdmin(deps, request);
-    await revokeToken(deps, request, caller, request.params.id, anyMachine);
+    await revokeToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
     return reply.code(204).send(null);
   });
 }

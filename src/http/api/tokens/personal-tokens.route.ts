@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { tokensOwnedBy } from '../../../projections/tokens/tokens.queries.ts';
-import { callerOf } from '../../auth/authorize.ts';
+import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateSessionTokenBody, CreateTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';
-import { issueToken, revokeToken, rotateToken } from './token-commands.ts';
+import { issueToken, revokeToken, rotateToken } from '../../../application/token-commands.ts';
 
 const tags = ['tokens'];
 const own = (principal: string) => ({ asOwner: principal, kinds: ['personal', 'session'] as const });
@@ -16,10 +16,10 @@ export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
   }, async (request, reply) => {
     const caller = callerOf(request);
     const { name, scopes = [], pushScopes = [], expiresAt = null } = request.body;
-    const token = await issueToken(deps, request, caller, {
+    const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
       kind: 'personal', owner: caller.principal, principal: caller.principal, name, scopes, pushScopes, apiScopes: [], expiresAt,
     });
-    return reply.code(201).send(token);
+    return reply.code(201).send(tokenView(token, secret));
   });
 
   app.get('/api/v1/tokens', {
@@ -32,7 +32,7 @@ export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
     schema: { tags, summary: 'Revoke one of your tokens', params: IdParams, response: { 204: Type.Null(), ...problemResponses(404) } },
   }, async (request, reply) => {
     const caller = callerOf(request);
-    await revokeToken(deps, request, caller, request.params.id, own(caller.principal));
+    await revokeToken(deps, metaFor(deps, request, caller), request.params.id, own(caller.principal));
     return reply.code(204).send(null);
   });
 
@@ -40,17 +40,18 @@ export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
     schema: { tags, summary: 'Replace one of your tokens with a new secret', params: IdParams, response: { 200: TokenView, ...problemResponses(404, 409) } },
   }, async (request) => {
     const caller = callerOf(request);
-    return rotateToken(deps, request, caller, request.params.id, own(caller.principal));
+    const { token, secret } = await rotateToken(deps, metaFor(deps, request, caller), request.params.id, own(caller.principal));
+    return tokenView(token, secret);
   });
 
   app.post('/api/v1/tokens/session', {
     schema: { tags, summary: 'Mint a session-derived token with the gateway-fixed lifetime', body: CreateSessionTokenBody, response: { 201: TokenView, ...problemResponses(401, 422) } },
   }, async (request, reply) => {
     const caller = callerOf(request);
-    const token = await issueToken(deps, request, caller, {
+    const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
       kind: 'session', owner: caller.principal, principal: caller.principal, name: request.body.name,
       scopes: request.body.scopes ?? [], pushScopes: [], apiScopes: [], expiresAt: null,
     });
-    return reply.code(201).send(token);
+    return reply.code(201).send(tokenView(token, secret));
   });
 }

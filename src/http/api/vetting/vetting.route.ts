@@ -8,7 +8,7 @@ import { marketplaceById } from '../../../projections/marketplaces/marketplaces.
 import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
 import { latestRun, vetterToggles, waiverById, waiversOf } from '../../../projections/vetting/vetting.queries.ts';
 import { metaFor, requireAdmin, requireApproverOf } from '../../auth/authorize.ts';
-import { execute } from '../../execute.ts';
+import { execute } from '../../../application/execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
 import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';
@@ -16,8 +16,8 @@ import {
   ChainLinkView, ChainSettingsView, RevetView, ToggleView, VettingReport, WaiverView, waiverView,
 } from '../../schemas/vetting.schema.ts';
 import { liveOr404 } from '../marketplaces/marketplaces.route.ts';
-import { addressedSnapshot } from '../snapshots/addressed.ts';
-import { chainFor, revet } from './vetting-run.ts';
+import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
+import { chainFor, revet } from '../../../application/run-vetting.ts';
 
 const tags = ['vetting'];
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });

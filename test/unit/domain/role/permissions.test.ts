@@ -3,7 +3,7 @@ import type { Grant } from '../../../../src/domain/role/role.decider.ts';
 import {
   approvesFor, effectiveRoles, hasRole, isAdmin, isAuditorOrAdmin, rolesFromClaims, type ClaimMapping, type RoleAssignment,
 } from '../../../../src/domain/role/permissions.ts';
-import { rolesOf } from '../../../../src/http/auth/authorize.ts';
+import { rolesOf } from '../../../../src/application/roles.ts';
 import type { Caller } from '../../../../src/http/auth/caller.ts';
 import type { HttpDeps } from '../../../../src/http/http-deps.ts';
 

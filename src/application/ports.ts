@@ -1,0 +1,52 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { EventStore } from '../adapters/eventstore/port.ts';
+import type { GitStore } from '../adapters/git/git-store.ts';
+import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
+import type { DatabasePool } from '../adapters/postgres/pool.ts';
+import type { Clock } from '../adapters/system/clock.ts';
+import type { Connector } from '../adapters/vetting/connector.ts';
+import type { ClaimMapping } from '../domain/role/permissions.ts';
+import type { ActorType } from '../domain/shared/decider.ts';
+import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
+
+/** pino's logger as fastify types it; use cases log through it, never through a request. */
+export type Log = FastifyBaseLogger;
+
+export type AccessSettings = Readonly<{
+  configAdmins: readonly string[];
+  claimMappings: readonly ClaimMapping[];
+  devInsecureAuth: boolean;
+  sessionTtlMs: number;
+  maxTtlMs: number | null;
+}>;
+
+/** The connector chain and the settings of gateway.vetting.* that runs read. */
+export type VettingSettings = Readonly<{
+  /** Every connector the gateway has, in default order. */
+  connectors: readonly Connector[];
+  timeoutMs: number;
+  maxFileBytes: number;
+  license: Readonly<{ allow: readonly string[]; ban: readonly string[] }>;
+  revetMode: 'WARN' | 'ENFORCE';
+}>;
+
+/**
+ * Every port a use case may take. Each use case names the few it needs (`Pick<Ports, …>`), so what it
+ * touches is visible in its signature; the composition root hands all of them to the HTTP layer.
+ */
+export type Ports = Readonly<{
+  store: EventStore;
+  waiter: ProjectionWaiter;
+  pool: DatabasePool;
+  clock: Clock;
+  ids: IdAllocator;
+  logger: Log;
+  gitStore: GitStore;
+  access: AccessSettings;
+  catalog: Readonly<{ enabled: boolean; name: string }>;
+  marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number }>;
+  vetting: VettingSettings;
+}>;
+
+/** Who acts: enough to resolve roles (people also carry their identity-provider claims). */
+export type Actor = Readonly<{ principal: string; actorType: ActorType; claims: Readonly<Record<string, unknown>> }>;

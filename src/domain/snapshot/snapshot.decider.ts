@@ -1,0 +1,88 @@
+import type { PolicyDenied } from '../policy/policy.events.ts';
+import { accept, refuse, type Command, type Decision, type Instant } from '../shared/decider.ts';
+import { approveGate, runGate, type ApproveInputs } from './approve-gate.ts';
+import type { SnapshotEvent, SnapshotState } from './snapshot.events.ts';
+
+export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
+export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
+/** Continuous re-vetting in ENFORCE mode withdraws an approval that now violates (not administrative). */
+export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
+export type SnapshotCommand = ApproveSnapshot | RejectSnapshot | RevokeSnapshot;
+
+export type SnapshotEntry = Readonly<{ snapshotId: number; sha: string; state: SnapshotState; capturedAt: Instant; withdrawn: boolean }>;
+
+/** The snapshots of one marketplace, by id, and which commit each captured. */
+export type SnapshotsState = Readonly<{ snapshots: ReadonlyMap<number, SnapshotEntry>; captured: ReadonlyMap<string, number> }>;
+
+/** Where the snapshots live: their marketplace, named in every event. */
+export type SnapshotHome = Readonly<{ marketplaceId: number; marketplace: string }>;
+
+export type SnapshotDecisionEvent = SnapshotEvent | PolicyDenied;
+
+export const noSnapshots: SnapshotsState = { snapshots: new Map(), captured: new Map() };
+
+const withSnapshot = (state: SnapshotsState, snapshotId: number, change: Partial<SnapshotEntry>): SnapshotsState => {
+  const current = state.snapshots.get(snapshotId);
+  if (!current) return state;
+  const snapshots = new Map(state.snapshots);
+  snapshots.set(snapshotId, { ...current, ...change });
+  return { ...state, snapshots };
+};
+
+/** The snapshot half of the marketplace stream's evolve. */
+export function evolveSnapshots(state: SnapshotsState, event: SnapshotDecisionEvent): SnapshotsState {
+  switch (event.type) {
+    case 'snapshot-captured': {
+      const { snapshotId, sha, state: initial, capturedAt } = event.data;
+      const snapshots = new Map(state.snapshots);
+      snapshots.set(snapshotId, { snapshotId, sha, state: initial, capturedAt, withdrawn: false });
+      const captured = new Map(state.captured);
+      captured.set(sha, snapshotId);
+      return { snapshots, captured };
+    }
+    case 'snapshot-approved':
+      return withSnapshot(state, event.data.snapshotId, { state: 'approved' });
+    case 'snapshot-rejected':
+      return withSnapshot(state, event.data.snapshotId, { state: 'rejected' });
+    case 'snapshot-revoked':
+      return withSnapshot(state, event.data.snapshotId, { state: 'revoked', withdrawn: event.data.administrative });
+    case 'ingest-succeeded':
+    case 'ingest-failed':
+    case 'policy-denied':
+      return state;
+  }
+}
+
+/** Decides on one snapshot of a live marketplace (the marketplace decider checks that it is live). */
+export function decideSnapshot(command: SnapshotCommand, state: SnapshotsState, home: SnapshotHome): Decision<SnapshotDecisionEvent> {
+  const { meta } = command;
+  const snapshot = state.snapshots.get(command.data.snapshotId);
+  if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${home.marketplace}` });
+  const base = { ...home, snapshotId: snapshot.snapshotId, sha: snapshot.sha };
+  switch (command.type) {
+    case 'approve-snapshot': {
+      const { inputs } = command.data;
+      const refusal = runGate(approveGate, { snapshot, inputs, at: meta.at });
+      if (refusal) {
+        const { record = [], ...rejection } = refusal;
+        return refuse<SnapshotDecisionEvent>(rejection, ...record.map((denial): PolicyDenied => ({ type: 'policy-denied', data: { ...home, ...denial } })));
+      }
+      // The override is recorded only when it was what let the approval through.
+      const overrideReason = inputs.vetting.outcome === 'BLOCKED' ? inputs.overrideReason : null;
+      return accept({ type: 'snapshot-approved', data: { ...base, approvedAt: meta.at, approvedBy: meta.principal, overrideReason } });
+    }
+    case 'revoke-snapshot':
+      // Only an approval can be withdrawn; a snapshot decided otherwise meanwhile is left as it is.
+      if (snapshot.state !== 'approved') return accept();
+      return accept({
+        type: 'snapshot-revoked',
+        data: { ...base, reason: command.data.reason, administrative: false, revokedAt: meta.at, revokedBy: meta.principal },
+      });
+    case 'reject-snapshot':
+      // spec, Snapshot state: held or revoked → rejected; never age-gated.
+      if (snapshot.state === 'approved' || snapshot.state === 'rejected') {
+        return refuse({ code: 'snapshot-already-decided', detail: `snapshot ${snapshot.snapshotId} is already ${snapshot.state}` });
+      }
+      return accept({ type: 'snapshot-rejected', data: { ...base, rejectedAt: meta.at, rejectedBy: meta.principal } });
+  }
+}
