@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { initBare, pruneUnreachable } from './bare-repo.ts';
 import { git, gitText } from './git-process.ts';
 import { ensureStamp, readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
 
@@ -43,21 +44,9 @@ export class CatalogStore {
     return join(this.root, 'served', `${name}.git`);
   }
 
-  private async ensureBare(path: string): Promise<string> {
-    if (existsSync(join(path, 'HEAD'))) return path;
-    mkdirSync(path, { recursive: true });
-    await git(['init', '--bare', '--quiet', '--initial-branch=main', path]);
-    await git(['-C', path, 'config', 'core.logAllRefUpdates', 'false']);
-    return path;
-  }
-
+  /** Pruned by prune() under the builder's lock, never behind its back (initBare turns automatic gc off). */
   private async ensureServed(name: string): Promise<string> {
-    const path = this.servedPath(name);
-    if (!existsSync(join(path, 'HEAD'))) {
-      await this.ensureBare(path);
-      // Pruned by prune() under the builder's lock, never behind its back.
-      await git(['-C', path, 'config', 'gc.auto', '0']);
-    }
+    const path = await initBare(this.servedPath(name));
     ensureStamp(path);
     return path;
   }
@@ -90,7 +79,7 @@ export class CatalogStore {
    * captured commit is pinned as `refs/quarantine/<sha>`) and pins it as `refs/constituents/<id>`.
    */
   async fetchConstituent(marketplaceId: number, quarantineRepo: string, sha: string): Promise<void> {
-    const work = await this.ensureBare(this.workPath);
+    const work = await initBare(this.workPath);
     const ref = `${constituentsPrefix}${marketplaceId}`;
     const pinned = await gitText(['-C', work, 'rev-parse', '--verify', '--quiet', ref]).catch(() => '');
     if (pinned === sha) return;
@@ -135,7 +124,7 @@ export class CatalogStore {
    * give the same commit. Trees are composed by id with `git mktree`, directory by directory.
    */
   async commit(input: Readonly<{ blobs: readonly CatalogBlob[]; trees: readonly CatalogTree[]; message: string; generatedAt: string }>): Promise<string> {
-    const work = await this.ensureBare(this.workPath);
+    const work = await initBare(this.workPath);
     const root: Dir = new Map();
     const place = (path: string, leaf: Leaf) => {
       const parts = path.split('/');
@@ -198,16 +187,16 @@ export class CatalogStore {
   /** Drops from the served repository every object its main does not reach (what a previous revision reached may be revoked content). */
   async prune(name: string): Promise<void> {
     const served = this.servedPath(name);
-    if (existsSync(join(served, 'HEAD'))) await this.pruneRepo(served);
+    if (existsSync(join(served, 'HEAD'))) await pruneUnreachable(served);
   }
 
-  /** Lets git pack the work repository when it has grown (it is never served, so nothing in it is urgent). */
+  /**
+   * Lets git pack the work repository when it has grown (it is never served, so nothing in it is urgent).
+   * initBare turns automatic gc off; git's default threshold is given back for this pass alone, so the
+   * work repository is packed here, under the builder's lock, and never behind a fetch.
+   */
   async tidy(): Promise<void> {
-    if (existsSync(join(this.workPath, 'HEAD'))) await git(['-C', this.workPath, 'gc', '--auto', '--quiet'], { timeoutMs: 600_000 });
-  }
-
-  private async pruneRepo(repo: string): Promise<void> {
-    await git(['-C', repo, 'reflog', 'expire', '--expire=now', '--all']);
-    await git(['-C', repo, 'gc', '--prune=now', '--quiet'], { timeoutMs: 600_000 });
+    if (!existsSync(join(this.workPath, 'HEAD'))) return;
+    await git(['-C', this.workPath, '-c', 'gc.auto=6700', 'gc', '--auto', '--quiet'], { timeoutMs: 600_000 });
   }
 }

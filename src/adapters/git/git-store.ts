@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
 import { externalRoot, manifestPath, type ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
+import { initBare, pruneUnreachable } from './bare-repo.ts';
 import { git, GitError, gitText } from './git-process.ts';
 import { ensureStamp, readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
 
@@ -51,21 +52,12 @@ export class GitStore {
     return join(this.root, 'published', `${marketplaceId}.git`);
   }
 
-  private async ensureBare(path: string): Promise<string> {
-    if (existsSync(join(path, 'HEAD'))) return path;
-    mkdirSync(path, { recursive: true });
-    await git(['init', '--bare', '--quiet', '--initial-branch=main', path]);
-    await git(['-C', path, 'config', 'core.logAllRefUpdates', 'false']);
-    await git(['-C', path, 'config', 'gc.auto', '0']);
-    return path;
-  }
-
   ensureQuarantine(marketplaceId: number): Promise<string> {
-    return this.ensureBare(this.quarantinePath(marketplaceId));
+    return initBare(this.quarantinePath(marketplaceId));
   }
 
   async ensurePublished(marketplaceId: number): Promise<string> {
-    const path = await this.ensureBare(this.publishedPath(marketplaceId));
+    const path = await initBare(this.publishedPath(marketplaceId));
     ensureStamp(path);
     return path;
   }
@@ -95,55 +87,30 @@ export class GitStore {
 
   /** Fetches the upstream default branch into quarantine and pins its tip; returns the commit. */
   async fetchUpstream(marketplaceId: number, url: string, limits: IngestLimits = defaultIngestLimits): Promise<{ sha: string; branch: string }> {
-    const repo = await this.ensureQuarantine(marketplaceId);
     const { branch } = await this.remoteDefaultBranch(url);
-    const staging = `refs/staging/${Date.now().toString(36)}-${process.pid}`;
-    const before = await this.objectStats(repo);
-    try {
-      await git([...upstreamConfig, '-C', repo, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', url, `+refs/heads/${branch}:${staging}`],
-        { timeoutMs: limits.timeoutMs });
-    } catch (error) {
-      await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
-      throw new UpstreamError('upstream fetch failed', rootCauseOf(error),
+    return this.fetchStaged(marketplaceId, { url, source: `refs/heads/${branch}`, label: '', limits }, {
+      unreadable: (error) => new UpstreamError('upstream fetch failed', rootCauseOf(error),
         error instanceof GitError && error.timedOut ? 'the repository is too slow or too large to fetch; ingest again later or contact its owner'
-          : 'check that the upstream is reachable and the default branch exists, then ingest again');
-    }
-    const sha = await gitText(['-C', repo, 'rev-parse', '--verify', `${staging}^{commit}`]);
-    const after = await this.objectStats(repo);
-    if (after.bytes - before.bytes > limits.maxPackBytes || after.objects - before.objects > limits.maxObjects) {
-      await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
-      await this.prune(repo).catch(() => {});
-      throw new UpstreamError('upstream too large', `fetching added ${after.objects - before.objects} objects and ${after.bytes - before.bytes} bytes`,
-        `the gateway accepts at most ${limits.maxObjects} objects and ${limits.maxPackBytes} bytes per ingest; ask the upstream owner to slim the repository`);
-    }
-    // Pin before the capture event is appended; content-addressed, so a retry is harmless.
-    await git(['-C', repo, 'update-ref', `refs/quarantine/${sha}`, sha]);
-    await git(['-C', repo, 'update-ref', '-d', staging]);
-    return { sha, branch };
+          : 'check that the upstream is reachable and the default branch exists, then ingest again'),
+      tooLarge: ({ objects, bytes }) => new UpstreamError('upstream too large', `fetching added ${objects} objects and ${bytes} bytes`,
+        `the gateway accepts at most ${limits.maxObjects} objects and ${limits.maxPackBytes} bytes per ingest; ask the upstream owner to slim the repository`),
+    }, async (repo, sha) => {
+      // Pinned before the capture event is appended; content-addressed, so a retry is harmless.
+      await git(['-C', repo, 'update-ref', `refs/quarantine/${sha}`, sha]);
+      return { sha, branch };
+    });
   }
 
   /** Fetches one external plugin source into quarantine and pins it; returns its commit and plugin tree. */
-  async fetchExternal(marketplaceId: number, external: ExternalPlugin, limits: IngestLimits = defaultIngestLimits): Promise<{ commit: string; tree: string }> {
-    const repo = await this.ensureQuarantine(marketplaceId);
-    const staging = `refs/staging/external-${Date.now().toString(36)}-${process.pid}`;
-    const wanted = external.sha ?? external.ref ?? 'HEAD';
-    const before = await this.objectStats(repo);
+  fetchExternal(marketplaceId: number, external: ExternalPlugin, limits: IngestLimits = defaultIngestLimits): Promise<{ commit: string; tree: string }> {
     const unreadable = (error: unknown) => new UpstreamError(`external plugin source of '${external.name}' unreadable`, rootCauseOf(error),
       `check that ${external.url} is reachable from the gateway and has ${external.sha ?? external.ref ?? 'a default branch'}`);
-    try {
-      await git([...upstreamConfig, '-C', repo, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', external.url, `+${wanted}:${staging}`],
-        { timeoutMs: limits.timeoutMs });
-    } catch (error) {
-      await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
-      throw unreadable(error);
-    }
-    try {
-      const after = await this.objectStats(repo);
-      if (after.bytes - before.bytes > limits.maxPackBytes || after.objects - before.objects > limits.maxObjects) {
-        throw new UpstreamError(`external plugin source of '${external.name}' too large`, `fetching added ${after.objects - before.objects} objects`,
-          'ask the upstream owner to point the plugin at a smaller repository or a git-subdir path');
-      }
-      const commit = await gitText(['-C', repo, 'rev-parse', '--verify', `${staging}^{commit}`]);
+    const source = external.sha ?? external.ref ?? 'HEAD';
+    return this.fetchStaged(marketplaceId, { url: external.url, source, label: 'external-', limits }, {
+      unreadable,
+      tooLarge: ({ objects }) => new UpstreamError(`external plugin source of '${external.name}' too large`, `fetching added ${objects} objects`,
+        'ask the upstream owner to point the plugin at a smaller repository or a git-subdir path'),
+    }, async (repo, commit) => {
       if (external.sha !== null && commit !== external.sha) throw unreadable(new Error(`the source answered ${commit} for ${external.sha}`));
       const spec = external.path === '' ? `${commit}^{tree}` : `${commit}:${external.path}`;
       const tree = await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', spec]).catch(() => '');
@@ -154,6 +121,36 @@ export class GitStore {
       }
       await git(['-C', repo, 'update-ref', `refs/quarantine/external/${commit}`, commit]);
       return { commit, tree };
+    });
+  }
+
+  /**
+   * Fetches `source` of `url` into a staging ref of the quarantine (`refs/staging/<label><time>-<pid>`),
+   * refused when it added more objects or bytes than `limits` allow (then pruned again), and hands the
+   * fetched commit to `pin`; the staging ref is dropped whatever happens.
+   */
+  private async fetchStaged<T>(marketplaceId: number, fetch: Readonly<{ url: string; source: string; label: string; limits: IngestLimits }>,
+    errors: Readonly<{ unreadable(error: unknown): UpstreamError; tooLarge(added: { objects: number; bytes: number }): UpstreamError }>,
+    pin: (repo: string, commit: string) => Promise<T>): Promise<T> {
+    const { url, source, label, limits } = fetch;
+    const repo = await this.ensureQuarantine(marketplaceId);
+    const staging = `refs/staging/${label}${Date.now().toString(36)}-${process.pid}`;
+    const before = await this.objectStats(repo);
+    try {
+      try {
+        await git([...upstreamConfig, '-C', repo, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', url, `+${source}:${staging}`],
+          { timeoutMs: limits.timeoutMs });
+      } catch (error) {
+        throw errors.unreadable(error);
+      }
+      const after = await this.objectStats(repo);
+      const added = { objects: after.objects - before.objects, bytes: after.bytes - before.bytes };
+      if (added.bytes > limits.maxPackBytes || added.objects > limits.maxObjects) {
+        await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
+        await pruneUnreachable(repo).catch(() => {});
+        throw errors.tooLarge(added);
+      }
+      return await pin(repo, await gitText(['-C', repo, 'rev-parse', '--verify', `${staging}^{commit}`]));
     } finally {
       await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
     }
@@ -256,12 +253,7 @@ export class GitStore {
         restamp(published);
       }
     }
-    if (removed.length > 0) await this.prune(published);
+    if (removed.length > 0) await pruneUnreachable(published);
     return { changed: commands.length > 0 };
-  }
-
-  private async prune(repo: string): Promise<void> {
-    await git(['-C', repo, 'reflog', 'expire', '--expire=now', '--all']);
-    await git(['-C', repo, 'gc', '--prune=now', '--quiet'], { timeoutMs: 600_000 });
   }
 }
