@@ -1,6 +1,6 @@
 // Durations in configuration: an integer followed by exactly one unit (ms, s, m, h, d),
 // e.g. 250ms, 5s, 1h, 90d, 0s; also a bare 0. A leading '-' only where the key allows it.
-import { ConfigError } from './schema.ts';
+import { ConfigError } from './config-error.ts';
 
 const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 type Unit = keyof typeof unitMs;

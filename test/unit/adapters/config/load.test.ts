@@ -3,7 +3,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Value } from 'typebox/value';
-import { ConfigError, configKeys, loadConfig, type GatewayConfig } from '../../../../src/adapters/config/load.ts';
+import { configKeys } from '../../../../src/adapters/config/describe.ts';
+import { ConfigError, loadConfig, type GatewayConfig } from '../../../../src/adapters/config/load.ts';
 import { GatewayConfigSchema } from '../../../../src/adapters/config/schema.ts';
 
 type Env = Record<string, string | undefined>;
@@ -55,7 +56,7 @@ t.test('all defaults with no file', async (t) => {
   t.equal(config.dataDir, path.join(cwd, 'data'), 'data dir resolved against cwd');
   t.same(config.allowedUrlSchemes, ['http', 'https']);
   t.equal(config.devInsecureAuth, false);
-  t.equal(config.baseUrl, 'http://127.0.0.1:8080');
+  t.equal(config.baseUrl, 'http://127.0.0.1:8080', 'the default port');
   t.same(config.server, { host: '127.0.0.1', port: 8080, shutdownTimeoutMs: 10_000, bodyLimitBytes: 1_048_576 });
   t.equal(config.log.level, 'info');
   t.equal(config.database.url, null);
@@ -427,17 +428,30 @@ t.test('claim mappings', async (t) => {
   t.same(ok.roles.claimMappings, [{ claim: 'groups', value: 'audit', role: 'auditor', marketplace: null }]);
 });
 
-t.test('cron schedules', async (t) => {
+t.test('cron schedules are checked by node-cron, which runs them', async (t) => {
   t.equal(load(t, 'gateway: { sync: { schedule: "0 0 * * MON-FRI" } }').sync.schedule, '0 0 * * MON-FRI');
   t.equal(load(t, 'gateway: { sync: { schedule: "*/30 0-5,22 1 jan,jul */2" } }').sync.schedule, '*/30 0-5,22 1 jan,jul */2');
   t.equal(load(t, 'gateway: { vetting: { revet: { schedule: "30 0 3 * * *" } } }').vetting.revet.schedule, '30 0 3 * * *');
-  refuses(t, 'gateway: { sync: { schedule: "* * *" } }', {}, 'gateway.sync.schedule', /is not a cron expression \(has 3 fields; expected 5 or 6\)/);
-  refuses(t, 'gateway: { sync: { schedule: "@daily" } }', {}, 'gateway.sync.schedule', /not a cron expression/);
-  refuses(t, 'gateway: { sync: { schedule: "61 * * * *" } }', {}, 'gateway.sync.schedule', /out of range/);
-  refuses(t, 'gateway: { sync: { schedule: "0 0 ? * *" } }', {}, 'gateway.sync.schedule', /may only use/);
-  refuses(t, 'gateway: { sync: { schedule: "0 0 * FOO *" } }', {}, 'gateway.sync.schedule', /out of range/);
-  refuses(t, 'gateway: { sync: { schedule: "*/0 * * * *" } }', {}, 'gateway.sync.schedule', /zero step/);
-  refuses(t, undefined, { GATEWAY_VETTING_REVET_SCHEDULE: '0 3 * *' }, 'gateway.vetting.revet.schedule', /has 4 fields/);
+  for (const bad of ['* * *', '61 * * * *', '0 0 * FOO *', '*/0 * * * *', '0 0 31 2 *', '* * * * * * *']) {
+    t.equal(
+      refuses(t, `gateway: { sync: { schedule: "${bad}" } }`, {}, 'gateway.sync.schedule'),
+      `gateway.sync.schedule: '${bad}' is not a cron expression node-cron accepts ` +
+        '([second] minute hour day-of-month month day-of-week, e.g. "*/15 * * * *")',
+    );
+  }
+  refuses(t, undefined, { GATEWAY_VETTING_REVET_SCHEDULE: '0 3 * *' }, 'gateway.vetting.revet.schedule',
+    /is not a cron expression .*\(from environment variable GATEWAY_VETTING_REVET_SCHEDULE\)$/);
+});
+
+t.test('base-url defaults to 127.0.0.1 on the port in force', async (t) => {
+  t.equal(load(t, 'gateway: { server: { port: 9000 } }').baseUrl, 'http://127.0.0.1:9000', 'gateway.server.port');
+  t.equal(load(t, undefined, { GATEWAY_SERVER_PORT: '9100' }).baseUrl, 'http://127.0.0.1:9100');
+  t.equal(load(t, 'gateway: { server: { port: 9000 } }', { PORT: '9200' }).baseUrl, 'http://127.0.0.1:9200', 'PORT');
+  t.equal(load(t, 'gateway: { base-url: "https://gw.example.com" }', { PORT: '9200' }).baseUrl, 'https://gw.example.com',
+    'a base-url given wins');
+  const described = configKeys().find((k) => k.key === 'gateway.base-url');
+  t.equal(described?.defaultText, 'http://127.0.0.1:<port>');
+  t.match(described?.description, /port in force \(PORT, else gateway\.server\.port\)/);
 });
 
 t.test('base-url must be an http(s) URL', async (t) => {
