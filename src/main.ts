@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
-import { ConfigError, configKeys, loadConfig } from './adapters/config/load.ts';
+import { builtNote, configKeys, startupWarnings } from './adapters/config/describe.ts';
+import { ConfigError, readConfig, type LoadedConfig } from './adapters/config/load.ts';
 import type { GatewayConfig } from './adapters/config/schema.ts';
 import { DataDirLocked, runningEmbeddedUrl } from './adapters/postgres/database.ts';
-import { buildVersion, createLogger, openCore, startGateway } from './gateway.ts';
+import { buildVersion, createLogger, openCore, startGateway, type Gateway } from './gateway.ts';
 
 const usage = `Usage: gateway <command> [--config FILE]
 
@@ -12,7 +13,7 @@ Commands:
   serve                   run the gateway (HTTP, projections, reactors)
   projections rebuild     drop every read model and rebuild it from the event store
   projections status      show each projection's checkpoint and its lag behind the store
-  config                  list every configuration key with its default
+  config                  list every configuration key with its default (and which are not built yet)
 
 Options:
   --config FILE           YAML configuration (default: $GATEWAY_CONFIG, else ./gateway.yaml if present)
@@ -28,33 +29,50 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 
-function config(path: string | undefined): GatewayConfig {
+function loaded(path: string | undefined): LoadedConfig {
   try {
-    return loadConfig({ ...(path ? { configPath: path } : {}), env: process.env, cwd: process.cwd() });
+    return readConfig({ ...(path ? { configPath: path } : {}), env: process.env, cwd: process.cwd() });
   } catch (error) {
     if (error instanceof ConfigError) return fail(`configuration refused: ${error.message}`);
     throw error;
   }
 }
 
-async function serve(cfg: GatewayConfig): Promise<void> {
-  const logger = createLogger(cfg);
-  const gateway = await startGateway(cfg, logger).catch((error: unknown) => {
+const config = (path: string | undefined): GatewayConfig => loaded(path).config;
+
+async function serve(settings: LoadedConfig): Promise<void> {
+  const logger = createLogger(settings.config);
+  for (const warning of startupWarnings(settings)) logger.warn(warning);
+  // Signals are taken from the start: a Ctrl-C while the gateway starts stops it once started, so
+  // the embedded PostgreSQL (in its own process group) is never left behind.
+  let gateway: Gateway | null = null;
+  let stopping = false;
+  const close = (running: Gateway) => running.close().then(() => process.exit(0), (error: unknown) => {
+    logger.error({ err: error }, 'shutdown failed');
+    process.exit(1);
+  });
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1); // a second signal means "now"
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    if (gateway !== null) void close(gateway);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  gateway = await startGateway(settings.config, logger).catch((error: unknown) => {
     if (error instanceof DataDirLocked) return fail(error.message);
     logger.fatal({ err: error }, 'gateway failed to start');
     return fail(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
   });
-  let signals = 0;
-  const stop = (signal: string) => {
-    if (++signals > 1) process.exit(1); // a second signal means "now"
-    logger.info({ signal }, 'shutting down');
-    gateway.close().then(() => process.exit(0), (error: unknown) => {
-      logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopping) void close(gateway);
+}
+
+function listKeys(): void {
+  for (const key of configKeys()) {
+    const note = builtNote(key);
+    const env = key.env ? `  [${key.env}]` : '';
+    process.stdout.write(`${key.key} = ${key.defaultText}${env}${note ? `  (${note})` : ''}\n    ${key.description}\n`);
+  }
 }
 
 async function rebuild(cfg: GatewayConfig): Promise<void> {
@@ -120,12 +138,10 @@ async function main(argv: string[]): Promise<void> {
   if (values.help || positionals.length === 0) { process.stdout.write(`${usage}\n`); return; }
   const command = positionals.join(' ');
   switch (command) {
-    case 'serve': return serve(config(values.config));
+    case 'serve': return serve(loaded(values.config));
     case 'projections rebuild': return rebuild(config(values.config));
     case 'projections status': return status(config(values.config), values.json ?? false);
-    case 'config':
-      for (const key of configKeys()) process.stdout.write(`${key.key} = ${key.defaultText}${key.env ? `  [${key.env}]` : ''}\n    ${key.description}\n`);
-      return;
+    case 'config': return listKeys();
     default:
       return fail(`unknown command '${command}'\n\n${usage}`);
   }
