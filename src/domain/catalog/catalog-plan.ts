@@ -1,7 +1,7 @@
 // The virtual catalog (spec, Catalog revision): one marketplace listing every plugin of every served
 // marketplace, each plugin's tree placed under plugins/<marketplace>/<dir>. This module decides what the
 // catalog lists and writes its two small files; the trees themselves are composed by git (catalog-store.ts).
-import { inside, resolveSource } from '../plugin/layout.ts';
+import { inside, resolveSource } from '../plugin/paths.ts';
 import { manifestPath } from '../snapshot/manifest-policy.ts';
 import type { CatalogCollision, CatalogConstituent } from './catalog.events.ts';
 

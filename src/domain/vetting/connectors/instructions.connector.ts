@@ -2,7 +2,8 @@
 // reviewer cannot see (bidirectional controls that reorder what is displayed, zero-width characters,
 // Unicode tag characters that spell invisible ASCII a model still reads) and text that tries to take the
 // model away from its user. Only skill, agent and command Markdown is read.
-import { layoutOf, lineIndex } from '../../plugin/layout.ts';
+import { lineIndex } from '../../plugin/json-document.ts';
+import { layoutOf } from '../../plugin/layout.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
 
 const id = 'instructions-hidden-unicode';

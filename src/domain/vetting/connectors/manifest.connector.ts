@@ -3,7 +3,9 @@
 // up to the client), a path out of the plugin or a source the gateway cannot pin all block; style and
 // load-time oddities only warn.
 import { manifestPath } from '../../snapshot/manifest-policy.ts';
-import { componentFields, layoutOf, resolveSource, inside, type Doc, type JsonRead, type PluginLayout } from '../../plugin/layout.ts';
+import type { Doc, JsonRead } from '../../plugin/json-document.ts';
+import { componentFields, layoutOf, type PluginLayout } from '../../plugin/layout.ts';
+import { inside, resolveSource } from '../../plugin/paths.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
 
 const kebab = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

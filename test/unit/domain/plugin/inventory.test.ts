@@ -65,7 +65,8 @@ t.test('escaping paths are ignored and unparseable declarations left out, withou
   });
   t.strictSame(plugins, [{
     name: 'a', description: null, source: './a',
-    skills: [{ name: 's', path: 'a/skills/s/SKILL.md' }], commands: [], agents: [], hooks: [], mcpServers: [],
+    // Claude Code reads `name: [unclosed` on its second attempt, with the value quoted.
+    skills: [{ name: '[unclosed', path: 'a/skills/s/SKILL.md' }], commands: [], agents: [], hooks: [], mcpServers: [],
     lspServers: [{ name: 'ok', path: 'a/.lsp.json' }],
   }]);
 });
