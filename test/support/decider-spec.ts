@@ -1,4 +1,4 @@
-import type { CommandMeta, Decider, Decision } from '../../src/domain/shared/decider.ts';
+import type { Decider, Decision } from '../../src/domain/shared/decider.ts';
 
 /** given(events).when(command): folds the history with evolve and returns decide's decision. */
 export const spec = <S, C, E>(decider: Decider<S, C, E>) => ({
@@ -7,10 +7,5 @@ export const spec = <S, C, E>(decider: Decider<S, C, E>) => ({
   }),
 });
 
-export const meta = (overrides: Partial<CommandMeta> = {}): CommandMeta => ({
-  principal: 'alice',
-  actorType: 'human',
-  at: '2026-03-01T10:00:00.000Z',
-  correlationId: 'corr-1',
-  ...overrides,
-});
+// The command metadata builder lives with the other builders; re-exported for the tests that import it from here.
+export { meta } from './builders.ts';
