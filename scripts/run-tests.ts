@@ -1,10 +1,10 @@
-// The test command (npm test): starts one embedded PostgreSQL for the whole run (unless
-// TEST_DATABASE_URL names a server), runs tap over the test files, and ends with the plain line
-// `N passed, N failed` that CI reads (tap's own summary is not recognised there).
+// The test command (npm test): starts one embedded PostgreSQL for the whole run when a selected test
+// needs it (unless TEST_DATABASE_URL names a server), runs tap over the test files, and ends with the
+// plain line `N passed, N failed` that CI reads (tap's own summary is not recognised there).
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
 
 const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/unit', 'test/int', 'test/http'];
@@ -28,9 +28,31 @@ const run = (command: string, args: string[], env: NodeJS.ProcessEnv, capture: b
     child.on('close', (code) => resolve({ code: code ?? 1, output }));
   });
 
+// Whether a test needs the database, read from the files rather than from where they sit: a test reaches
+// the server only through TEST_DATABASE_URL, which only test/support/database.ts reads (testDatabase,
+// testPool; core.ts, gateway.ts, oidc.ts and assert.ts go through it). So a file needs it when its relative
+// imports (static, side-effect or dynamic), followed transitively inside test/, reach that module, or when
+// it names TEST_DATABASE_URL itself. src/ is not followed: it never reads TEST_DATABASE_URL (the gateway
+// gets its database from its configuration). A test the scan misses fails loudly in testDatabase().
+const testRoot = resolve('test');
+const databaseModule = resolve('test/support/database.ts');
+const relativeImport = /\b(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+
+function reachesDatabase(path: string, seen: Set<string>): boolean {
+  if (path === databaseModule) return true;
+  if (seen.has(path) || !path.startsWith(`${testRoot}/`) || !existsSync(path)) return false;
+  seen.add(path);
+  const text = readFileSync(path, 'utf8');
+  if (text.includes('TEST_DATABASE_URL')) return true;
+  return [...text.matchAll(relativeImport)].some((match) => reachesDatabase(resolve(dirname(path), match[1]!), seen));
+}
+
+const needsDatabase = testFiles.some((file) => reachesDatabase(resolve(file), new Set()));
+
 let databaseUrl = process.env.TEST_DATABASE_URL;
 let stopDatabase = async () => {};
-if (!databaseUrl) {
+if (!databaseUrl && !needsDatabase) console.error('# no selected test uses the database: PostgreSQL not started');
+if (!databaseUrl && needsDatabase) {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-pg-'));
   chmodSync(dir, 0o755); // the server runs as the postgres user when the tests run as root
   const server = await startEmbeddedPostgres({ directory: join(dir, 'postgres'), log: () => {} });
@@ -41,7 +63,7 @@ if (!databaseUrl) {
 let code = 1;
 let output = '';
 try {
-  const env = { ...process.env, TEST_DATABASE_URL: databaseUrl };
+  const env = databaseUrl ? { ...process.env, TEST_DATABASE_URL: databaseUrl } : process.env;
   // tap's plugin list (package.json) takes effect only after `tap build`; build once per change of it,
   // so that test runs started together do not rebuild tap under each other.
   const marker = join('node_modules', '.gateway-tap-build');
