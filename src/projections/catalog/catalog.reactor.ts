@@ -1,9 +1,10 @@
-import { isDomainEventType } from '../../domain/events.ts';
+import type { DomainEventType } from '../../domain/events.ts';
 import type { Projection } from '../runner/projection.ts';
 import type { CatalogBuilder } from './catalog-builder.ts';
 
 // What changes the served estate (the served tip of a marketplace, or whether it serves at all).
-const servedChanges = new Set<string>(['snapshot-approved', 'snapshot-revoked', 'marketplace-removed']);
+const servedChanges: ReadonlySet<string> =
+  new Set<DomainEventType>(['snapshot-approved', 'snapshot-revoked', 'marketplace-removed']);
 
 /**
  * DESIGN.md 5: the catalog reactor (never rebuilt). Once per batch that changes what is served, or asks
@@ -22,6 +23,6 @@ export const catalogReactor = (builder: CatalogBuilder | null): Projection => ({
     const request = events.findLast((event) => event.type === 'catalog-rebuild-requested');
     // A requested build reads the estate as it is now, so it covers the batch's other changes too.
     if (request) await builder.requested(request.metadata);
-    else if (events.some((event) => isDomainEventType(event.type) && servedChanges.has(event.type))) await builder.servedChanged();
+    else if (events.some((event) => servedChanges.has(event.type))) await builder.servedChanged();
   },
 });

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
-import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import type { DomainEvent } from '../../domain/events.ts';
+import { asDomainEvent } from '../runner/dispatch.ts';
 
 /** An entry before the projection gives it its id (ids follow event order, so a rebuild repeats them). */
 export type LedgerDraft = Readonly<{
@@ -204,8 +205,8 @@ function fieldsOf(event: DomainEvent): Fields[] {
 const facadeEvents = new Set(['info-refs', 'upload-pack', 'marketplace-pushed']);
 
 export function ledgerDrafts(recorded: RecordedEvent): LedgerDraft[] {
-  if (!isDomainEventType(recorded.type)) return [];
-  const event = { type: recorded.type, data: recorded.data } as DomainEvent;
+  const event = asDomainEvent(recorded);
+  if (!event) return [];
   const meta = recorded.metadata;
   // spec, Ledger entry: source is the client address for a facade fetch, the literal `admin` otherwise.
   const source = facadeEvents.has(recorded.type) ? (meta.source ?? 'unknown') : 'admin';

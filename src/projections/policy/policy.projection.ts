@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 /** Policy rules (spec, Policy rule); a deleted rule's row goes. */
@@ -19,32 +19,15 @@ export const policyProjection: Projection = {
       updated_by text,
       updated_at timestamptz
     )`],
-  async apply(tx, events) {
-    for (const recorded of events) {
-      if (!isDomainEventType(recorded.type)) continue;
-      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
-      switch (event.type) {
-        case 'policy-rule-created': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            insert into policy_rules (id, name, description, expression, enabled, created_by, created_at)
-            values (${d.ruleId}, ${d.name}, ${d.description}, ${d.expression}, ${d.enabled}, ${d.createdBy}, ${d.createdAt})`);
-          break;
-        }
-        case 'policy-rule-updated': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            update policy_rules set description = ${d.description}, expression = ${d.expression}, enabled = ${d.enabled},
-              updated_by = ${d.updatedBy}, updated_at = ${d.updatedAt}
-            where id = ${d.ruleId}`);
-          break;
-        }
-        case 'policy-rule-deleted':
-          await tx.query(sql.unsafe`delete from policy_rules where id = ${event.data.ruleId}`);
-          break;
-        default:
-          break;
-      }
-    }
-  },
+  apply: dispatch({
+    'policy-rule-created': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into policy_rules (id, name, description, expression, enabled, created_by, created_at)
+      values (${d.ruleId}, ${d.name}, ${d.description}, ${d.expression}, ${d.enabled},
+        ${d.createdBy}, ${d.createdAt})`),
+    'policy-rule-updated': (tx, { data: d }) => tx.query(sql.unsafe`
+      update policy_rules set description = ${d.description}, expression = ${d.expression}, enabled = ${d.enabled},
+        updated_by = ${d.updatedBy}, updated_at = ${d.updatedAt}
+      where id = ${d.ruleId}`),
+    'policy-rule-deleted': (tx, { data: d }) => tx.query(sql.unsafe`delete from policy_rules where id = ${d.ruleId}`),
+  }),
 };

@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export const rolesProjection: Projection = {
@@ -18,18 +18,11 @@ export const rolesProjection: Projection = {
     )`,
     'create index role_grants_principal on role_grants (principal)',
   ],
-  async apply(tx, events) {
-    for (const recorded of events) {
-      if (!isDomainEventType(recorded.type)) continue;
-      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
-      if (event.type === 'role-granted') {
-        const d = event.data;
-        await tx.query(sql.unsafe`
-          insert into role_grants (id, principal, role, marketplace, marketplace_id, granted_by, granted_at)
-          values (${d.grantId}, ${d.principal}, ${d.role}, ${d.marketplace}, ${d.marketplaceId}, ${d.grantedBy}, ${d.grantedAt})`);
-      } else if (event.type === 'role-revoked') {
-        await tx.query(sql.unsafe`delete from role_grants where id = ${event.data.grantId}`);
-      }
-    }
-  },
+  apply: dispatch({
+    'role-granted': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into role_grants (id, principal, role, marketplace, marketplace_id, granted_by, granted_at)
+      values (${d.grantId}, ${d.principal}, ${d.role}, ${d.marketplace}, ${d.marketplaceId},
+        ${d.grantedBy}, ${d.grantedAt})`),
+    'role-revoked': (tx, { data: d }) => tx.query(sql.unsafe`delete from role_grants where id = ${d.grantId}`),
+  }),
 };

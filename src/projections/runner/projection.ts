@@ -16,6 +16,6 @@ export interface Projection {
   readonly createSql: readonly string[];
   /** Reactors act on the world; a rebuild never drops or replays them. */
   readonly rebuild?: boolean;
-  /** Applies a batch of events in global order (every event, including types it ignores). */
+  /** Applies a batch of events in global order (every event, including types it ignores); see dispatch.ts. */
   apply(tx: DatabaseTransactionConnection, events: readonly RecordedEvent[]): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
@@ -33,47 +33,32 @@ export const snapshotsProjection: Projection = {
     // the snapshot each marketplace means to serve at refs/heads/main (publication converges to it)
     'create table served_tips (marketplace_id bigint primary key, snapshot_id bigint not null)',
   ],
-  async apply(tx, events) {
-    for (const recorded of events) {
-      if (!isDomainEventType(recorded.type)) continue;
-      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
-      switch (event.type) {
-        case 'snapshot-captured': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by)
-            values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.upstreamSha}, ${d.state}, ${d.violation}, ${d.capturedAt}, ${d.ingestedBy})`);
-          break;
-        }
-        case 'snapshot-approved': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            update snapshots set state = 'approved', decided_by = ${d.approvedBy}, decided_at = ${d.approvedAt}, approved_at = ${d.approvedAt},
-              revoked_by = null, revoked_at = null, revoke_reason = null
-            where id = ${d.snapshotId}`);
-          await tx.query(sql.unsafe`
-            insert into served_tips (marketplace_id, snapshot_id) values (${d.marketplaceId}, ${d.snapshotId})
-            on conflict (marketplace_id) do update set snapshot_id = excluded.snapshot_id`);
-          break;
-        }
-        case 'snapshot-rejected': {
-          const d = event.data;
-          await tx.query(sql.unsafe`update snapshots set state = 'rejected', decided_by = ${d.rejectedBy}, decided_at = ${d.rejectedAt} where id = ${d.snapshotId}`);
-          break;
-        }
-        case 'snapshot-revoked': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            update snapshots set state = 'revoked', revoked_by = ${d.revokedBy}, revoked_at = ${d.revokedAt}, revoke_reason = ${d.reason},
-              violation = ${d.administrative ? null : d.reason}, administrative = ${d.administrative}, was_revoked = true
-            where id = ${d.snapshotId}`);
-          // spec, Facade rule 5: revoking the tip removes refs/heads/main; it does not move back.
-          await tx.query(sql.unsafe`delete from served_tips where marketplace_id = ${d.marketplaceId} and snapshot_id = ${d.snapshotId}`);
-          break;
-        }
-        default:
-          break;
-      }
-    }
-  },
+  apply: dispatch({
+    'snapshot-captured': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by)
+      values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.upstreamSha}, ${d.state}, ${d.violation},
+        ${d.capturedAt}, ${d.ingestedBy})`),
+    'snapshot-approved': async (tx, { data: d }) => {
+      await tx.query(sql.unsafe`
+        update snapshots set state = 'approved', decided_by = ${d.approvedBy}, decided_at = ${d.approvedAt},
+          approved_at = ${d.approvedAt}, revoked_by = null, revoked_at = null, revoke_reason = null
+        where id = ${d.snapshotId}`);
+      await tx.query(sql.unsafe`
+        insert into served_tips (marketplace_id, snapshot_id) values (${d.marketplaceId}, ${d.snapshotId})
+        on conflict (marketplace_id) do update set snapshot_id = excluded.snapshot_id`);
+    },
+    'snapshot-rejected': (tx, { data: d }) => tx.query(sql.unsafe`
+      update snapshots set state = 'rejected', decided_by = ${d.rejectedBy}, decided_at = ${d.rejectedAt}
+      where id = ${d.snapshotId}`),
+    'snapshot-revoked': async (tx, { data: d }) => {
+      await tx.query(sql.unsafe`
+        update snapshots set state = 'revoked', revoked_by = ${d.revokedBy}, revoked_at = ${d.revokedAt},
+          revoke_reason = ${d.reason}, violation = ${d.administrative ? null : d.reason},
+          administrative = ${d.administrative}, was_revoked = true
+        where id = ${d.snapshotId}`);
+      // spec, Facade rule 5: revoking the tip removes refs/heads/main; it does not move back.
+      await tx.query(sql.unsafe`
+        delete from served_tips where marketplace_id = ${d.marketplaceId} and snapshot_id = ${d.snapshotId}`);
+    },
+  }),
 };

@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export const tokensProjection: Projection = {
@@ -27,34 +27,21 @@ export const tokensProjection: Projection = {
     'create unique index access_tokens_digest on access_tokens (digest)',
     'create index access_tokens_owner on access_tokens (owner, id)',
   ],
-  async apply(tx, events) {
-    for (const recorded of events) {
-      if (!isDomainEventType(recorded.type)) continue;
-      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
-      switch (event.type) {
-        case 'token-issued': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            insert into access_tokens (id, kind, owner, principal, name, digest, scopes, push_scopes, api_scopes, expires_at, rotated_from, created_at)
-            values (${d.tokenId}, ${d.kind}, ${d.owner}, ${d.principal}, ${d.name}, ${d.digest},
-              ${sql.array([...d.scopes], 'text')}, ${sql.array([...d.pushScopes], 'text')}, ${sql.array([...d.apiScopes], 'text')},
-              ${d.expiresAt}, ${d.rotatedFrom}, ${d.issuedAt})`);
-          break;
-        }
-        case 'token-revoked':
-          await tx.query(sql.unsafe`update access_tokens set revoked_at = ${event.data.revokedAt} where id = ${event.data.tokenId}`);
-          break;
-        case 'marketplace-push-scopes-removed':
-          await tx.query(sql.unsafe`
-            update access_tokens set push_scopes = array_remove(push_scopes, ${event.data.name})
-            where id = any(${sql.array([...event.data.tokenIds], 'int8')})`);
-          break;
-        case 'token-used':
-          await tx.query(sql.unsafe`update access_tokens set last_used_at = ${event.data.usedAt} where id = ${event.data.tokenId}`);
-          break;
-        default:
-          break;
-      }
-    }
-  },
+  apply: dispatch({
+    'token-issued': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into access_tokens
+        (id, kind, owner, principal, name, digest, scopes, push_scopes, api_scopes, expires_at, rotated_from,
+        created_at)
+      values (${d.tokenId}, ${d.kind}, ${d.owner}, ${d.principal}, ${d.name}, ${d.digest},
+        ${sql.array([...d.scopes], 'text')}, ${sql.array([...d.pushScopes], 'text')},
+        ${sql.array([...d.apiScopes], 'text')},
+        ${d.expiresAt}, ${d.rotatedFrom}, ${d.issuedAt})`),
+    'token-revoked': (tx, { data: d }) => tx.query(sql.unsafe`
+      update access_tokens set revoked_at = ${d.revokedAt} where id = ${d.tokenId}`),
+    'marketplace-push-scopes-removed': (tx, { data: d }) => tx.query(sql.unsafe`
+      update access_tokens set push_scopes = array_remove(push_scopes, ${d.name})
+      where id = any(${sql.array([...d.tokenIds], 'int8')})`),
+    'token-used': (tx, { data: d }) => tx.query(sql.unsafe`
+      update access_tokens set last_used_at = ${d.usedAt} where id = ${d.tokenId}`),
+  }),
 };

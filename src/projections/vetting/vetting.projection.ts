@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 /** Vetting runs, the chain's settings and the waivers (spec: Vetting report, Vetting waiver). */
@@ -56,61 +56,36 @@ export const vettingProjection: Projection = {
     )`,
     'create index waivers_marketplace on waivers (marketplace_id, id desc)',
   ],
-  async apply(tx, events) {
-    for (const recorded of events) {
-      if (!isDomainEventType(recorded.type)) continue;
-      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
-      const meta = recorded.metadata;
-      switch (event.type) {
-        case 'vetting-completed': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            insert into vetting_runs (run_id, snapshot_id, marketplace_id, sha, trigger, outcome, mode, started_at, finished_at, chain, verdicts)
-            values (${d.runId}, ${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.trigger}, ${d.outcome}, ${d.mode}, ${d.startedAt}, ${d.finishedAt},
-              ${JSON.stringify(d.chain)}::jsonb, ${JSON.stringify(d.verdicts)}::jsonb)
-            on conflict (run_id) do nothing`);
-          break;
-        }
-        case 'vetting-chain-mode-changed':
-          await tx.query(sql.unsafe`
-            insert into vetting_settings (id, mode, chain_order) values (1, ${event.data.mode}, null)
-            on conflict (id) do update set mode = excluded.mode`);
-          break;
-        case 'vetting-chain-order-changed':
-          await tx.query(sql.unsafe`
-            insert into vetting_settings (id, mode, chain_order) values (1, 'run-all', ${JSON.stringify(event.data.order)}::jsonb)
-            on conflict (id) do update set chain_order = excluded.chain_order`);
-          break;
-        case 'vetter-toggled': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            insert into vetter_toggles (vetter, marketplace_id, marketplace, enabled, reason, changed_by, changed_at)
-            values (${d.vetter}, ${d.marketplaceId ?? 0}, ${d.marketplace}, ${d.enabled}, ${d.reason}, ${meta.principal}, ${meta.at})
-            on conflict (vetter, marketplace_id) do update set enabled = excluded.enabled, reason = excluded.reason,
-              changed_by = excluded.changed_by, changed_at = excluded.changed_at`);
-          break;
-        }
-        case 'marketplace-removed':
-          // Per-marketplace toggles go with the marketplace (a name registered again starts afresh).
-          await tx.query(sql.unsafe`delete from vetter_toggles where marketplace_id = ${event.data.marketplaceId}`);
-          break;
-        case 'waiver-created': {
-          const d = event.data;
-          await tx.query(sql.unsafe`
-            insert into waivers (id, marketplace_id, marketplace, snapshot_id, rule_id, scope, scope_value, justification, approved_by, created_at, expires_at)
-            values (${d.waiverId}, ${d.marketplaceId}, ${d.marketplace}, ${d.snapshotId}, ${d.ruleId}, ${d.scope}, ${d.scopeValue}, ${d.justification},
-              ${d.approvedBy}, ${d.createdAt}, ${d.expiresAt})`);
-          break;
-        }
-        case 'waiver-revoked':
-          await tx.query(sql.unsafe`update waivers set revoked_at = ${event.data.revokedAt}, revoked_by = ${event.data.revokedBy} where id = ${event.data.waiverId}`);
-          break;
-        case 'waiver-lapsed':
-          await tx.query(sql.unsafe`update waivers set lapse_recorded = true where id = ${event.data.waiverId}`);
-          break;
-        default:
-          break;
-      }
-    }
-  },
+  apply: dispatch({
+    'vetting-completed': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into vetting_runs
+        (run_id, snapshot_id, marketplace_id, sha, trigger, outcome, mode, started_at, finished_at, chain, verdicts)
+      values (${d.runId}, ${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.trigger}, ${d.outcome}, ${d.mode},
+        ${d.startedAt}, ${d.finishedAt}, ${JSON.stringify(d.chain)}::jsonb, ${JSON.stringify(d.verdicts)}::jsonb)
+      on conflict (run_id) do nothing`),
+    'vetting-chain-mode-changed': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into vetting_settings (id, mode, chain_order) values (1, ${d.mode}, null)
+      on conflict (id) do update set mode = excluded.mode`),
+    'vetting-chain-order-changed': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into vetting_settings (id, mode, chain_order) values (1, 'run-all', ${JSON.stringify(d.order)}::jsonb)
+      on conflict (id) do update set chain_order = excluded.chain_order`),
+    'vetter-toggled': (tx, { data: d, metadata: meta }) => tx.query(sql.unsafe`
+      insert into vetter_toggles (vetter, marketplace_id, marketplace, enabled, reason, changed_by, changed_at)
+      values (${d.vetter}, ${d.marketplaceId ?? 0}, ${d.marketplace}, ${d.enabled}, ${d.reason},
+        ${meta.principal}, ${meta.at})
+      on conflict (vetter, marketplace_id) do update set enabled = excluded.enabled, reason = excluded.reason,
+        changed_by = excluded.changed_by, changed_at = excluded.changed_at`),
+    // Per-marketplace toggles go with the marketplace (a name registered again starts afresh).
+    'marketplace-removed': (tx, { data: d }) => tx.query(sql.unsafe`
+      delete from vetter_toggles where marketplace_id = ${d.marketplaceId}`),
+    'waiver-created': (tx, { data: d }) => tx.query(sql.unsafe`
+      insert into waivers (id, marketplace_id, marketplace, snapshot_id, rule_id, scope, scope_value, justification,
+        approved_by, created_at, expires_at)
+      values (${d.waiverId}, ${d.marketplaceId}, ${d.marketplace}, ${d.snapshotId}, ${d.ruleId}, ${d.scope},
+        ${d.scopeValue}, ${d.justification}, ${d.approvedBy}, ${d.createdAt}, ${d.expiresAt})`),
+    'waiver-revoked': (tx, { data: d }) => tx.query(sql.unsafe`
+      update waivers set revoked_at = ${d.revokedAt}, revoked_by = ${d.revokedBy} where id = ${d.waiverId}`),
+    'waiver-lapsed': (tx, { data: d }) => tx.query(sql.unsafe`
+      update waivers set lapse_recorded = true where id = ${d.waiverId}`),
+  }),
 };

@@ -68,9 +68,59 @@ t.test('a rebuild from position 0 gives every read model row back identically (D
   ], 'no-stream');
   await store.append('reads-roles', [{ type: 'roles-read', data: { grants: 1 }, metadata: metadata({ credentialId: 22, actorType: 'machine', principal: 'ci-bot' }) }], 'no-stream');
 
+  // Vetting runs, chain settings, toggles, waivers and policy rules.
+  const verdict = { verdictId: 1, connector: 'secrets', position: 0, state: 'FAIL', detail: null, reportUrl: null,
+    findings: [{ id: 'secrets-aws', severity: 'HIGH', location: 'plugins/a/x.env:3', message: 'key' }] };
+  const meta = metadata();
+  const day = (d: number, hour = 10) => `2026-03-${String(d).padStart(2, '0')}T${hour}:00:00.000Z`;
+  const run = { runId: 7, snapshotId: 10, ...mp2, sha: sha('c'), trigger: 'ingestion', outcome: 'BLOCKED',
+    mode: 'run-all' };
+  await store.append('vetting-10', [{
+    type: 'vetting-completed', metadata: meta,
+    data: { ...run, startedAt: day(3), finishedAt: day(3, 11), chain: ['secrets'], verdicts: [verdict] },
+  }], 'no-stream');
+  const toggled = (vetter: string, marketplaceId: number | null, enabled: boolean) => ({
+    vetter, scope: marketplaceId === null ? 'global' : 'marketplace', marketplaceId,
+    marketplace: marketplaceId === null ? null : 'tools', enabled, reason: 'why',
+  });
+  await store.append('vettingsettings-global', [
+    { type: 'vetting-chain-order-changed', data: { order: ['secrets', 'manifest'], reason: 'r' }, metadata: meta },
+    { type: 'vetting-chain-mode-changed', data: { mode: 'stop-on-failure', reason: 'r' }, metadata: meta },
+    { type: 'vetter-toggled', metadata: { ...meta, principal: 'carol', at: day(4) },
+      data: toggled('secrets', null, false) },
+    { type: 'vetter-toggled', data: toggled('license', 2, true), metadata: meta },
+  ], 'no-stream');
+  const waiverOf = { ...mp2, ruleId: 'secrets-aws' };
+  const waiver = (id: number) => ({ waiverId: id, ...waiverOf, snapshotId: 10, scope: 'PATH', scopeValue: 'plugins/a',
+    justification: 'test key', approvedBy: 'bob', createdAt: day(3, 12), expiresAt: day(10, 12) });
+  await store.append('waivers-2', [
+    { type: 'waiver-created', data: waiver(30), metadata: meta },
+    { type: 'waiver-created', data: waiver(31), metadata: meta },
+    { type: 'waiver-revoked', data: { waiverId: 30, ...waiverOf, revokedAt: day(4), revokedBy: 'b' }, metadata: meta },
+    { type: 'waiver-lapsed', data: { waiverId: 31, ...waiverOf, expiresAt: day(10, 12) }, metadata: meta },
+  ], 'no-stream');
+  const rule = (id: number, name: string) =>
+    ({ ruleId: id, name, description: 'd', expression: 'size(hooks) > 0', enabled: true });
+  const created = { createdBy: 'root', createdAt: day(1) };
+  await store.append('policyrules-global', [
+    { type: 'policy-rule-created', data: { ...rule(1, 'no-hooks'), ...created }, metadata: meta },
+    { type: 'policy-rule-created', data: { ...rule(2, 'gone'), ...created }, metadata: meta },
+    {
+      type: 'policy-rule-updated', metadata: meta,
+      data: { ...rule(1, 'no-hooks'), enabled: false, updatedBy: 'bob', updatedAt: day(2) },
+    },
+    { type: 'policy-rule-deleted', data: { ruleId: 2, name: 'gone' }, metadata: meta },
+  ], 'no-stream');
+
   const head = await runner.catchUp();
   t.equal(head, await store.head(), 'caught up to the head');
   const before = await dump(pool);
+  t.equal(before.vetting_runs?.length, 1);
+  t.strictSame(before.vetting_settings, ['{"id":1,"mode":"stop-on-failure","chain_order":["secrets", "manifest"]}']);
+  t.equal(before.vetter_toggles?.length, 2);
+  t.match(before.waivers, [/"revoked_by":"b".*"lapse_recorded":false/, /"revoked_at":null.*"lapse_recorded":true/]);
+  t.match(before.policy_rules, [/"enabled":false,"created_by":"root".*"updated_by":"bob"/]);
+  t.equal(before.policy_rules?.length, 1);
   t.equal(before.marketplaces?.length, 3);
   t.equal(before.snapshots?.length, 2);
   t.equal(before.access_tokens?.length, 3);
