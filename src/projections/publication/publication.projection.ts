@@ -1,26 +1,14 @@
 import type { EventStore } from '../../adapters/eventstore/port.ts';
 import { RevisionConflict } from '../../adapters/eventstore/port.ts';
+import { appendFacts } from '../../adapters/eventstore/run-command.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
-import type { SnapshotUnpublishFailed } from '../../domain/publication/publication.events.ts';
-import { isDomainEventType, type DomainEvent } from '../../domain/events.ts';
+import { fact } from '../../domain/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
+import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 import { outsideTransaction } from '../runner/outside-transaction.ts';
-
-/** Marketplaces whose served set an event changes. */
-function touched(event: DomainEvent): number | null {
-  switch (event.type) {
-    case 'snapshot-approved':
-    case 'snapshot-revoked':
-      return event.data.marketplaceId;
-    case 'marketplace-removed':
-      return event.data.marketplaceId;
-    default:
-      return null;
-  }
-}
 
 /**
  * DESIGN.md 6: publication is a projection that converges each published bare repository to the
@@ -31,28 +19,34 @@ export type PublicationDeps = Readonly<{ gitStore: GitStore; store: EventStore |
 
 type Revoked = Readonly<{ marketplaceId: number; marketplace: string; snapshotId: number; sha: string }>;
 
+/** What a batch changes: the marketplaces whose served set moves, in order, and the revocations among them. */
+type Touched = Readonly<{ marketplaces: Set<number>; revoked: Revoked[] }>;
+
+const collect = dispatch<Touched>({
+  'snapshot-approved': (touched, { data }) => { touched.marketplaces.add(data.marketplaceId); },
+  'snapshot-revoked': (touched, { data }) => {
+    touched.marketplaces.add(data.marketplaceId);
+    touched.revoked.push(data);
+  },
+  'marketplace-removed': (touched, { data }) => { touched.marketplaces.add(data.marketplaceId); },
+});
+
 export const publicationProjection = (deps: PublicationDeps): Projection => ({
   name: 'publication',
   version: 1,
   tables: [],
   createSql: [],
   async apply(tx, events) {
-    const marketplaces = new Set<number>();
-    const revoked: Revoked[] = [];
-    for (const recorded of events) {
-      if (!isDomainEventType(recorded.type)) continue;
-      const event = { type: recorded.type, data: recorded.data } as DomainEvent;
-      const id = touched(event);
-      if (id !== null) marketplaces.add(id);
-      if (event.type === 'snapshot-revoked') revoked.push(event.data);
-    }
-    for (const marketplaceId of marketplaces) {
+    const touched: Touched = { marketplaces: new Set(), revoked: [] };
+    await collect(touched, events);
+    for (const marketplaceId of touched.marketplaces) {
       const { approved, tip } = await publicationTarget(tx, marketplaceId);
       try {
         await deps.gitStore.converge(marketplaceId, desiredRefs(approved, tip));
       } catch (error) {
         // The runner retries the batch with backoff; a revocation that cannot take effect needs a person.
-        await recordUnpublishFailed(deps, revoked.filter((r) => r.marketplaceId === marketplaceId && !approved.includes(r.sha)), error);
+        const stuck = touched.revoked.filter((r) => r.marketplaceId === marketplaceId && !approved.includes(r.sha));
+        await recordUnpublishFailed(deps, stuck, error);
         throw error;
       }
     }
@@ -65,19 +59,17 @@ function recordUnpublishFailed(deps: PublicationDeps, revoked: readonly Revoked[
   return outsideTransaction(() => appendUnpublishFailed(deps, revoked, error));
 }
 
-async function appendUnpublishFailed(deps: PublicationDeps, revoked: readonly Revoked[], error: unknown): Promise<void> {
+async function appendUnpublishFailed(deps: PublicationDeps, revoked: readonly Revoked[], error: unknown) {
   if (!deps.store) return;
   const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
   const at = deps.now();
   for (const r of revoked) {
-    const event: SnapshotUnpublishFailed = {
-      type: 'snapshot-unpublish-failed',
-      data: { marketplaceId: r.marketplaceId, marketplace: r.marketplace, snapshotId: r.snapshotId, sha: r.sha, error: message },
-    };
+    const { marketplaceId, marketplace, snapshotId, sha } = r;
+    const failed = fact('snapshot-unpublish-failed', { marketplaceId, marketplace, snapshotId, sha, error: message });
+    const correlationId = `unpublish-${snapshotId}`;
+    const metadata = { principal: 'publication', actorType: 'system', correlationId, at } as const;
     try {
-      await deps.store.append(streams.unpublishFailed(r.snapshotId), [{
-        type: event.type, data: event.data, metadata: { principal: 'publication', actorType: 'system', correlationId: `unpublish-${r.snapshotId}`, at },
-      }], 'no-stream');
+      await appendFacts(deps.store, streams.unpublishFailed(r.snapshotId), [failed], metadata, 'no-stream');
     } catch (appendError) {
       if (!(appendError instanceof RevisionConflict)) throw appendError;
     }
