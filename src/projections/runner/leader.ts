@@ -42,19 +42,19 @@ export class Leadership {
     } catch (error) {
       this.logger.warn({ err: error }, 'leader lock attempt failed');
     }
-    if (!this.leading && !this.stopped) {
-      this.timer = setTimeout(() => { void this.attempt(); }, this.retryMs);
-      this.timer.unref();
-    }
+    if (!this.leading) this.retryLater();
+  }
+
+  private retryLater(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => { void this.attempt(); }, this.retryMs);
+    this.timer.unref();
   }
 
   private async lost(error: unknown): Promise<void> {
     this.logger.error({ err: error }, 'leader lock lost: stopping projections and reactors');
     await this.stopDuties();
-    if (!this.stopped) {
-      this.timer = setTimeout(() => { void this.attempt(); }, this.retryMs);
-      this.timer.unref();
-    }
+    this.retryLater();
   }
 
   private async stopDuties(): Promise<void> {
