@@ -24,6 +24,35 @@ module.exports = {
       to: { path: '^src/(http|gateway\\.ts|main\\.ts|adapters/(?!eventstore/port\\.ts|postgres/|git/))' },
     },
     {
+      name: 'application-below-http',
+      comment: 'use cases (src/application) know nothing of requests, routes or the composition root',
+      severity: 'error',
+      from: { path: '^src/application/' },
+      to: { path: '^src/(http/|gateway\\.ts$|main\\.ts$)' },
+    },
+    {
+      name: 'application-reads-queries',
+      comment: 'src/application reads read models through *.queries.ts and waits on the runner; it never reaches into a projection',
+      severity: 'error',
+      from: { path: '^src/application/' },
+      to: { path: '^src/projections/', pathNot: ['\\.queries\\.ts$', '^src/projections/runner/(wait-for|leader)\\.ts$'] },
+    },
+    {
+      name: 'routes-call-use-cases',
+      comment: 'src/http parses, authenticates, calls one use case and answers: deciders and the command runner are src/application\'s',
+      severity: 'error',
+      // problems.ts only maps the runner's ConcurrencyExhausted to a 409.
+      from: { path: '^src/http/', pathNot: '^src/http/problems\\.ts$' },
+      to: { path: '^src/(application/execute\\.ts|adapters/eventstore/run-command\\.ts|domain/.+\\.decider\\.ts)$' },
+    },
+    {
+      name: 'composition-root-wires-no-route-internals',
+      comment: 'gateway.ts builds the server; it takes leader duties and use cases from src/application, never from src/http/api',
+      severity: 'error',
+      from: { path: '^src/gateway\\.ts$' },
+      to: { path: '^src/http/api/' },
+    },
+    {
       name: 'only-the-composition-root-imports-http',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(http/|gateway\\.ts$)' },

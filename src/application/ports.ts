@@ -4,6 +4,7 @@ import type { GitStore } from '../adapters/git/git-store.ts';
 import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
 import type { DatabasePool } from '../adapters/postgres/pool.ts';
 import type { Clock } from '../adapters/system/clock.ts';
+import type { SecretBox } from '../adapters/system/secret-box.ts';
 import type { Connector } from '../adapters/vetting/connector.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
 import type { ActorType } from '../domain/shared/decider.ts';
@@ -46,6 +47,8 @@ export type Ports = Readonly<{
   catalog: Readonly<{ enabled: boolean; name: string }>;
   marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number }>;
   vetting: VettingSettings;
+  /** Seals and opens stored secrets (webhook secrets). */
+  secrets: SecretBox;
 }>;
 
 /** Who acts: enough to resolve roles (people also carry their identity-provider claims). */

@@ -11,6 +11,7 @@ import type { SnapshotRecord } from '../projections/snapshots/snapshots.queries.
 import { fetchersOf, vettingSettings, waiversOf } from '../projections/vetting/vetting.queries.ts';
 import { execute } from './execute.ts';
 import type { Ports } from './ports.ts';
+import { reject } from './rejected.ts';
 
 /** What a vetting run uses: the chain's settings, the pinned tree, ids, and the stores it records in. */
 export type VettingPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'clock' | 'ids' | 'logger' | 'gitStore' | 'vetting'>;
@@ -90,9 +91,17 @@ export async function runVetting(deps: VettingPorts, snapshot: SnapshotRecord, m
   return { runId, verdicts, evaluation, revet: { classification, mode: deps.vetting.revetMode, revoked, affected } };
 }
 
-/** A manual or scheduled re-vet and the spec's Re-vet result. */
+/**
+ * A manual or scheduled re-vet and the spec's Re-vet result. spec, Snapshot state: "A re-vet of a
+ * snapshot that is not approved answers 409", before the chain runs, so nothing is recorded; a held
+ * snapshot is vetted again with rerunVetting instead.
+ */
 export async function revet(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: VettedMarketplace,
   meta: CommandMeta, trigger: 'revet-manual' | 'revet-scheduled' = 'revet-manual') {
+  if (snapshot.state !== 'approved') {
+    throw reject('snapshot-not-approved', `snapshot ${snapshot.id} is ${snapshot.state}: only an approved snapshot is re-vetted `
+      + `(vet a snapshot that is not approved again with POST /api/v1/snapshots/${snapshot.id}/vetting/rerun)`);
+  }
   const outcome = await runVetting(deps, snapshot, marketplace, trigger, meta);
   const revetPart = outcome.revet!;
   return {

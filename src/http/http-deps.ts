@@ -3,7 +3,6 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { Metrics } from '../adapters/system/metrics.ts';
-import type { SecretBox } from '../adapters/system/secret-box.ts';
 import type { Ports } from '../application/ports.ts';
 import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
 
@@ -22,8 +21,6 @@ export type HttpDeps = Ports & Readonly<{
   facade: Readonly<{ idpBearerEnabled: boolean }>;
   metrics: Metrics;
   auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
-  /** Seals and opens stored secrets (webhook secrets). */
-  secrets: SecretBox;
   sync: Readonly<{ maxWebhookBodyBytes: number }>;
   checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
 }>;

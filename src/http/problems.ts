@@ -38,6 +38,7 @@ const catalogue = {
   'snapshot-not-found': { status: 404, title: 'Snapshot not found' },
   'snapshot-already-decided': { status: 409, title: 'Snapshot already decided' },
   'snapshot-withdrawn': { status: 409, title: 'Commit withdrawn administratively' },
+  'snapshot-not-approved': { status: 409, title: 'Snapshot is not approved' },
   'release-age-not-elapsed': { status: 409, title: 'Minimum release age not elapsed' },
   'upstream-unreadable': { status: 502, title: 'Upstream unreadable' },
   'ingest-failed': { status: 502, title: 'Ingestion failed' },
@@ -79,26 +80,42 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 
 type ValidationIssue = { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> };
 
-/** One sentence naming the offending field, from the validator's list of issues. */
+const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(', ');
+const listedAt = 12;
+// TypeBox names the properties in a list; ajv gives one issue per property.
+const namesIn = (issue: ValidationIssue, list: string, single: string): string[] => {
+  const names = issue.params?.[list] ?? issue.params?.[single];
+  return (Array.isArray(names) ? names : [names]).filter((n): n is string => typeof n === 'string');
+};
+
+/**
+ * One sentence naming every offending field at once (TypeBox reports every issue): unknown properties,
+ * missing ones, then each other issue, so a client fixes its request in one round trip.
+ */
 export function validationDetail(context: string, issues: readonly ValidationIssue[], fallback: string): string {
   const at = (issue: ValidationIssue) => `${context}${issue.instancePath ?? ''}`;
-  const unknown = issues.find((i) => i.keyword === 'additionalProperties');
-  if (unknown) {
-    const names = (unknown.params?.additionalProperties as string[] | undefined) ?? [];
-    return `${at(unknown)} has an unknown property '${names.join("', '")}'`;
+  const grouped = new Map<string, string[]>();
+  const add = (key: string, name: string) => grouped.set(key, [...(grouped.get(key) ?? []), name]);
+  const parts: string[] = [];
+  for (const issue of issues) {
+    if (issue.keyword === 'additionalProperties') for (const name of namesIn(issue, 'additionalProperties', 'additionalProperty')) add(`${at(issue)} has unknown`, name);
+    else if (issue.keyword === 'required') for (const name of namesIn(issue, 'requiredProperties', 'missingProperty')) add(`${at(issue)} is missing the required`, name);
   }
-  const required = issues.find((i) => i.keyword === 'required');
-  if (required) {
-    const names = (required.params?.requiredProperties as string[] | undefined) ?? [];
-    return `${at(required)} is missing the required property '${names.join("', '")}'`;
+  for (const [lead, names] of grouped) parts.push(`${lead} ${names.length === 1 ? 'property' : 'properties'} ${quoted([...new Set(names)])}`);
+  const choices = new Set<string>();
+  for (const issue of issues) {
+    if (issue.keyword === 'anyOf' && !choices.has(issue.instancePath ?? '')) {
+      choices.add(issue.instancePath ?? '');
+      const allowed = issues.filter((i) => i.keyword === 'const' && i.instancePath === issue.instancePath).map((i) => String(i.params?.allowedValue));
+      parts.push(allowed.length > 0 ? `${at(issue)} must be one of: ${allowed.join(', ')}` : `${at(issue)} ${issue.message ?? 'is invalid'}`);
+    }
   }
-  const choice = issues.find((i) => i.keyword === 'anyOf');
-  if (choice) {
-    const allowed = issues.filter((i) => i.keyword === 'const' && i.instancePath === choice.instancePath).map((i) => String(i.params?.allowedValue));
-    if (allowed.length > 0) return `${at(choice)} must be one of: ${allowed.join(', ')}`;
-  }
-  const first = issues.find((i) => i.keyword !== 'boolean') ?? issues[0];
-  return first ? `${at(first)} ${first.message ?? 'is invalid'}` : fallback;
+  const other = issues.filter((i) => !['additionalProperties', 'required', 'anyOf', 'const', 'boolean'].includes(i.keyword ?? '')
+    && !choices.has(i.instancePath ?? '\u0000'));
+  for (const issue of other) parts.push(`${at(issue)} ${issue.message ?? 'is invalid'}`);
+  const unique = [...new Set(parts)];
+  if (unique.length === 0) return fallback;
+  return unique.length > listedAt ? `${unique.slice(0, listedAt).join('; ')}; and ${unique.length - listedAt} more` : unique.join('; ');
 }
 
 /** Maps anything a route throws to a problem: one handler for the whole API. */

@@ -16,7 +16,12 @@ export function registrationRefusal(request: RegistrationRequest, allowedSchemes
   if (origin === 'hosted' && url !== null) return boundary('a hosted marketplace has no url: publishers push to /publish/{name}');
   if (origin === 'upstream' && url === null) return boundary('an upstream marketplace needs the url of its repository');
   if (origin === 'upstream' && pushPolicy !== null) return boundary('pushPolicy applies only to hosted marketplaces');
-  if (ref !== null && ref !== 'main' && ref !== 'refs/heads/main') return boundary(`only main is ingested; ref '${ref}' is refused`);
+  // spec, Registration: the upstream's default branch is ingested whatever its name (master too) and
+  // served as main; `ref` can only name that served branch, so anything but main is refused.
+  if (ref !== null && ref !== 'main' && ref !== 'refs/heads/main') {
+    return boundary(`ref '${ref}' is refused: the gateway ingests the upstream's default branch, whatever its name (master too), `
+      + 'and serves it as main; ref may only be main, or omitted');
+  }
   if (url === null) return null;
   let parsed: URL;
   try {

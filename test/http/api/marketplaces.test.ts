@@ -286,6 +286,25 @@ t.test('ingest: 404 unknown or removed, 403 for a non-approver; an approver gran
   await refused(t, gw, () => carol.post(`/api/v1/snapshots/${otherSnapshot.id}/approve`), 403, 'forbidden', 'approving in another marketplace');
 });
 
+t.test('an upstream whose default branch is master: registered without ref, ingested and served as main; ref master is 400 saying so', async (t) => {
+  const gw = await startTestGateway(t, devEnv);
+  const root = session(gw, 'root');
+  const dir = mkdtempSync(join(tmpdir(), 'gw-repos-'));
+  const bare = await bareRepo(dir, 'legacy', marketplaceFiles('legacy', ['alpha']));
+  await gitIn(dir, '-C', bare, 'branch', '-m', 'main', 'master');
+  await gitIn(dir, '-C', bare, 'symbolic-ref', 'HEAD', 'refs/heads/master');
+  const url = (await serveRepos(t, dir)).url('legacy');
+
+  // spec, Registration: "ref present and not main" is 400; the message must not contradict what ingestion does.
+  const refusal = await refused(t, gw, () => root.post('/api/v1/marketplaces', { name: 'legacy', url, ref: 'master' }), 400, 'trust-boundary', 'ref master is 400');
+  t.match(refusal.detail, /ingests the upstream's default branch, whatever its name \(master too\), and serves it as main/, 'the detail says master is ingested without a ref');
+  await expectJson(t, await root.post('/api/v1/marketplaces', { name: 'legacy', url }), 201, 'spec: "the gateway reads the upstream default branch": registered without ref');
+  const snapshot = await expectJson<Snapshot>(t, await root.post('/api/v1/marketplaces/legacy/ingest'), 201, 'ingested from master');
+  t.equal(snapshot.upstreamSha, await gitIn(dir, '-C', bare, 'rev-parse', 'refs/heads/master'), 'the snapshot is the tip of master');
+  await expectJson(t, await root.post(`/api/v1/snapshots/${snapshot.id}/approve`), 200, 'approved');
+  t.equal((await one(t, root, 'legacy'))?.servedSha, snapshot.sha, 'and served (as main)');
+});
+
 t.test('a failed ingest answers 502 and records the attempt: lastIngestOutcome failed, a one-line reason, an ingest-failed entry', async (t) => {
   const gw = await startTestGateway(t, devEnv);
   const root = session(gw, 'root');

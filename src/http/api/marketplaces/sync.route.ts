@@ -1,21 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
-import { marketplaceDecider } from '../../../domain/marketplace/marketplace.decider.ts';
+import { changeSyncMode } from '../../../application/marketplaces.ts';
 import { syncModes } from '../../../domain/marketplace/marketplace.events.ts';
-import { streams } from '../../../domain/shared/streams.ts';
-import { liveMarketplaceByName } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';
-import { execute } from '../../../application/execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
-import { liveOr404 } from './marketplaces.route.ts';
 
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
-
-/** A webhook secret as forges take it: 32 random bytes, hex. */
-const newWebhookSecret = (): string => randomBytes(32).toString('hex');
 
 export function syncRoutes(app: HttpApp, deps: HttpDeps): void {
   app.put('/api/v1/marketplaces/:name/sync', {
@@ -30,14 +22,8 @@ export function syncRoutes(app: HttpApp, deps: HttpDeps): void {
     },
   }, async (request) => {
     const caller = await requireAdmin(deps, request);
-    const marketplace = await liveOr404(deps, request.params.name);
-    const secret = newWebhookSecret();
-    const decision = await execute(deps, marketplaceDecider, streams.marketplace(marketplace.id), {
-      type: 'change-sync-mode', data: { mode: request.body.mode, sealedWebhookSecret: deps.secrets.seal(secret) }, meta: metaFor(deps, request, caller),
-    }, ['marketplaces', 'ledger']);
-    const entered = decision.events.some((e) => e.type === 'sync-mode-changed' && e.data.mode === 'webhook');
-    const updated = (await liveMarketplaceByName(deps.pool, marketplace.name))!;
-    const view = marketplaceView(updated, await deps.gitStore.servedSha(updated.id), await snapshotsOf(deps.pool, [updated.id]));
-    return entered ? { ...view, webhookSecret: secret } : view;
+    const { marketplace, webhookSecret } = await changeSyncMode(deps, request.params.name, request.body.mode, metaFor(deps, request, caller));
+    const view = marketplaceView(marketplace, await deps.gitStore.servedSha(marketplace.id), await snapshotsOf(deps.pool, [marketplace.id]));
+    return webhookSecret === null ? view : { ...view, webhookSecret };
   });
 }

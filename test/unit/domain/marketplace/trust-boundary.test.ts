@@ -28,7 +28,7 @@ t.test('spec: "ref present and not main" is 400; main (and refs/heads/main, docs
   t.equal(registrationRefusal(upstream('https://example.test/a.git', { ref: 'refs/heads/main' }), both), null);
   t.equal(registrationRefusal(hosted({ ref: 'main' }), both), null, 'also on a hosted marketplace');
   for (const ref of ['master', 'develop', 'Main', 'refs/heads/master', 'refs/tags/main', '']) {
-    t.match(registrationRefusal(upstream('https://example.test/a.git', { ref }), both), { code: 'trust-boundary', detail: /only main is ingested/ }, JSON.stringify(ref));
+    t.match(registrationRefusal(upstream('https://example.test/a.git', { ref }), both), { code: 'trust-boundary', detail: /ingests the upstream's default branch, whatever its name \(master too\), and serves it as main/ }, JSON.stringify(ref));
   }
   t.match(registrationRefusal(hosted({ ref: 'develop' }), both), { code: 'trust-boundary' }, 'hosted with another ref');
 });
