@@ -125,10 +125,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (options.staleOwner !== undefined && options.staleOwner !== null) await stopOrphan(directory, log);
 
   const port = await freePort();
+  // Its own process group (detached): Ctrl-C in a terminal signals the whole foreground group, and
+  // a server that got it too would stop under the gateway's feet mid-shutdown. The gateway stops it
+  // on close; one left behind by a gateway that was killed is stopped at the next start (stopOrphan).
   const child: ChildProcess = spawn(bin.postgres, [
     '-D', directory, '-p', String(port),
     '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300',
-  ], { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'] });
+  ], { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const recent: string[] = [];
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
