@@ -2,13 +2,14 @@
 // figures to bench/results/. A measurement, not a test: exits 0 when a figure is below its target,
 // non-zero only on an error.
 //
-//   BENCH_ONLY   comma-separated subset of: eventstore, facade, audit, vetting (default: all, in that order)
+//   BENCH_ONLY   comma-separated subset of: eventstore, facade, audit, vetting, timings (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
 //   BENCH_CLONES, BENCH_CLONE_WARMUP, BENCH_FETCH_CLIENTS, BENCH_FETCH_SECONDS, BENCH_FETCH_PLAIN_SECONDS
 // audit (bench/audit.ts): BENCH_LEDGER_ENTRIES, BENCH_LEDGER_FILL, BENCH_AUDIT_REQUESTS, BENCH_EXPORT_LIMIT
 // vetting (bench/vetting.ts): BENCH_VETTING_PLUGINS, BENCH_VETTING_FILES_PER_PLUGIN, BENCH_VETTING_RUNS
+// timings (bench/timings.ts, the time bounds tests no longer assert): BENCH_TIMINGS_RUNS, BENCH_TIMINGS_SECRETS_FILES
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
@@ -16,9 +17,12 @@ import { auditBenchmark } from './audit.ts';
 import { log } from './env.ts';
 import { eventStoreBenchmark } from './eventstore.ts';
 import { facadeBenchmark } from './facade.ts';
+import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
 
-const benchmarks = { eventstore: eventStoreBenchmark, facade: facadeBenchmark, audit: auditBenchmark, vetting: vettingBenchmark } as const;
+const benchmarks = {
+  eventstore: eventStoreBenchmark, facade: facadeBenchmark, audit: auditBenchmark, vetting: vettingBenchmark, timings: timingsBenchmark,
+} as const;
 type Name = keyof typeof benchmarks;
 
 function selected(): Name[] {

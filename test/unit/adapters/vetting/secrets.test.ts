@@ -78,17 +78,14 @@ t.test('the abort signal is respected between files', async (t) => {
   await t.rejects(secretsConnector.scan(scanInput(files), subject, controller.signal), /timed out/);
 });
 
-t.test('a 2,000-file marketplace scans in seconds', async (t) => {
+// How fast it scans is measured by the timings benchmark (bench/timings.ts), not asserted here.
+t.test('a 2,000-file marketplace is scanned whole: the one planted credential among 2,001 files', async (t) => {
   const markdown = '# Skill\n\nThis skill formats code. Run `npm test` first.\n\n## Steps\n\n1. Read the file.\n2. Format it.\n'.repeat(30);
   const code = 'import { readFile } from "node:fs/promises";\nexport async function load(path) {\n  return JSON.parse(await readFile(path, "utf8"));\n}\n'.repeat(60);
   const many: Record<string, string> = {};
   for (let i = 0; i < 2000; i += 1) many[`plugins/p${i % 40}/${i % 2 === 0 ? `skills/s${i}/SKILL.md` : `scripts/s${i}.js`}`] = i % 2 === 0 ? markdown : code;
   many['plugins/p7/.env'] = `aws_secret_access_key=${awsSecret}\n`;
-  const started = performance.now();
   const result = await scan(many);
-  const seconds = (performance.now() - started) / 1000;
-  t.comment(`${Object.keys(many).length} files (${(Object.values(many).reduce((n, s) => n + s.length, 0) / 1e6).toFixed(1)} MB) in ${seconds.toFixed(2)} s: ${Math.round(Object.keys(many).length / seconds)} files/s`);
   t.strictSame(result.findings.map((f) => f.location), ['plugins/p7/.env:1']);
   t.equal(result.detail, '2,001 files scanned');
-  t.ok(seconds < 20, `${seconds.toFixed(2)} s`);
 });
