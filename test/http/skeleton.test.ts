@@ -17,7 +17,6 @@ async function probeApp(t: Parameters<typeof testCore>[0], logger = pino({ level
   }, async (request) => ({ ok: request.body.name }));
   app.get('/refuse', async () => { throw reject('trust-boundary', 'scheme ftp is not allowed', { type: 'evil', reason: 'r', rootCause: 'c', nextStep: 'n' }); });
   app.get('/crash', async () => { throw new Error('secret internal detail'); });
-  app.get('/slow', async () => { await new Promise((r) => setTimeout(r, 300)); return { done: true }; });
   t.teardown(() => app.close());
   return app;
 }
@@ -83,11 +82,20 @@ t.test('an unexpected failure is a generic 500 problem that leaks nothing', asyn
 
 t.test('closing finishes in-flight requests', async (t) => {
   const app = await probeApp(t);
+  // The handler holds its request until the test lets it go, so close() starts with the request in
+  // flight, whatever the machine's speed; no wait is timed.
+  let entered!: () => void;
+  let release!: () => void;
+  const inHandler = new Promise<void>((resolve) => { entered = resolve; });
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  app.get('/held', async () => { entered(); await released; return { done: true }; });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address() as { port: number };
-  const inflight = fetch(`http://127.0.0.1:${address.port}/slow`);
-  await new Promise((r) => setTimeout(r, 50));
-  await app.close();
+  const inflight = fetch(`http://127.0.0.1:${address.port}/held`);
+  await inHandler;
+  const closing = app.close();
+  release();
+  await closing;
   const response = await inflight;
   t.equal(response.status, 200);
   t.strictSame(await response.json(), { done: true });
