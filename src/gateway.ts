@@ -10,7 +10,7 @@ import { openDatabase, type DatabaseHandle } from './adapters/postgres/database.
 import { Listener } from './adapters/postgres/listener.ts';
 import { OidcProvider } from './adapters/identity/oidc.ts';
 import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
-import { openPool, redactUrl, sql, type DatabasePool } from './adapters/postgres/pool.ts';
+import { openPool, redactUrl, sql, type DatabasePool, type Interceptor } from './adapters/postgres/pool.ts';
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock } from './adapters/system/clock.ts';
 import { createMetrics } from './adapters/system/metrics.ts';
@@ -71,7 +71,11 @@ export type Core = Readonly<{
 // The key of the advisory lock that elects the replica running projections, reactors and schedules.
 export const leaderLockKey = 7306120432n;
 
-export async function openCore(config: GatewayConfig, logger: Logger, databaseUrl?: string): Promise<Core> {
+/** What tests and the CLI may vary: another database, and observers of the pool's queries. */
+export type CoreOptions = Readonly<{ databaseUrl?: string; poolInterceptors?: readonly Interceptor[] }>;
+
+export async function openCore(config: GatewayConfig, logger: Logger, options: CoreOptions = {}): Promise<Core> {
+  const { databaseUrl } = options;
   const database = databaseUrl
     ? { url: databaseUrl, embedded: false, close: async () => {} }
     : await openDatabase({ url: config.database.url, dataDir: config.dataDir, log: (line) => logger.debug({ component: 'postgres' }, line) });
@@ -81,7 +85,7 @@ export async function openCore(config: GatewayConfig, logger: Logger, databaseUr
   };
   try {
     logger.info({ database: redactUrl(database.url), embedded: database.embedded }, 'database ready');
-    const pool = await openPool(database.url);
+    const pool = await openPool(database.url, { ...(options.poolInterceptors ? { interceptors: options.poolInterceptors } : {}) });
     closers.push(() => pool.end());
     await pool.query(sql.unsafe`select 1`);
     const listener = new Listener(database.url, (error) => logger.warn({ err: error }, 'notification connection lost; falling back to polling'));
@@ -115,8 +119,8 @@ export async function openCore(config: GatewayConfig, logger: Logger, databaseUr
 export type Gateway = Readonly<{ app: HttpApp; url: string; core: Core; leadership: Leadership; waiter: ProjectionWaiter; deps: HttpDeps; close(): Promise<void> }>;
 
 /** `gateway serve`: the whole service, listening. The only place that wires HTTP to the rest. */
-export async function startGateway(config: GatewayConfig, logger: Logger, options: { databaseUrl?: string } = {}): Promise<Gateway> {
-  const core = await openCore(config, logger, options.databaseUrl);
+export async function startGateway(config: GatewayConfig, logger: Logger, options: CoreOptions = {}): Promise<Gateway> {
+  const core = await openCore(config, logger, options);
   try {
     const waiter = new ProjectionWaiter(core.pool, core.listener, core.runner.projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
     await waiter.start();

@@ -107,7 +107,7 @@ async function rebuild(cfg: GatewayConfig): Promise<void> {
 async function status(cfg: GatewayConfig, json: boolean): Promise<void> {
   const logger = createLogger({ ...cfg, log: { level: 'warn' } });
   const running = cfg.database.url ? null : runningEmbeddedUrl(cfg.dataDir);
-  const core = await openCore(cfg, logger, running ?? undefined);
+  const core = await openCore(cfg, logger, running ? { databaseUrl: running } : {});
   try {
     const rows = await core.runner.status();
     if (json) {

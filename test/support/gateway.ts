@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import { loadConfig } from '../../src/adapters/config/load.ts';
 import type { GatewayConfig } from '../../src/adapters/config/schema.ts';
-import { startGateway, type Gateway } from '../../src/gateway.ts';
+import { startGateway, type CoreOptions, type Gateway } from '../../src/gateway.ts';
 import { silentLogger } from './core.ts';
 import { testDatabase } from './database.ts';
 
@@ -21,9 +21,9 @@ export type TestGateway = Gateway & {
 };
 
 /** A started gateway (black box over HTTP), closed at the end of the test. */
-export async function startTestGateway(t: Test, env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(t: Test, env: Record<string, string> = {}, options: CoreOptions = {}): Promise<TestGateway> {
   const config = await testConfig(t, env);
-  const gateway = await startGateway(config, silentLogger);
+  const gateway = await startGateway(config, silentLogger, options);
   t.teardown(() => gateway.close());
   return {
     ...gateway,

@@ -4,7 +4,7 @@ import {
 } from 'slonik';
 
 export { sql };
-export type { DatabasePool };
+export type { DatabasePool, Interceptor };
 export type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 
 const isoInstant = (value: string): string => new Date(value).toISOString();
@@ -30,7 +30,12 @@ const resultParser: Interceptor = {
   },
 };
 
-export type PoolOptions = Readonly<{ maximumPoolSize?: number; statementTimeoutMs?: number }>;
+export type PoolOptions = Readonly<{
+  maximumPoolSize?: number;
+  statementTimeoutMs?: number;
+  /** Extra interceptors after the row parser (the query-count test observes queries with one). */
+  interceptors?: readonly Interceptor[];
+}>;
 
 export async function openPool(url: string, options: PoolOptions = {}): Promise<DatabasePool> {
   return createPool(url, {
@@ -38,7 +43,7 @@ export async function openPool(url: string, options: PoolOptions = {}): Promise<
     connectionTimeout: 10_000,
     idleTimeout: 10_000,
     statementTimeout: options.statementTimeoutMs ?? 60_000,
-    interceptors: [resultParser],
+    interceptors: [resultParser, ...(options.interceptors ?? [])],
     typeParsers,
     // slonik's default runs DISCARD ALL after every query: a second round trip each time, and it
     // drops cached plans (es.append re-planned on every call, 3.6x its server time; bench/results/
