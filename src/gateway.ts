@@ -125,7 +125,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const waiter = new ProjectionWaiter(core.pool, core.listener, core.runner.projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
     await waiter.start();
     const { oidc } = config;
-    const deps: HttpDeps = {
+    // Mutable only for baseUrl: with port 0 the port it defaults to is known after listen.
+    const deps: { -readonly [K in keyof HttpDeps]: HttpDeps[K] } = {
       baseUrl: config.baseUrl,
       version: buildVersion(),
       bodyLimitBytes: config.server.bodyLimitBytes,
@@ -191,6 +192,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.port;
     const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
+    // gateway.base-url defaults to http://127.0.0.1:<the port in force>; port 0 is in force only once bound.
+    if (config.server.port === 0 && config.baseUrl === 'http://127.0.0.1:0') deps.baseUrl = `http://127.0.0.1:${port}`;
     logger.info({ url, version: buildVersion(), leader: leadership.isLeader }, 'gateway listening');
 
     let closing: Promise<void> | null = null;

@@ -93,7 +93,7 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   healthRoute(app, deps);
-  apiDocsRoute(app);
+  apiDocsRoute(app, deps);
   problemsRoute(app, deps);
   loginRoutes(app, deps);
   meRoute(app, deps);
