@@ -82,20 +82,21 @@ t.test('an unexpected failure is a generic 500 problem that leaks nothing', asyn
 
 t.test('closing finishes in-flight requests', async (t) => {
   const app = await probeApp(t);
-  // The handler holds its request until the test lets it go, so close() starts with the request in
-  // flight, whatever the machine's speed; no wait is timed.
+  // The handler holds its request until close() has begun (preClose runs once close() has marked the
+  // server closing, right before it stops listening), so the request is in flight whatever the machine's
+  // speed: no timed wait.
   let entered!: () => void;
   let release!: () => void;
   const inHandler = new Promise<void>((resolve) => { entered = resolve; });
   const released = new Promise<void>((resolve) => { release = resolve; });
   app.get('/held', async () => { entered(); await released; return { done: true }; });
+  app.addHook('preClose', (done) => { release(); done(); });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address() as { port: number };
-  const inflight = fetch(`http://127.0.0.1:${address.port}/held`);
+  // Without keep-alive: close() would otherwise wait for the client to drop its idle connection.
+  const inflight = fetch(`http://127.0.0.1:${address.port}/held`, { headers: { connection: 'close' } });
   await inHandler;
-  const closing = app.close();
-  release();
-  await closing;
+  await app.close();
   const response = await inflight;
   t.equal(response.status, 200);
   t.strictSame(await response.json(), { done: true });
