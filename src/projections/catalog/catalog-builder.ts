@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { RevisionConflict, type EventMetadata, type EventStore, type NewEvent, type Position } from '../../adapters/eventstore/port.ts';
+import { RevisionConflict, type EventMetadata, type EventStore, type Position } from '../../adapters/eventstore/port.ts';
+import { appendFacts } from '../../adapters/eventstore/run-command.ts';
 import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import type { ServedView } from '../../adapters/git/served-view.ts';
@@ -8,9 +9,8 @@ import {
   catalogFiles, catalogManifestPath, catalogPluginPath, catalogRecordPath, isCurrent, newlyWithheld, planCatalog, readCatalogRecord,
   type Candidate, type CatalogRecord, type Skipped,
 } from '../../domain/catalog/catalog-plan.ts';
-import type {
-  CatalogCollision, CatalogConstituent, CatalogEvent, CatalogNameCollision, CatalogRebuilt, CatalogTrigger,
-} from '../../domain/catalog/catalog.events.ts';
+import type { CatalogCollision, CatalogConstituent, CatalogEvent, CatalogTrigger } from '../../domain/catalog/catalog.events.ts';
+import { fact } from '../../domain/events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import type { ActorType } from '../../domain/shared/decider.ts';
 import { streams } from '../../domain/shared/streams.ts';
@@ -210,10 +210,9 @@ export class CatalogBuilder {
       // Nothing served, nothing to catalog: the facade answers 404 for the catalog as for any marketplace.
       if (servedSha === null || !(await catalogStore.withdraw(name))) return { revision: null, position: null };
       this.pruneSoon();
-      const withdrawn: CatalogRebuilt = {
-        type: 'catalog-rebuilt',
-        data: { catalog: name, sha: null, generatedAt: this.deps.now(), trigger, constituents: [], collisions: [], plugins: 0 },
-      };
+      const withdrawn = fact('catalog-rebuilt', {
+        catalog: name, sha: null, generatedAt: this.deps.now(), trigger, constituents: [], collisions: [], plugins: 0,
+      });
       return { revision: null, position: await this.append(streams.catalog(`withdrawn-${servedSha}`), [withdrawn], actor) };
     }
 
@@ -281,13 +280,12 @@ export class CatalogBuilder {
 
   /** catalog-rebuilt, then one catalog-name-collision per name withheld now and not by the revision before. */
   private revisionEvents(sha: string, record: CatalogRecord, plugins: number, previous: readonly CatalogCollision[] | null, trigger: CatalogTrigger): CatalogEvent[] {
-    const rebuilt: CatalogRebuilt = {
-      type: 'catalog-rebuilt',
-      data: { catalog: record.catalog, sha, generatedAt: record.generatedAt, trigger, constituents: record.constituents, collisions: record.collisions, plugins },
-    };
-    const collisions = newlyWithheld(previous, record.collisions).map((c): CatalogNameCollision => ({
-      type: 'catalog-name-collision', data: { catalog: record.catalog, sha, name: c.name, marketplaces: c.marketplaces },
-    }));
+    const rebuilt = fact('catalog-rebuilt', {
+      catalog: record.catalog, sha, generatedAt: record.generatedAt, trigger,
+      constituents: record.constituents, collisions: record.collisions, plugins,
+    });
+    const collisions = newlyWithheld(previous, record.collisions)
+      .map((c) => fact('catalog-name-collision', { catalog: record.catalog, sha, name: c.name, marketplaces: c.marketplaces }));
     return [rebuilt, ...collisions];
   }
 
@@ -308,15 +306,15 @@ export class CatalogBuilder {
   /** Appended only when the stream is new: a revision (or a withdrawal) is recorded once, whoever tries again. */
   private async append(stream: string, events: readonly CatalogEvent[], actor: BuildActor): Promise<Position | null> {
     const at = this.deps.now();
-    const metadataFor = (event: CatalogEvent): EventMetadata => (event.type === 'catalog-name-collision'
+    // spec, Events: a withheld name is the builder's own finding, whoever asked for the build.
+    const metadataFor = (event: { type: string }): EventMetadata => (event.type === 'catalog-name-collision'
       ? { principal: builderPrincipal, actorType: 'system', correlationId: actor.correlationId, at }
       : {
         principal: actor.principal, actorType: actor.actorType, correlationId: actor.correlationId, at,
         ...(actor.credentialId === undefined ? {} : { credentialId: actor.credentialId }),
       });
-    const recorded: NewEvent[] = events.map((event) => ({ type: event.type, data: event.data, metadata: metadataFor(event) }));
     try {
-      return (await this.deps.store.append(stream, recorded, 'no-stream')).position;
+      return (await appendFacts(this.deps.store, stream, events, metadataFor, 'no-stream')).position;
     } catch (error) {
       if (error instanceof RevisionConflict) return null;
       throw error;

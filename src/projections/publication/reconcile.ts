@@ -1,9 +1,12 @@
 import type { Logger } from 'pino';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import type { EventStore } from '../../adapters/eventstore/port.ts';
+import { appendFacts } from '../../adapters/eventstore/run-command.ts';
 import { sql, type DatabasePool } from '../../adapters/postgres/pool.ts';
 import type { PublicationEvent } from '../../domain/publication/publication.events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
+import { fact } from '../../domain/events.ts';
+import { streams } from '../../domain/shared/streams.ts';
 import { z } from 'zod';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 
@@ -27,14 +30,12 @@ export async function reconcilePublication(deps: ReconcileDeps): Promise<Publica
     if (restored.length === 0 && removed.length === 0) continue;
     const events: PublicationEvent[] = [...current]
       .filter(([ref, sha]) => desired.refs.get(ref) !== sha && !approved.includes(sha))
-      .map(([ref, sha]) => ({ type: 'publication-served-not-approved', data: { marketplaceId, marketplace: row.name, ref, sha } }));
+      .map(([ref, sha]) => fact('publication-served-not-approved', { marketplaceId, marketplace: row.name, ref, sha }));
     await deps.gitStore.converge(marketplaceId, desired);
-    events.push({ type: 'publication-repaired', data: { marketplaceId, marketplace: row.name, restored, removed } });
+    events.push(fact('publication-repaired', { marketplaceId, marketplace: row.name, restored, removed }));
     const at = deps.now();
-    await deps.store.append(`publication-${marketplaceId}`, events.map((event) => ({
-      type: event.type, data: event.data,
-      metadata: { principal: 'publication-reconciler', actorType: 'system', correlationId: `reconcile-${at}`, at },
-    })), 'any');
+    await appendFacts(deps.store, streams.publication(marketplaceId), events,
+      { principal: 'publication-reconciler', actorType: 'system', correlationId: `reconcile-${at}`, at }, 'any');
     deps.logger.warn({ marketplace: row.name, restored, removed, notApproved: events.length - 1 }, 'published repository repaired at startup');
     recorded.push(...events);
   }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { CatalogBuilder, CatalogRevision } from '../../../projections/catalog/catalog-builder.ts';
-import { metadataOf } from '../../../adapters/eventstore/run-command.ts';
+import { appendFacts, metadataOf } from '../../../adapters/eventstore/run-command.ts';
+import { fact } from '../../../domain/events.ts';
 import { streams } from '../../../domain/shared/streams.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
@@ -60,9 +61,9 @@ export function catalogRoutes(app: HttpApp, deps: HttpDeps): void {
     if (!(await builder.servesAnything())) throw reject('catalog-not-found', 'no marketplace serves an approved snapshot: there is nothing to catalog');
     const before = await builder.revision();
     // Only the leader's catalog reactor builds (one writer of the catalog's repositories): ask it, and wait.
-    const { position } = await deps.store.append(streams.catalog('requests'), [{
-      type: 'catalog-rebuild-requested', data: { catalog: builder.name }, metadata: metadataOf(metaFor(deps, request, caller)),
-    }], 'any');
+    const requested = fact('catalog-rebuild-requested', { catalog: builder.name });
+    const { position } = await appendFacts(deps.store, streams.catalog('requests'), [requested],
+      metadataOf(metaFor(deps, request, caller)), 'any');
     await deps.waiter.waitFor(position, ['catalog']);
     // What the build recorded follows the request: the answer waits until the ledger shows it.
     await deps.waiter.waitFor(await deps.store.head(), ['ledger']);

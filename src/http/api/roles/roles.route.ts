@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
-import { metadataOf } from '../../../adapters/eventstore/run-command.ts';
+import { appendFacts, metadataOf } from '../../../adapters/eventstore/run-command.ts';
+import { fact } from '../../../domain/events.ts';
 import { roleDecider } from '../../../domain/role/role.decider.ts';
 import { roleNames } from '../../../domain/role/role.events.ts';
 import { streams } from '../../../domain/shared/streams.ts';
 import { liveMarketplaceByName } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import { allGrants, type GrantRecord } from '../../../projections/roles/roles.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';
-import { execute } from '../../execute.ts';
+import { execute } from '../../../application/execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
@@ -38,9 +39,9 @@ export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
     const caller = await requireAdmin(deps, request);
     const grants = await allGrants(deps.pool);
     // spec: every authorized read is recorded (roles-read, detail grants={n}); a refused one records nothing.
-    const { position } = await deps.store.append(streams.reads('roles'), [{
-      type: 'roles-read', data: { grants: grants.length }, metadata: metadataOf(metaFor(deps, request, caller)),
-    }], 'any');
+    const read = fact('roles-read', { grants: grants.length });
+    const { position } = await appendFacts(deps.store, streams.reads('roles'), [read],
+      metadataOf(metaFor(deps, request, caller)), 'any');
     await deps.waiter.waitFor(position, ['ledger']);
     return grants.map(grantView);
   });
