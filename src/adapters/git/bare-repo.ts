@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from './git-process.ts';
+import { ensureStamp } from './served-view.ts';
 
 /**
  * Creates the bare repository at `path` unless it exists; returns `path`. Every repository the gateway
@@ -15,6 +16,13 @@ export async function initBare(path: string): Promise<string> {
   await git(['init', '--bare', '--quiet', '--initial-branch=main', path]);
   await git(['-C', path, 'config', 'core.logAllRefUpdates', 'false']);
   await git(['-C', path, 'config', 'gc.auto', '0']);
+  return path;
+}
+
+/** A repository the facade serves: as initBare, with the stamp its cached views are checked by (served-view.ts). */
+export async function initServed(path: string): Promise<string> {
+  await initBare(path);
+  ensureStamp(path);
   return path;
 }
 

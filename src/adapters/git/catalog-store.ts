@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { initBare, pruneUnreachable } from './bare-repo.ts';
+import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { git, gitText } from './git-process.ts';
-import { ensureStamp, readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
+import { readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
 
 /** A file of the catalog commit written from text, or a directory taken whole from a constituent's tree. */
 export type CatalogBlob = Readonly<{ path: string; text: string }>;
@@ -42,13 +42,6 @@ export class CatalogStore {
 
   servedPath(name: string): string {
     return join(this.root, 'served', `${name}.git`);
-  }
-
-  /** Pruned by prune() under the builder's lock, never behind its back (initBare turns automatic gc off). */
-  private async ensureServed(name: string): Promise<string> {
-    const path = await initBare(this.servedPath(name));
-    ensureStamp(path);
-    return path;
   }
 
   /** What the facade answers for the served catalog without building a pack (served-view.ts). */
@@ -161,7 +154,7 @@ export class CatalogStore {
    * view outlives it (served-view.ts).
    */
   async serve(name: string, sha: string): Promise<void> {
-    const served = await this.ensureServed(name);
+    const served = await initServed(this.servedPath(name));
     if ((await this.servedSha(name)) === sha) return;
     restamp(served);
     try {

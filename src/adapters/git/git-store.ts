@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
 import { externalRoot, manifestPath, type ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
-import { initBare, pruneUnreachable } from './bare-repo.ts';
+import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { git, GitError, gitText } from './git-process.ts';
-import { ensureStamp, readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
+import { readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
 
 export type IngestLimits = Readonly<{ timeoutMs: number; maxPackBytes: number; maxObjects: number }>;
 
@@ -56,10 +56,8 @@ export class GitStore {
     return initBare(this.quarantinePath(marketplaceId));
   }
 
-  async ensurePublished(marketplaceId: number): Promise<string> {
-    const path = await initBare(this.publishedPath(marketplaceId));
-    ensureStamp(path);
-    return path;
+  ensurePublished(marketplaceId: number): Promise<string> {
+    return initServed(this.publishedPath(marketplaceId));
   }
 
   /** What the facade answers for a published repository without building a pack (served-view.ts). */

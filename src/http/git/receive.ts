@@ -1,0 +1,198 @@
+// One push to /publish/{name}: the command list is read and judged first (domain/publish/push-rules.ts),
+// then the pack goes on to `git receive-pack` on the quarantine; a push git applied is recorded
+// (marketplace-pushed) before the client hears of it, and handed on to be ingested as a held snapshot.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pipeline, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { runCommand } from '../../adapters/eventstore/run-command.ts';
+import { PktLineError } from '../../adapters/git/pkt-line.ts';
+import {
+  isAncestor, pinPushed, ReceiveLimitError, restoreRef, runReceivePack, unpin, type ReceiveLimits,
+} from '../../adapters/git/receive-pack.ts';
+import {
+  encodeReceiveAnswer, parseReceiveAnswer, readCommandSection, type CommandSection, type PushReport,
+} from '../../adapters/git/receive-protocol.ts';
+import type { PushPolicy } from '../../domain/marketplace/marketplace.events.ts';
+import { publishDecider } from '../../domain/publish/publish.decider.ts';
+import { publishedRef, refusePush } from '../../domain/publish/push-rules.ts';
+import { streams } from '../../domain/shared/streams.ts';
+import type { MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';
+import type { FacadeCaller } from '../auth/facade-credentials.ts';
+import type { HttpDeps } from '../http-deps.ts';
+import { facadeMeta, text } from './wire.ts';
+
+export const requestType = 'application/x-git-receive-pack-request';
+const resultType = 'application/x-git-receive-pack-result';
+
+/** A live hosted marketplace the caller may push to, its push policy and its quarantine repository. */
+export type PushTarget = Readonly<{
+  marketplace: MarketplaceRecord; policy: PushPolicy; repo: string; caller: FacadeCaller;
+}>;
+
+export type ReceiveDeps = Pick<HttpDeps, 'store' | 'waiter' | 'clock'> & Readonly<{
+  limits: ReceiveLimits;
+  /** The push is recorded: ingest `newTip`; what the pusher is told (a failure is told, not thrown). */
+  captured(newTip: string): Promise<string[]>;
+}>;
+
+// Errors in git's terms: plain text that the git client prints (DESIGN.md: the wire surfaces are not JSON).
+const message = (line: string): Buffer => Buffer.from(`gateway: ${line}\n`, 'utf8');
+
+/** The decider refused to record a push git had applied (a rewrite on append-only). */
+class PushNotRecorded extends Error {}
+
+/** Reads and discards the rest of a body the gateway will not use, so the client reads the answer cleanly. */
+async function drain(body: AsyncIterator<Buffer>, budget: number): Promise<boolean> {
+  let size = 0;
+  try {
+    for (let next = await body.next(); !next.done; next = await body.next()) {
+      size += next.value.length;
+      if (size > budget) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const isZlibError = (error: unknown): boolean =>
+  typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('Z_');
+
+type Refusal = Readonly<{ status: number; why: string }>;
+
+/** The request body as a stream of chunks (inflated when gzip), or why it cannot be read. */
+function bodyOf(request: FastifyRequest): AsyncIterator<Buffer> | Refusal {
+  const raw = request.body as Readable | undefined;
+  const streamed = Boolean(raw) && typeof (raw as Partial<Readable>).pipe === 'function';
+  if (!raw || !streamed) return { status: 415, why: `expected ${requestType}` };
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding !== 'identity' && encoding !== 'gzip') {
+    return { status: 415, why: `unsupported content encoding '${encoding}'` };
+  }
+  const source = encoding === 'gzip' ? pipeline(raw, createGunzip(), () => {}) : raw;
+  return source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+}
+
+/** Reads the body up to the end of the command list: the bytes read and the list, or why it cannot be. */
+async function readCommands(body: AsyncIterator<Buffer>, limits: ReceiveLimits)
+  : Promise<Readonly<{ head: Buffer; section: CommandSection }> | Refusal> {
+  let head = Buffer.alloc(0);
+  try {
+    for (;;) {
+      const next = await body.next();
+      if (next.done) throw new PktLineError('the command list ends early', head.length);
+      head = Buffer.concat([head, next.value]);
+      const section = readCommandSection(head);
+      if (section !== null) return { head, section };
+      if (head.length > limits.maxCommandBytes) {
+        return { status: 413, why: 'the command list of the push is too large' };
+      }
+    }
+  } catch (error) {
+    if (error instanceof PktLineError) return { status: 400, why: `malformed request: ${error.message}` };
+    if (isZlibError(error)) return { status: 400, why: 'the request body could not be inflated' };
+    throw error;
+  }
+}
+
+/** Answers one `git-receive-pack` request of `target`. */
+export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply: FastifyReply, target: PushTarget)
+  : Promise<FastifyReply> {
+  const { limits } = deps;
+  const body = bodyOf(request);
+  if ('why' in body) return text(reply, body.status, body.why);
+  // An answer given before the body is read to its end closes the connection.
+  const refuse = ({ status, why }: Refusal) => text(reply.header('connection', 'close'), status, why);
+  const commands = await readCommands(body, limits);
+  if ('why' in commands) return refuse(commands);
+  const { head, section } = commands;
+
+  const resultOf = (bytes: Buffer) =>
+    reply.code(200).header('content-type', resultType).header('cache-control', 'no-cache').send(bytes);
+  // git's probe before a large push is a lone flush: there is nothing to run.
+  if (section.updates.length === 0) {
+    if (!await drain(body, limits.maxBodyBytes)) void reply.header('connection', 'close');
+    return resultOf(Buffer.alloc(0));
+  }
+  const sideband = section.capabilities.includes('side-band-64k');
+  if (!section.capabilities.includes('report-status') && !section.capabilities.includes('report-status-v2')) {
+    return refuse({ status: 400, why: 'a push must ask for report-status' });
+  }
+  // Ref rules first: a refused push never reaches git.
+  const refusals = refusePush(section.updates);
+  if (refusals.length > 0) {
+    if (!await drain(body, limits.maxBodyBytes)) void reply.header('connection', 'close');
+    const report: PushReport = {
+      unpack: 'ok', refs: refusals.map((r) => ({ ref: r.ref, ok: false, reason: r.reason })),
+    };
+    const messages = [...new Set(refusals.map((r) => r.reason))].map(message);
+    return resultOf(encodeReceiveAnswer({ messages, report }, sideband));
+  }
+  const update = section.updates[0]!;
+
+  let run;
+  try {
+    run = await runReceivePack(target.repo, target.policy, head, body, limits);
+  } catch (error) {
+    if (error instanceof ReceiveLimitError) return refuse({ status: 413, why: error.message });
+    if (isZlibError(error)) return refuse({ status: 400, why: 'the request body could not be inflated' });
+    throw error;
+  }
+  const answer = parseReceiveAnswer(run.output, sideband);
+  if (answer.report === null) {
+    request.log.error({ exitCode: run.exitCode, stderr: run.stderr, fatal: answer.fatal },
+      'receive-pack gave no report');
+    return text(reply, 500, `the gateway could not complete this push: ${answer.fatal ?? 'git receive-pack failed'}`);
+  }
+  const messages = [...answer.messages];
+  let report = answer.report;
+  const main = report.refs.find((r) => r.ref === publishedRef);
+  if (report.unpack === 'ok' && main?.ok === true && update.newSha !== null) {
+    const refusal = await recordPush(deps, request, target, update.oldSha, update.newSha);
+    if (refusal === null) messages.push(...(await deps.captured(update.newSha)).map(message));
+    else {
+      messages.push(message(refusal));
+      report = { unpack: 'ok', refs: [{ ref: publishedRef, ok: false, reason: refusal }] };
+    }
+  } else if (main?.reason === 'non-fast-forward') {
+    const name = target.marketplace.name;
+    messages.push(message(`${name} is append-only: a push that rewrites the history of main is refused`));
+  }
+  return resultOf(encodeReceiveAnswer({ messages, report }, sideband));
+}
+
+/**
+ * git has moved main: record the push, synchronously. When that fails the ref is put back and the push
+ * refused; the answer is then why (null when it was recorded).
+ */
+async function recordPush(deps: ReceiveDeps, request: FastifyRequest, target: PushTarget,
+  previousTip: string | null, newTip: string): Promise<string | null> {
+  const { marketplace, repo, caller, policy } = target;
+  let pinned = false;
+  try {
+    const fastForward = previousTip === null || await isAncestor(repo, previousTip, newTip);
+    pinned = await pinPushed(repo, newTip);
+    const { decision, position } = await runCommand(deps.store, publishDecider, streams.publish(marketplace.id), {
+      type: 'record-push',
+      data: {
+        marketplaceId: marketplace.id, marketplace: marketplace.name, pushPolicy: policy, ref: publishedRef,
+        previousTip, newTip, fastForward,
+      },
+      meta: facadeMeta(request, caller, deps.clock.instant()),
+    });
+    if (decision.outcome === 'refused') throw new PushNotRecorded(decision.rejection.detail);
+    if (position !== null) {
+      await deps.waiter.waitFor(position, ['ledger'])
+        .catch((error: unknown) => request.log.warn({ err: error }, 'the ledger lags behind a recorded push'));
+    }
+    return null;
+  } catch (error) {
+    const log = request.log.child({ marketplace: marketplace.name });
+    log.error({ err: error }, 'push not recorded: main is put back');
+    await restoreRef(repo, publishedRef, previousTip, newTip)
+      .catch((undo: unknown) => log.error({ err: undo }, 'main could not be put back after an unrecorded push'));
+    if (pinned) await unpin(repo, newTip).catch(() => {});
+    return error instanceof PushNotRecorded ? error.message
+      : 'the gateway could not record the push on its ledger; nothing changed, push again later';
+  }
+}
