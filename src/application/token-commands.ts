@@ -1,4 +1,4 @@
-import { newTokenSecret, digestOf } from '../adapters/system/secrets.ts';
+import { newTokenSecret, digestOf } from '../adapters/system/token-digests.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { tokenDecider, type IssuePolicy } from '../domain/token/token.decider.ts';
 import type { TokenKind } from '../domain/token/token.events.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { digestOf, randomHandle } from '../system/secrets.ts';
+import { digestOf, randomHandle } from '../system/token-digests.ts';
 import { migrate } from './migrate.ts';
 import { sql, type DatabasePool } from './pool.ts';
 import type { Migration } from '../eventstore/postgres/migrations.ts';

@@ -4,7 +4,7 @@ import { manifestConnector } from '../../domain/vetting/connectors/manifest.conn
 import { mcpConnector } from '../../domain/vetting/connectors/mcp.connector.ts';
 import { pureConnector } from './chain.ts';
 import type { Connector } from './connector.ts';
-import { httpConnector, type HttpScannerSettings } from './http.ts';
+import { httpConnector, type HttpScannerSettings } from './http.connector.ts';
 import { licenseConnector } from './license.connector.ts';
 import { secretsConnector } from './secrets.connector.ts';
 

@@ -1,6 +1,6 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { digestOf, randomHandle, constantTimeEqual, tokenSecretPattern } from '../../adapters/system/secrets.ts';
+import { digestOf, randomHandle, constantTimeEqual, tokenSecretPattern } from '../../adapters/system/token-digests.ts';
 import { scopeFor } from '../../domain/access/api-scopes.ts';
 import { activeTokenByDigest } from '../../projections/tokens/tokens.queries.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';

@@ -1,7 +1,7 @@
 import type { OidcProvider } from '../../adapters/identity/oidc.ts';
 import type { DatabasePool } from '../../adapters/postgres/pool.ts';
 import type { Clock } from '../../adapters/system/clock.ts';
-import { digestOf, tokenSecretPattern } from '../../adapters/system/secrets.ts';
+import { digestOf, tokenSecretPattern } from '../../adapters/system/token-digests.ts';
 import type { CredentialKind } from '../../domain/access/access.events.ts';
 import { activeTokenByDigest } from '../../projections/tokens/tokens.queries.ts';
 import type { TokenUseRecorder } from './token-use.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { IdentityError } from '../../adapters/identity/oidc.ts';
-import { randomHandle } from '../../adapters/system/secrets.ts';
+import { randomHandle } from '../../adapters/system/token-digests.ts';
 import { boundClaims } from '../../domain/access/claims.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../problems.ts';
