@@ -18,10 +18,10 @@ module.exports = {
     },
     {
       name: 'projections-use-ports',
-      comment: 'src/projections may import the domain and the event store port, postgres and git adapters only',
+      comment: 'src/projections may import the domain, the event store port (and appendFacts for what reactors record), postgres and git adapters only',
       severity: 'error',
       from: { path: '^src/projections/' },
-      to: { path: '^src/(http|gateway\\.ts|main\\.ts|adapters/(?!eventstore/port\\.ts|postgres/|git/))' },
+      to: { path: '^src/(http|gateway\\.ts|main\\.ts|adapters/(?!eventstore/(port|append-facts)\\.ts|postgres/|git/))' },
     },
     {
       name: 'application-below-http',
@@ -43,7 +43,7 @@ module.exports = {
       severity: 'error',
       // problems.ts only maps the runner's ConcurrencyExhausted to a 409.
       from: { path: '^src/http/', pathNot: '^src/http/problems\\.ts$' },
-      to: { path: '^src/(application/execute\\.ts|adapters/eventstore/run-command\\.ts|domain/.+\\.decider\\.ts)$' },
+      to: { path: '^src/(application/execute\\.ts|adapters/eventstore/(run-command|append-facts)\\.ts|domain/.+\\.decider\\.ts)$' },
     },
     {
       name: 'composition-root-wires-no-route-internals',

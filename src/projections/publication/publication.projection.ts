@@ -1,6 +1,6 @@
 import type { EventStore } from '../../adapters/eventstore/port.ts';
 import { RevisionConflict } from '../../adapters/eventstore/port.ts';
-import { appendFacts } from '../../adapters/eventstore/run-command.ts';
+import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import { fact } from '../../domain/events.ts';
 import { streams } from '../../domain/shared/streams.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import type { EventStore } from '../../adapters/eventstore/port.ts';
-import { appendFacts } from '../../adapters/eventstore/run-command.ts';
+import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
 import { sql, type DatabasePool } from '../../adapters/postgres/pool.ts';
 import type { PublicationEvent } from '../../domain/publication/publication.events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';

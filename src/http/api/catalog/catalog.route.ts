@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { CatalogBuilder, CatalogRevision } from '../../../projections/catalog/catalog-builder.ts';
-import { appendFacts, metadataOf } from '../../../adapters/eventstore/run-command.ts';
+import { appendFacts } from '../../../adapters/eventstore/append-facts.ts';
+import { metadataOf } from '../../../adapters/eventstore/run-command.ts';
 import { fact } from '../../../domain/events.ts';
 import { streams } from '../../../domain/shared/streams.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';

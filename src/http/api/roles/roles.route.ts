@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { appendFacts, metadataOf } from '../../../adapters/eventstore/run-command.ts';
+import { appendFacts } from '../../../adapters/eventstore/append-facts.ts';
+import { metadataOf } from '../../../adapters/eventstore/run-command.ts';
 import { fact } from '../../../domain/events.ts';
 import { roleDecider } from '../../../domain/role/role.decider.ts';
 import { roleNames } from '../../../domain/role/role.events.ts';
