@@ -33,14 +33,17 @@ export async function changeChain(deps: ChainSettingsPorts, actor: Actor, change
 
 export type VetterToggle = Readonly<{ vetter: string; enabled: boolean; reason: string; marketplace: string | null }>;
 
-/** Enables or disables a vetter globally or for one live marketplace (admin); answers the chain where it applies. */
+/** Enables or disables a vetter globally or for one live marketplace (admin); answers the chain there. */
 export async function toggleVetter(deps: ChainSettingsPorts, actor: Actor, toggle: VetterToggle, meta: CommandMeta) {
   await requireAdminRole(deps, actor);
   const marketplace = toggle.marketplace ? await liveMarketplace(deps, toggle.marketplace) : null;
   await execute(deps, vettingSettingsDecider, streams.vettingSettings(), {
     type: 'toggle-vetter',
     data: {
-      vetter: toggle.vetter, enabled: toggle.enabled, reason: toggle.reason, marketplace: marketplace && { id: marketplace.id, name: marketplace.name },
+      vetter: toggle.vetter,
+      enabled: toggle.enabled,
+      reason: toggle.reason,
+      marketplace: marketplace && { id: marketplace.id, name: marketplace.name },
       known: deps.vetting.connectors.map((c) => c.name),
     },
     meta,

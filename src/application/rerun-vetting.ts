@@ -18,7 +18,8 @@ export async function rerunVetting(deps: RerunPorts, snapshotId: number, actor: 
   const subject = await addressedSnapshot(deps, snapshotId);
   await requireApprover(deps, actor, subject.marketplace);
   if (subject.snapshot.state === 'approved') {
-    throw reject('conflict', `snapshot ${snapshotId} is approved: re-vet it with POST /api/v1/snapshots/${snapshotId}/revet`);
+    const revet = `POST /api/v1/snapshots/${snapshotId}/revet`;
+    throw reject('conflict', `snapshot ${snapshotId} is approved: re-vet it with ${revet}`);
   }
   await runVetting(deps, subject.snapshot, subject.marketplace, 'ingestion', meta);
   return reportOf(deps, subject, deps.clock.instant());

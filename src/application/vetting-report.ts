@@ -10,9 +10,12 @@ export type ReportPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting'>;
  * spec, Vetting report: the latest run, and the outcome in force at `at`, recomputed from that run and
  * the waivers active then (a snapshot never vetted reports BLOCKED with run null).
  */
-export async function reportOf(deps: ReportPorts, subject: Pick<AddressedSnapshot, 'snapshot' | 'marketplace'>, at: string) {
+export async function reportOf(deps: ReportPorts, subject: Pick<AddressedSnapshot, 'snapshot' | 'marketplace'>,
+  at: string) {
   const { snapshot, marketplace } = subject;
-  const [run, waivers, { chain }] = await Promise.all([latestRun(deps.pool, snapshot.id), waiversOf(deps.pool, marketplace.id), chainFor(deps, marketplace.id)]);
+  const [run, waivers, { chain }] = await Promise.all([
+    latestRun(deps.pool, snapshot.id), waiversOf(deps.pool, marketplace.id), chainFor(deps, marketplace.id),
+  ]);
   const evaluation = evaluate(run?.verdicts ?? null, snapshot.sha, waivers, at);
   const rules = new Set(run?.verdicts.flatMap((v) => v.findings.map((f) => f.id)) ?? []);
   return {
@@ -20,8 +23,9 @@ export async function reportOf(deps: ReportPorts, subject: Pick<AddressedSnapsho
     outcome: evaluation.outcome,
     recordedOutcome: run?.outcome ?? evaluation.recordedOutcome,
     run: run && {
-      runId: run.runId, snapshotId: run.snapshotId, trigger: run.trigger, outcome: run.outcome, startedAt: run.startedAt,
-      finishedAt: run.finishedAt, verdicts: run.verdicts.map((v) => ({ ...v, findings: [...v.findings] })),
+      runId: run.runId, snapshotId: run.snapshotId, trigger: run.trigger, outcome: run.outcome,
+      startedAt: run.startedAt, finishedAt: run.finishedAt,
+      verdicts: run.verdicts.map((v) => ({ ...v, findings: [...v.findings] })),
     },
     suppressed: [...evaluation.suppressed],
     uncovered: [...evaluation.uncovered],

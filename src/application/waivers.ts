@@ -28,20 +28,28 @@ async function reread(deps: Pick<Ports, 'pool'>, waiverId: number): Promise<Waiv
  * spec, Waiver request: the marketplace, and for SNAPSHOT scope the commit, are taken from the
  * addressed snapshot; the approver is the actor (approver of that marketplace, or admin).
  */
-export async function createWaiver(deps: WaiverPorts, snapshotId: number, actor: Actor, wanted: WaiverRequest,
-  meta: CommandMeta): Promise<WaiverRecord> {
+export async function createWaiver(
+  deps: WaiverPorts, snapshotId: number, actor: Actor, wanted: WaiverRequest, meta: CommandMeta,
+): Promise<WaiverRecord> {
   const { snapshot, marketplace } = await addressedSnapshot(deps, snapshotId);
   await requireApprover(deps, actor, marketplace);
   const { scope } = wanted;
   if (scope !== 'SNAPSHOT' && scope !== 'PATH') {
-    throw reject('invalid-waiver', scope === undefined ? 'scope is required: SNAPSHOT or PATH' : `scope '${scope}' is not usable: SNAPSHOT or PATH`);
+    const problem = scope === undefined ? 'scope is required' : `scope '${scope}' is not usable`;
+    throw reject('invalid-waiver', `${problem}: SNAPSHOT or PATH`);
   }
   const waiverId = await deps.ids('waiver');
   await execute(deps, waiverDecider, streams.waivers(marketplace.id), {
     type: 'create-waiver',
     data: {
-      waiverId, marketplace: { id: marketplace.id, name: marketplace.name }, snapshot: { id: snapshot.id, sha: snapshot.sha },
-      ruleId: wanted.ruleId ?? '', scope, path: wanted.path ?? null, justification: wanted.justification ?? '', expiresAt: wanted.expiresAt ?? null,
+      waiverId,
+      marketplace: { id: marketplace.id, name: marketplace.name },
+      snapshot: { id: snapshot.id, sha: snapshot.sha },
+      ruleId: wanted.ruleId ?? '',
+      scope,
+      path: wanted.path ?? null,
+      justification: wanted.justification ?? '',
+      expiresAt: wanted.expiresAt ?? null,
     },
     meta,
   }, readModels);
@@ -49,11 +57,16 @@ export async function createWaiver(deps: WaiverPorts, snapshotId: number, actor:
 }
 
 /** Revokes an active waiver (the row stays, active false); an unknown or revoked one is 404. */
-export async function revokeWaiver(deps: WaiverPorts, waiverId: number, actor: Actor, meta: CommandMeta): Promise<WaiverRecord> {
+export async function revokeWaiver(
+  deps: WaiverPorts, waiverId: number, actor: Actor, meta: CommandMeta,
+): Promise<WaiverRecord> {
   const waiver = await waiverById(deps.pool, waiverId);
   const marketplace = waiver ? await marketplaceById(deps.pool, waiver.marketplaceId) : null;
-  if (!waiver || !marketplace || waiver.revokedAt !== null) throw reject('waiver-not-found', `no waiver ${waiverId}, or it is already revoked`);
+  if (!waiver || !marketplace || waiver.revokedAt !== null) {
+    throw reject('waiver-not-found', `no waiver ${waiverId}, or it is already revoked`);
+  }
   await requireApprover(deps, actor, marketplace);
-  await execute(deps, waiverDecider, streams.waivers(marketplace.id), { type: 'revoke-waiver', data: { waiverId }, meta }, readModels);
+  const command = { type: 'revoke-waiver', data: { waiverId }, meta } as const;
+  await execute(deps, waiverDecider, streams.waivers(marketplace.id), command, readModels);
   return reread(deps, waiverId);
 }

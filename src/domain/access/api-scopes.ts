@@ -13,7 +13,11 @@ export const apiScopeTable = {
   ],
   'marketplaces:register': ['POST /api/v1/marketplaces'],
   'marketplaces:ingest': ['POST /api/v1/marketplaces/{name}/ingest'],
-  'vetting:run': ['POST /api/v1/marketplaces/{name}/revet', 'POST /api/v1/snapshots/{id}/revet'],
+  // The rerun is the gateway's own route for vetting a held snapshot again (docs/decisions.md 73): the
+  // specification's re-vet of one answers 409, and a machine that ran the re-vet must still reach it.
+  'vetting:run': [
+    'POST /api/v1/marketplaces/{name}/revet', 'POST /api/v1/snapshots/{id}/revet', 'POST /api/v1/snapshots/{id}/vetting/rerun',
+  ],
   'waivers:read': ['GET /api/v1/marketplaces/{name}/waivers'],
   'sync:write': ['PUT /api/v1/marketplaces/{name}/sync'],
   'catalog:rebuild': ['POST /api/v1/catalog/rebuild'],

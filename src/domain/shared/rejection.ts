@@ -28,6 +28,7 @@ export const rejectionCodes = [
   'snapshot-not-found',
   'snapshot-already-decided',
   'snapshot-withdrawn',
+  'snapshot-not-approved',
   'release-age-not-elapsed',
   'upstream-unreadable',
   'ingest-failed',

@@ -5,6 +5,7 @@ import { assertNothingChanged, ledger } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { cleanMarketplace, plantedMarketplace } from '../../support/planted.ts';
 import { serveUpstream } from '../../support/upstream.ts';
+import { loopbackScanner } from './scanner.ts';
 
 const env = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };
 type Verdict = { connector: string; state: string; detail: string | null; reportUrl: string | null; findings: { id: string }[] };
@@ -75,27 +76,9 @@ t.test('chain settings: toggles globally and per marketplace, mode and order, ad
 });
 
 t.test('the http connector: PENDING until the external scanner answers, then its verdict and reportUrl', async (t) => {
-  let answer: 'pending' | 'findings' = 'pending';
-  const received: { snapshotId: number; sha: string; files: { path: string }[] }[] = [];
-  const scanner = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.setHeader('content-type', 'application/json');
-      if (answer === 'pending') {
-        res.statusCode = 202;
-        res.end(JSON.stringify({ reportUrl: 'https://scanner.example/reports/1' }));
-      } else {
-        res.end(JSON.stringify({ findings: [{ id: 'ext-malware', severity: 'CRITICAL', location: 'plugins/tidy/commands/tidy.md:1', message: 'known bad' }], detail: 'scanned', reportUrl: 'https://scanner.example/reports/2' }));
-      }
-    });
-  });
-  await new Promise<void>((resolve) => scanner.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => scanner.close(() => resolve())));
-  const port = (scanner.address() as { port: number }).port;
-
-  const gw = await startTestGateway(t, { ...env, GATEWAY_VETTING_HTTP_URL: `http://127.0.0.1:${port}/scan` });
+  const scanner = await loopbackScanner(t);
+  const { received } = scanner;
+  const gw = await startTestGateway(t, { ...env, GATEWAY_VETTING_HTTP_URL: scanner.url });
   const root = devSession(gw, 'root');
   const upstream = await serveUpstream(t, cleanMarketplace());
   await root.post('/api/v1/marketplaces', { name: 'tidy', url: upstream.url });
@@ -107,17 +90,26 @@ t.test('the http connector: PENDING until the external scanner answers, then its
   t.match(received[0], { snapshotId: snapshot.id, sha: snapshot.sha });
   t.ok(received[0]!.files.some((f) => f.path === 'plugins/tidy/skills/format/SKILL.md'), 'the files are sent');
 
-  const inconclusive = (await root.post(`/api/v1/snapshots/${snapshot.id}/revet`)).body;
-  t.match(inconclusive, { classification: 'INCONCLUSIVE', revoked: false });
-  t.match(await ledger(gw, 'revet-inconclusive'), [{ principal: 'root' }]);
+  // A held snapshot is vetted again with the rerun, not re-vetted (spec: re-vet of a non-approved snapshot is 409).
+  const still = (await root.post(`/api/v1/snapshots/${snapshot.id}/vetting/rerun`)).body;
+  t.match(still, { snapshotId: snapshot.id, outcome: 'BLOCKED', run: { trigger: 'ingestion' } });
+  t.match((still.run.verdicts as Verdict[]).find((v) => v.connector === 'http'), { state: 'PENDING' });
+  t.equal(received.length, 2, 'the scanner is asked again');
 
-  answer = 'findings';
-  const answered = (await root.post(`/api/v1/snapshots/${snapshot.id}/revet`)).body;
-  t.match(answered, { classification: 'VIOLATION', uncovered: [{ connector: 'http', ruleId: 'ext-malware', severity: 'CRITICAL' }] });
-  const report = (await root.get(`/api/v1/snapshots/${snapshot.id}/vetting`)).body;
-  t.match((report.run.verdicts as Verdict[]).find((v) => v.connector === 'http'), { state: 'FAIL', reportUrl: 'https://scanner.example/reports/2', detail: 'scanned' });
-  t.match(await ledger(gw, 'vetting-verdict'), [{}, {}, {}, {}, {}, {}, {}, { detail: /http FAIL \(was PENDING\)/ }],
-    'on re-vet only the changed verdict is recorded');
+  scanner.answer = 'findings';
+  const answered = (await root.post(`/api/v1/snapshots/${snapshot.id}/vetting/rerun`)).body;
+  t.match(answered, {
+    outcome: 'BLOCKED', uncovered: [{ connector: 'http', ruleId: 'ext-malware', severity: 'CRITICAL' }],
+  });
+  t.match((answered.run.verdicts as Verdict[]).find((v) => v.connector === 'http'),
+    { state: 'FAIL', reportUrl: 'https://scanner.example/reports/2', detail: 'scanned' });
+  t.strictSame(answered, (await root.get(`/api/v1/snapshots/${snapshot.id}/vetting`)).body,
+    'the answer is the vetting report');
+  const verdicts = await ledger(gw, 'vetting-verdict');
+  t.equal(verdicts.length, 21, 'a rerun records every verdict, as the ingestion did');
+  t.ok(verdicts.some((v) => /http FAIL \(was PENDING\)/.test(v.detail ?? '')), 'the changed verdict names what it was');
+  const classified = [...await ledger(gw, 'revet-inconclusive'), ...await ledger(gw, 'revet-violation')];
+  t.equal(classified.length, 0, 'no re-vet classification');
 });
 
 t.test('a connector past gateway.vetting.timeout records ERROR, which blocks', async (t) => {

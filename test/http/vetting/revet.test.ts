@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { revetSweep } from '../../../src/application/sweeps.ts';
 import { devSession } from '../../support/api.ts';
-import { inMs, ledger } from '../../support/assert.ts';
+import { assertNothingChanged, inMs, ledger } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { cleanMarketplace, plantedToken } from '../../support/planted.ts';
 import { gitClient, serveUpstream } from '../../support/upstream.ts';
@@ -55,6 +55,41 @@ t.test('re-vet: CLEAR while the waiver holds; VIOLATION in ENFORCE revokes and t
   await client.run(['init', '--quiet', dir]);
   const fetched = await client.run(['-c', 'protocol.version=2', 'fetch', `${gw.url}/git/tidy`, snapshot.sha], dir);
   t.notOk(fetched.ok, 'the real client asking for the revoked sha is refused');
+
+  const again = await assertNothingChanged(t, gw, () => root.post(`/api/v1/snapshots/${snapshot.id}/revet`),
+    're-vet of a revoked snapshot');
+  t.equal(again.status, 409);
+  t.match(again.body, { type: /\/problems\/snapshot-not-approved$/, detail: /is revoked.*\/vetting\/rerun/ });
+});
+
+t.test('spec: a re-vet of a snapshot that is not approved answers 409 and records nothing', async (t) => {
+  const gw = await startTestGateway(t, env);
+  const root = devSession(gw, 'root');
+  const upstream = await serveUpstream(t, withSecret());
+  await root.post('/api/v1/marketplaces', { name: 'tidy', url: upstream.url });
+  const held = (await root.post('/api/v1/marketplaces/tidy/ingest')).body;
+  const runs = async () => (await ledger(gw, 'vetting-completed')).length;
+  t.equal(await runs(), 1, 'vetted once, at ingestion');
+
+  const revetHeld = () => root.post(`/api/v1/snapshots/${held.id}/revet`);
+  const onHeld = await assertNothingChanged(t, gw, revetHeld, 're-vet of a held snapshot');
+  t.equal(onHeld.status, 409);
+  t.match(onHeld.body, { type: /\/problems\/snapshot-not-approved$/, detail: /is held/ });
+  const report = (await root.get(`/api/v1/snapshots/${held.id}/vetting`)).body;
+  t.match(report.run, { trigger: 'ingestion' }, 'the latest run is still the ingestion');
+  const none = await assertNothingChanged(t, gw, () => root.post('/api/v1/marketplaces/tidy/revet'),
+    'marketplace re-vet with nothing approved');
+  t.strictSame(none.body, { marketplace: 'tidy', results: [] }, 'the marketplace re-vet takes approved snapshots only');
+
+  t.equal((await root.post(`/api/v1/snapshots/${held.id}/reject`)).status, 200);
+  const onRejected = await assertNothingChanged(t, gw, revetHeld, 're-vet of a rejected snapshot');
+  t.equal(onRejected.status, 409);
+  t.match(onRejected.body, { type: /\/problems\/snapshot-not-approved$/, detail: /is rejected/ });
+  t.equal(await runs(), 1, 'no run was made');
+
+  const nobody = devSession(gw, 'nobody');
+  const outsider = await assertNothingChanged(t, gw, () => nobody.post(`/api/v1/snapshots/${held.id}/revet`), 'outsider');
+  t.equal(outsider.status, 403, 'standing is checked before the state');
 });
 
 t.test('re-vet in WARN mode records the violation and revokes nothing; the scheduled sweep runs as revet-policy', async (t) => {

@@ -1,18 +1,14 @@
 import { Type } from 'typebox';
-import { compilePolicy, evaluatePolicy, policyVariablesDoc } from '../../../adapters/policy/cel.ts';
-import { policyRulesDecider } from '../../../domain/policy/policy.decider.ts';
-import { streams } from '../../../domain/shared/streams.ts';
-import { policyRuleByName, policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
-import { metaFor, requireAdmin, requireApproverOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
-import { execute } from '../../../application/execute.ts';
+import { policyVariablesDoc } from '../../../adapters/policy/cel.ts';
+import {
+  createPolicyRule, deletePolicyRule, tryPolicyExpression, updatePolicyRule,
+} from '../../../application/policy-rules.ts';
+import { policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
+import { callerOf, metaFor, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { reject } from '../../problems.ts';
 import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
-import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
-import { readPolicyVariables } from '../../../application/policy-evaluation.ts';
 
 const tags = ['policy'];
-const readModels = ['policy', 'ledger'];
 const Expression = Type.String({ maxLength: 4096, description: 'CEL over the policy variables; must be a bool. A match refuses approval.' });
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 
@@ -21,17 +17,6 @@ const RuleView = Type.Object({
   createdBy: Type.String(), createdAt: Timestamp, updatedBy: Type.Union([Type.String(), Type.Null()]), updatedAt: NullableTimestamp,
 });
 const ruleView = (r: PolicyRuleRecord) => ({ ...r });
-
-const compileError = (expression: string): string | null => {
-  const compiled = compilePolicy(expression);
-  return compiled.ok ? null : compiled.error;
-};
-
-async function ruleOr404(deps: HttpDeps, name: string): Promise<PolicyRuleRecord> {
-  const rule = await policyRuleByName(deps.pool, name);
-  if (!rule) throw reject('policy-rule-not-found', `no policy rule named '${name}'`);
-  return rule;
-}
 
 const description = `Policy rules are CEL expressions evaluated at approve, after the vetting gate and before any state change: every enabled rule that matches, or fails to evaluate, refuses the approval (409 \`policy-denied\` with \`denials[]\`), with one policy-denied ledger entry per deciding rule. Disabling a rule is the off-switch.\n\n${policyVariablesDoc}`;
 
@@ -43,14 +28,10 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       response: { 200: RuleView, ...problemResponses(403, 409, 422) },
     },
   }, async (request) => {
-    const caller = await requireAdmin(deps, request);
+    const caller = callerOf(request);
     const { name, description: text, expression, enabled = true } = request.body;
-    const ruleId = await deps.ids('policy-rule');
-    await execute(deps, policyRulesDecider, streams.policyRules(), {
-      type: 'create-policy-rule', data: { ruleId, name, description: text, expression, enabled, compileError: compileError(expression) },
-      meta: metaFor(deps, request, caller),
-    }, readModels);
-    return ruleView(await ruleOr404(deps, name));
+    const body = { description: text, expression, enabled };
+    return ruleView(await createPolicyRule(deps, caller, name, body, metaFor(deps, request, caller)));
   });
 
   app.get('/api/v1/policy/rules', {
@@ -67,24 +48,17 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       response: { 200: RuleView, ...problemResponses(403, 404, 422) },
     },
   }, async (request) => {
-    const caller = await requireAdmin(deps, request);
+    const caller = callerOf(request);
     const { description: text, expression, enabled } = request.body;
-    await execute(deps, policyRulesDecider, streams.policyRules(), {
-      type: 'update-policy-rule', data: { name: request.params.name, description: text, expression, enabled, compileError: compileError(expression) },
-      meta: metaFor(deps, request, caller),
-    }, readModels);
-    return ruleView(await ruleOr404(deps, request.params.name));
+    const body = { description: text, expression, enabled };
+    return ruleView(await updatePolicyRule(deps, caller, request.params.name, body, metaFor(deps, request, caller)));
   });
 
   app.delete('/api/v1/policy/rules/:name', {
     schema: { tags, summary: 'Delete a rule (admin); answers the deleted rule', params: NameParams, response: { 200: RuleView, ...problemResponses(403, 404) } },
   }, async (request) => {
-    const caller = await requireAdmin(deps, request);
-    const rule = await ruleOr404(deps, request.params.name);
-    await execute(deps, policyRulesDecider, streams.policyRules(), {
-      type: 'delete-policy-rule', data: { name: rule.name }, meta: metaFor(deps, request, caller),
-    }, readModels);
-    return ruleView(rule);
+    const caller = callerOf(request);
+    return ruleView(await deletePolicyRule(deps, caller, request.params.name, metaFor(deps, request, caller)));
   });
 
   app.post('/api/v1/policy/playground', {
@@ -97,12 +71,7 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
   }, async (request) => {
-    const { snapshot, marketplace } = await addressedSnapshot(deps, request.body.snapshotId);
-    // spec: 403 when the caller may not approve that snapshot.
-    const caller = await requireApproverOf(deps, request, marketplace);
-    const compiled = compilePolicy(request.body.expression);
-    if (!compiled.ok) return { error: compiled.error };
-    const variables = await readPolicyVariables(deps, snapshot, marketplace, caller, deps.clock.instant());
-    return evaluatePolicy(compiled.program, variables);
+    const { snapshotId, expression } = request.body;
+    return tryPolicyExpression(deps, callerOf(request), snapshotId, expression, deps.clock.instant());
   });
 }
