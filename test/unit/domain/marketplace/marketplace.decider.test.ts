@@ -1,14 +1,12 @@
 import t from 'tap';
 import { marketplaceDecider, marketplaceNameDecider } from '../../../../src/domain/marketplace/marketplace.decider.ts';
-import type { MarketplaceEvent } from '../../../../src/domain/marketplace/marketplace.events.ts';
-import type { SnapshotEvent } from '../../../../src/domain/snapshot/snapshot.events.ts';
 import type { ApproveInputs } from '../../../../src/domain/snapshot/approve-gate.ts';
-import { meta, spec } from '../../../support/decider-spec.ts';
+import {
+  acme as base, approved, captured, meta, registered as registeredEvent, revoked as revokedEvent, sha, syncModeChanged,
+} from '../../../support/builders.ts';
+import { spec } from '../../../support/decider-spec.ts';
 
-const registered: MarketplaceEvent = {
-  type: 'marketplace-registered',
-  data: { marketplaceId: 7, name: 'acme', origin: 'upstream', url: 'https://example.test/acme.git', pushPolicy: null, registeredAt: '2026-03-01T09:00:00.000Z', registeredBy: 'alice' },
-};
+const registered = registeredEvent();
 const register = (name: string) => ({
   type: 'register-marketplace' as const,
   data: { marketplaceId: 7, name, origin: 'upstream' as const, url: 'https://example.test/acme.git', pushPolicy: null },
@@ -35,15 +33,11 @@ t.test('an invalid name is refused with the /git/<name> wording (spec, Errors: 4
   t.match(spec(marketplaceDecider).given([]).when(register('a'.repeat(63))), { outcome: 'accepted' }, '63 characters is the limit');
 });
 
-const base = { marketplaceId: 7, marketplace: 'acme' };
-const sha = (c: string) => c.repeat(40);
-const captured = (snapshotId: number, c: string, state: 'held' | 'rejected' = 'held', capturedAt = '2026-03-01T09:00:00.000Z'): MarketplaceEvent | SnapshotEvent => ({
-  type: 'snapshot-captured',
-  data: { ...base, snapshotId, sha: sha(c), upstreamSha: sha(c), state, violation: state === 'rejected' ? 'bad manifest' : null, capturedAt, ingestedBy: 'alice', trigger: 'on-demand', committedAt: null, description: null },
-});
-const approved = (snapshotId: number, c: string): SnapshotEvent => ({
-  type: 'snapshot-approved', data: { ...base, snapshotId, sha: sha(c), approvedAt: 'x', approvedBy: 'bob', overrideReason: null },
-});
+// Snapshot 3, of commit a: the one most tests decide on.
+const held = captured({ snapshotId: 3, sha: sha('a') });
+const approval = approved({ snapshotId: 3, sha: sha('a') });
+const rejectedAtCapture = captured({ snapshotId: 3, sha: sha('a'), state: 'rejected' });
+const heldSince = (capturedAt: string) => captured({ snapshotId: 3, sha: sha('a'), capturedAt });
 const inputs: ApproveInputs = {
   minimumReleaseAgeMs: 0, withdrawnShas: [], vetting: { outcome: 'CLEAR', uncovered: [], unanswered: [] }, overrideReason: null, policyDenials: [],
 };
@@ -61,7 +55,7 @@ t.test('ingestion captures a new commit as held, and a captured commit creates n
     { type: 'snapshot-captured', data: { snapshotId: 50, sha: sha('a'), state: 'held', violation: null, ingestedBy: 'alice', capturedAt: '2026-03-01T10:00:00.000Z' } },
     { type: 'ingest-succeeded', data: { snapshotId: 50, created: true } },
   ] });
-  const again = spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(ingest('a', 51));
+  const again = spec(marketplaceDecider).given([registered, held]).when(ingest('a', 51));
   t.strictSame(again.events.map((e) => e.type), ['ingest-succeeded']);
   t.match(again.events[0], { data: { snapshotId: 3, created: false } });
   const broken = spec(marketplaceDecider).given([registered]).when(ingest('b', 52, 'plugin source escapes the repository'));
@@ -78,27 +72,27 @@ t.test('a failed attempt is recorded with reason, root cause and next step', asy
 });
 
 t.test('approve: held or revoked become approved; the gate refuses in order', async (t) => {
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(approve(3)),
+  t.match(spec(marketplaceDecider).given([registered, held]).when(approve(3)),
     { outcome: 'accepted', events: [{ type: 'snapshot-approved', data: { snapshotId: 3, sha: sha('a'), approvedBy: 'bob', approvedAt: '2026-03-01T10:00:00.000Z' } }] });
-  const revoked: SnapshotEvent = { type: 'snapshot-revoked', data: { ...base, snapshotId: 3, sha: sha('a'), reason: 'violation', administrative: false, revokedAt: 'x', revokedBy: 'revet-policy' } };
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a'), approved(3, 'a'), revoked]).when(approve(3)), { outcome: 'accepted' }, 'revoked → approved');
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a'), approved(3, 'a')]).when(approve(3)),
+  const revoked = revokedEvent({ snapshotId: 3, sha: sha('a') });
+  t.match(spec(marketplaceDecider).given([registered, held, approval, revoked]).when(approve(3)), { outcome: 'accepted' }, 'revoked → approved');
+  t.match(spec(marketplaceDecider).given([registered, held, approval]).when(approve(3)),
     { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } }, 'approve on an approved snapshot answers 409');
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a', 'rejected')]).when(approve(3)),
+  t.match(spec(marketplaceDecider).given([registered, rejectedAtCapture]).when(approve(3)),
     { outcome: 'refused', rejection: { code: 'snapshot-already-decided', detail: /rejected/ } }, 'rejected → approve is refused');
   t.match(spec(marketplaceDecider).given([registered]).when(approve(9)), { outcome: 'refused', rejection: { code: 'snapshot-not-found' } });
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(approve(3, undefined, { withdrawnShas: [sha('a')] })),
+  t.match(spec(marketplaceDecider).given([registered, held]).when(approve(3, undefined, { withdrawnShas: [sha('a')] })),
     { outcome: 'refused', rejection: { code: 'snapshot-withdrawn' } }, 'a commit withdrawn administratively is refused');
-  const young = spec(marketplaceDecider).given([registered, captured(3, 'a', 'held', '2026-03-01T09:30:00.000Z')])
+  const young = spec(marketplaceDecider).given([registered, heldSince('2026-03-01T09:30:00.000Z')])
     .when(approve(3, '2026-03-01T10:00:00.000Z', { minimumReleaseAgeMs: 3_600_000 }));
   t.match(young, { outcome: 'refused', rejection: { code: 'release-age-not-elapsed', extensions: { approvableAt: '2026-03-01T10:30:00.000Z' } } });
   t.strictSame(young.events, []);
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a', 'held', '2026-03-01T09:00:00.000Z')])
+  t.match(spec(marketplaceDecider).given([registered, heldSince('2026-03-01T09:00:00.000Z')])
     .when(approve(3, '2026-03-01T10:00:00.000Z', { minimumReleaseAgeMs: 3_600_000 })), { outcome: 'accepted' }, 'exactly elapsed is enough');
 });
 
 t.test('approve gate: vetting BLOCKED refuses unless an admin overrides; then policy rules; then the release age', async (t) => {
-  const given = spec(marketplaceDecider).given([registered, captured(3, 'a', 'held', '2026-03-01T09:30:00.000Z')]);
+  const given = spec(marketplaceDecider).given([registered, heldSince('2026-03-01T09:30:00.000Z')]);
   const uncovered = [{ connector: 'secrets', ruleId: 'secrets-aws', location: 'a.txt:3', severity: 'HIGH', message: 'AWS key' }];
   const blocked = { outcome: 'BLOCKED' as const, uncovered, unanswered: [] };
   const denial = { rule: 'no-hooks', ruleId: 4, outcome: 'matched' as const, error: null };
@@ -131,7 +125,7 @@ t.test('sync mode: a change records sync-mode-changed with the sealed secret onl
   t.match(spec(marketplaceDecider).given([registered]).when(change('webhook')),
     { outcome: 'accepted', events: [{ type: 'sync-mode-changed', data: { marketplaceId: 7, name: 'acme', mode: 'webhook', previousMode: 'on-demand', sealedWebhookSecret: 'v1.sealed' } }] });
   t.strictSame(spec(marketplaceDecider).given([registered]).when(change('on-demand')).events, [], 'on-demand already: nothing to record');
-  const inWebhook = { type: 'sync-mode-changed' as const, data: { marketplaceId: 7, name: 'acme', mode: 'webhook' as const, previousMode: 'on-demand' as const, sealedWebhookSecret: 'v1.old' } };
+  const inWebhook = syncModeChanged({ sealedWebhookSecret: 'v1.old' });
   t.strictSame(spec(marketplaceDecider).given([registered, inWebhook]).when(change('webhook')).events, [], 'no new secret for the mode it has');
   t.match(spec(marketplaceDecider).given([registered, inWebhook]).when(change('scheduled')),
     { events: [{ type: 'sync-mode-changed', data: { mode: 'scheduled', previousMode: 'webhook', sealedWebhookSecret: null } }] }, 'leaving webhook mode discards the secret');
@@ -139,13 +133,13 @@ t.test('sync mode: a change records sync-mode-changed with the sealed secret onl
 
 t.test('reject: held or revoked become rejected; a decided snapshot answers 409; never age-gated', async (t) => {
   const reject = (snapshotId: number) => ({ type: 'reject-snapshot' as const, data: { snapshotId }, meta: meta() });
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a')]).when(reject(3)), { outcome: 'accepted', events: [{ type: 'snapshot-rejected', data: { snapshotId: 3 } }] });
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a'), approved(3, 'a')]).when(reject(3)), { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } });
-  t.match(spec(marketplaceDecider).given([registered, captured(3, 'a', 'rejected')]).when(reject(3)), { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } });
+  t.match(spec(marketplaceDecider).given([registered, held]).when(reject(3)), { outcome: 'accepted', events: [{ type: 'snapshot-rejected', data: { snapshotId: 3 } }] });
+  t.match(spec(marketplaceDecider).given([registered, held, approval]).when(reject(3)), { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } });
+  t.match(spec(marketplaceDecider).given([registered, rejectedAtCapture]).when(reject(3)), { outcome: 'refused', rejection: { code: 'snapshot-already-decided' } });
 });
 
 t.test('removal withdraws every approved snapshot with the reason, then removes; nothing acts on a removed marketplace', async (t) => {
-  const history = [registered, captured(3, 'a'), approved(3, 'a'), captured(4, 'b'), approved(4, 'b'), captured(5, 'c')];
+  const history = [registered, held, approval, captured({ snapshotId: 4, sha: sha('b') }), approved({ snapshotId: 4, sha: sha('b') }), captured({ snapshotId: 5, sha: sha('c') })];
   const decision = spec(marketplaceDecider).given(history).when({ type: 'remove-marketplace', data: { reason: 'retired', pushScopeTokenIds: [] }, meta: meta() });
   t.match(decision, { outcome: 'accepted', events: [
     { type: 'snapshot-revoked', data: { snapshotId: 3, reason: 'marketplace removed: retired', administrative: true } },

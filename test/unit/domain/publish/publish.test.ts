@@ -2,21 +2,18 @@ import t from 'tap';
 import { publishDecider, type RecordPush } from '../../../../src/domain/publish/publish.decider.ts';
 import type { PublishEvent } from '../../../../src/domain/publish/publish.events.ts';
 import { publishedRef, pushChecks, refusePush } from '../../../../src/domain/publish/push-rules.ts';
-import { meta, spec } from '../../../support/decider-spec.ts';
+import { at, meta, pushed as pushedEvent, sha } from '../../../support/builders.ts';
+import { spec } from '../../../support/decider-spec.ts';
 
-const a = 'a'.repeat(40);
-const b = 'b'.repeat(40);
-const at = '2026-03-01T10:00:00.000Z';
+const a = sha('a');
+const b = sha('b');
 
 const recordPush = (data: Partial<RecordPush['data']> = {}): RecordPush => ({
   type: 'record-push',
   data: { marketplaceId: 7, marketplace: 'team', pushPolicy: 'append-only', ref: publishedRef, previousTip: a, newTip: b, fastForward: true, ...data },
   meta: meta({ principal: 'alice', at }),
 });
-const pushed = (previousTip: string | null, newTip: string): PublishEvent => ({
-  type: 'marketplace-pushed',
-  data: { marketplaceId: 7, marketplace: 'team', ref: publishedRef, previousTip, newTip, forced: false, pushPolicy: 'append-only', pushedAt: at },
-});
+const pushed = (previousTip: string | null, newTip: string): PublishEvent => pushedEvent({ ref: publishedRef, previousTip, newTip });
 
 t.test('a fast-forward push is recorded with both tips, not forced', async (t) => {
   const decision = spec(publishDecider).given([pushed(null, a)]).when(recordPush());

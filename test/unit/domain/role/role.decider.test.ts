@@ -1,16 +1,14 @@
 import t from 'tap';
 import { roleDecider, type GrantRole, type RoleCommand } from '../../../../src/domain/role/role.decider.ts';
 import type { RoleEvent, RoleName } from '../../../../src/domain/role/role.events.ts';
-import { meta, spec } from '../../../support/decider-spec.ts';
-
-const at = '2026-03-01T10:00:00.000Z';
+import { at, meta, roleGranted, roleRevoked } from '../../../support/builders.ts';
+import { spec } from '../../../support/decider-spec.ts';
 
 const grant = (principal: string, role: RoleName, marketplace: string | null = null, marketplaceId: number | null = marketplace === null ? null : 3, grantId = 9): GrantRole => ({
   type: 'grant-role', data: { grantId, principal, role, marketplace, marketplaceId }, meta: meta({ principal: 'root', at }),
 });
-const granted = (grantId: number, principal: string, role: RoleName, marketplace: string | null = null, marketplaceId: number | null = marketplace === null ? null : 3): RoleEvent => ({
-  type: 'role-granted', data: { grantId, principal, role, marketplace, marketplaceId, grantedBy: 'root', grantedAt: '2026-02-01T00:00:00.000Z' },
-});
+const granted = (grantId: number, principal: string, role: RoleName, marketplace: string | null = null) =>
+  roleGranted({ grantId, principal, role, marketplace, marketplaceId: marketplace === null ? null : 3 });
 const revokeGrant = (grantId: number): RoleCommand => ({ type: 'revoke-role', data: { grantId }, meta: meta({ principal: 'root', at }) });
 
 const decide = (history: readonly RoleEvent[], command: RoleCommand) => spec(roleDecider).given(history).when(command);
@@ -52,7 +50,7 @@ t.test('spec, Roles: 409 when an identical grant exists', async (t) => {
   t.match(decide(history, grant('bob', 'approver', 'tools', 4)), { outcome: 'accepted' }, 'another marketplace is another grant');
   t.match(decide(history, grant('bob', 'admin')), { outcome: 'accepted' }, 'another role is another grant');
   t.match(decide(history, grant('carol', 'auditor')), { outcome: 'accepted' }, 'another principal is another grant');
-  t.match(decide([...history, { type: 'role-revoked', data: { ...granted(2, 'bob', 'auditor').data, revokedBy: 'root', revokedAt: at } } as RoleEvent], grant('bob', 'auditor')),
+  t.match(decide([...history, roleRevoked({ grantId: 2, role: 'auditor', marketplace: null, marketplaceId: null })], grant('bob', 'auditor')),
     { outcome: 'accepted' }, 'a revoked grant may be given again');
 });
 

@@ -3,12 +3,11 @@ import {
   lastUsedIntervalMs, machineDefaultCapMs, tokenDecider, type IssuePolicy, type IssueToken, type RevokeToken, type TokenCommand,
 } from '../../../../src/domain/token/token.decider.ts';
 import type { TokenEvent, TokenFields, TokenKind } from '../../../../src/domain/token/token.events.ts';
-import { meta, spec } from '../../../support/decider-spec.ts';
+import { after, at, meta, tokenIssued as issued, tokenRevoked, tokenUsed } from '../../../support/builders.ts';
+import { spec } from '../../../support/decider-spec.ts';
 
-const at = '2026-03-01T10:00:00.000Z';
 const day = 86_400_000;
 const hour = 3_600_000;
-const after = (ms: number) => new Date(Date.parse(at) + ms).toISOString();
 const digest = 'd'.repeat(64);
 
 const policy = (overrides: Partial<IssuePolicy> = {}): IssuePolicy => ({
@@ -30,15 +29,8 @@ const issueMachine = (data: Partial<IssueToken['data']> = {}) => issue({
 const fields = (overrides: Partial<TokenFields> = {}): TokenFields => ({
   kind: 'personal', owner: 'alice', principal: 'alice', name: 'laptop', scopes: [], pushScopes: [], apiScopes: [], expiresAt: null, ...overrides,
 });
-const issued = (overrides: Partial<TokenFields> = {}): TokenEvent => ({
-  type: 'token-issued',
-  data: { ...fields(overrides), tokenId: 5, digest, rotatedFrom: null, issuedAt: after(-day), issuedBy: overrides.owner ?? 'alice' },
-});
-const revoked: TokenEvent = {
-  type: 'token-revoked',
-  data: { tokenId: 5, kind: 'personal', owner: 'alice', principal: 'alice', name: 'laptop', cause: 'deleted', revokedAt: after(-hour), revokedBy: 'alice' },
-};
-const used = (usedAt: string): TokenEvent => ({ type: 'token-used', data: { tokenId: 5, usedAt } });
+const revoked = tokenRevoked();
+const used = (usedAt: string) => tokenUsed({ usedAt });
 
 const revoke = (asOwner: string | null, kinds: readonly TokenKind[], cause: 'deleted' | 'rotated' = 'deleted', when = at): RevokeToken => ({
   type: 'revoke-token', data: { asOwner, kinds, cause }, meta: meta({ principal: asOwner ?? 'root', at: when }),
