@@ -124,67 +124,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
   try {
     const waiter = new ProjectionWaiter(core.pool, core.listener, core.runner.projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
     await waiter.start();
-    const { oidc } = config;
-    // Mutable only for baseUrl: with port 0 the port it defaults to is known after listen.
-    const deps: { -readonly [K in keyof HttpDeps]: HttpDeps[K] } = {
-      baseUrl: config.baseUrl,
-      version: buildVersion(),
-      bodyLimitBytes: config.server.bodyLimitBytes,
-      logger,
-      store: core.store,
-      waiter,
-      pool: core.pool,
-      clock: systemClock,
-      ids: postgresIdAllocator(core.pool),
-      sessions: await SessionStore.open(core.pool),
-      identity: oidc.issuer && oidc.clientId ? new OidcProvider({
-        issuer: oidc.issuer, clientId: oidc.clientId, clientSecret: oidc.clientSecret, scopes: oidc.scopes,
-        audience: oidc.audience, userNameAttribute: oidc.userNameAttribute,
-      }) : null,
-      access: {
-        configAdmins: config.roles.admins,
-        claimMappings: config.roles.claimMappings,
-        devInsecureAuth: config.devInsecureAuth,
-        sessionTtlMs: config.tokens.sessionTtlMs,
-        maxTtlMs: config.tokens.maxTtlMs,
-      },
-      catalog: config.catalog,
-      catalogBuilder: core.catalog,
-      gitStore: core.gitStore,
-      facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
-      auditExport: config.auditExport,
-      metrics: createMetrics(),
-      marketplaces: { allowedUrlSchemes: config.allowedUrlSchemes, minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs },
-      secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
-      sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
-      vetting: {
-        connectors: builtInConnectors({ http: config.vetting.http }),
-        timeoutMs: config.vetting.timeoutMs,
-        maxFileBytes: config.vetting.maxFileBytes,
-        license: config.vetting.license,
-        revetMode: config.vetting.revet.mode,
-      },
-      checks: {
-        database: async () => { await core.pool.query(sql.unsafe`select 1`); },
-        eventStore: () => core.store.ping(),
-      },
-      problemsDir: join(root, 'docs', 'problems'),
-    };
-    const leadership = new Leadership(core.leaderLock, [{
-      start: async () => {
-        const reset = await core.runner.prepare();
-        if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
-        // Publication is compared with the events only once the projections are at the head.
-        await core.runner.catchUp();
-        await reconcilePublication({ pool: core.pool, store: core.store, gitStore: core.gitStore, logger, now: () => systemClock.instant() });
-        core.runner.start();
-      },
-      stop: () => core.runner.stop(),
-    }, ...(core.catalog ? [core.catalog] : []), vettingDuties(deps, {
-      revetSchedule: config.vetting.revet.schedule,
-      waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
-      waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
-    }), scheduledIngestionDuty(deps, config.sync.schedule)], logger.child({ component: 'leader' }));
+    const deps = await httpDeps(config, core, waiter);
+    const leadership = leaderDuties(config, core, deps);
     await leadership.start();
 
     const app = await buildServer(deps);
@@ -198,19 +139,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
 
     let closing: Promise<void> | null = null;
     const close = () => {
-      closing ??= (async () => {
-        // Stop accepting, let in-flight requests finish (bounded), then stop the rest in reverse order.
-        const timer = setTimeout(() => {
-          logger.warn('shutdown timeout: closing remaining connections');
-          app.server.closeAllConnections();
-        }, config.server.shutdownTimeoutMs);
-        await app.close();
-        clearTimeout(timer);
-        await leadership.stop();
-        waiter.stop();
-        await core.close();
-        logger.info('gateway stopped');
-      })();
+      closing ??= shutdown(config, logger, app, () => leadership.stop(), waiter, core);
       return closing;
     };
     return { app, url, core, leadership, waiter, deps, close };
@@ -218,4 +147,91 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     await core.close();
     throw error;
   }
+}
+
+type MutableDeps = { -readonly [K in keyof HttpDeps]: HttpDeps[K] };
+
+/** Everything the routes and use cases get, from the configuration and the opened core. */
+async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWaiter): Promise<MutableDeps> {
+  const { oidc } = config;
+  const { logger } = core;
+  // Mutable only for baseUrl: with port 0 the port it defaults to is known after listen.
+  return {
+    baseUrl: config.baseUrl,
+    version: buildVersion(),
+    bodyLimitBytes: config.server.bodyLimitBytes,
+    logger,
+    store: core.store,
+    waiter,
+    pool: core.pool,
+    clock: systemClock,
+    ids: postgresIdAllocator(core.pool),
+    sessions: await SessionStore.open(core.pool),
+    identity: oidc.issuer && oidc.clientId ? new OidcProvider({
+      issuer: oidc.issuer, clientId: oidc.clientId, clientSecret: oidc.clientSecret, scopes: oidc.scopes,
+      audience: oidc.audience, userNameAttribute: oidc.userNameAttribute,
+    }) : null,
+    access: {
+      configAdmins: config.roles.admins,
+      claimMappings: config.roles.claimMappings,
+      devInsecureAuth: config.devInsecureAuth,
+      sessionTtlMs: config.tokens.sessionTtlMs,
+      maxTtlMs: config.tokens.maxTtlMs,
+    },
+    catalog: config.catalog,
+    catalogBuilder: core.catalog,
+    gitStore: core.gitStore,
+    facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
+    auditExport: config.auditExport,
+    metrics: createMetrics(),
+    marketplaces: { allowedUrlSchemes: config.allowedUrlSchemes, minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs },
+    secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
+    sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
+    vetting: {
+      connectors: builtInConnectors({ http: config.vetting.http }),
+      timeoutMs: config.vetting.timeoutMs,
+      maxFileBytes: config.vetting.maxFileBytes,
+      license: config.vetting.license,
+      revetMode: config.vetting.revet.mode,
+    },
+    checks: {
+      database: async () => { await core.pool.query(sql.unsafe`select 1`); },
+      eventStore: () => core.store.ping(),
+    },
+    problemsDir: join(root, 'docs', 'problems'),
+  };
+}
+
+/** What runs on the replica holding the leader lock: projections (after publication's repair), reactors, schedules. */
+function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leadership {
+  const { logger } = core;
+  return new Leadership(core.leaderLock, [{
+    start: async () => {
+      const reset = await core.runner.prepare();
+      if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
+      // Publication is compared with the events only once the projections are at the head.
+      await core.runner.catchUp();
+      await reconcilePublication({ pool: core.pool, store: core.store, gitStore: core.gitStore, logger, now: () => systemClock.instant() });
+      core.runner.start();
+    },
+    stop: () => core.runner.stop(),
+  }, ...(core.catalog ? [core.catalog] : []), vettingDuties(deps, {
+    revetSchedule: config.vetting.revet.schedule,
+    waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
+    waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
+  }), scheduledIngestionDuty(deps, config.sync.schedule)], logger.child({ component: 'leader' }));
+}
+
+/** Stop accepting, let in-flight requests finish (bounded), then stop the rest in reverse order. */
+async function shutdown(config: GatewayConfig, logger: Logger, app: HttpApp, stopLeading: () => Promise<void>, waiter: ProjectionWaiter, core: Core): Promise<void> {
+  const timer = setTimeout(() => {
+    logger.warn('shutdown timeout: closing remaining connections');
+    app.server.closeAllConnections();
+  }, config.server.shutdownTimeoutMs);
+  await app.close();
+  clearTimeout(timer);
+  await stopLeading();
+  waiter.stop();
+  await core.close();
+  logger.info('gateway stopped');
 }
