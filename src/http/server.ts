@@ -12,8 +12,7 @@ import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
 import { syncRoutes } from './api/marketplaces/sync.route.ts';
 import { webhookRoutes } from './hooks/webhook.route.ts';
-import { contentRoutes } from './api/snapshots/content.route.ts';
-import { snapshotReadRoutes } from './api/snapshots/reads.route.ts';
+import { snapshotReadRoutes } from './api/snapshots/reads.routes.ts';
 import { policyRoutes } from './api/policy/policy.route.ts';
 import { vettingRoutes } from './api/vetting/vetting.routes.ts';
 import { decisionRoutes } from './api/snapshots/decisions.route.ts';
@@ -101,7 +100,6 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   vettingRoutes(app, deps);
   policyRoutes(app, deps);
   snapshotReadRoutes(app, deps);
-  contentRoutes(app, deps);
   syncRoutes(app, deps);
   webhookRoutes(app, deps);
   auditRoutes(app, deps);

@@ -1,0 +1,32 @@
+import { Type } from 'typebox';
+import { licenseReport } from '../../../adapters/vetting/license.connector.ts';
+import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
+import { snapshotTree } from '../../../application/policy-evaluation.ts';
+import { licenseEvaluations } from '../../../domain/vetting/license.ts';
+import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';
+import { NullableString, tags } from './snapshots.shared.ts';
+
+const Licenses = Type.Object({
+  snapshotId: Type.Integer(), sha: Type.String(),
+  licenses: Type.Array(Type.Object({
+    spdxId: NullableString, source: literalUnion(['file', 'manifest'] as const), location: Type.String(),
+    declared: NullableString, evaluation: literalUnion(licenseEvaluations),
+  })),
+  allowed: Type.Array(Type.String()), banned: Type.Array(Type.String()),
+});
+
+export function snapshotLicensesRoute(app: HttpApp, deps: HttpDeps): void {
+  app.get('/api/v1/snapshots/:id/licenses', {
+    schema: {
+      tags, params: IdParams, response: { 200: Licenses, ...problemResponses(404) },
+      summary: 'License report: SPDX identification from LICENSE files and manifests, evaluated under the allow '
+        + 'and ban lists in force',
+      description: '`spdxId` null is the unknown-license state; an empty `licenses` means no license information at '
+        + 'all. Recomputed on every read under gateway.vetting.license.allow and .ban.',
+    },
+  }, async (request) => {
+    const { snapshot } = await addressedSnapshot(deps, request.params.id);
+    return { snapshotId: snapshot.id, sha: snapshot.sha, ...licenseReport(await snapshotTree(deps, snapshot)) };
+  });
+}
