@@ -2,15 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
-import { metadataOf } from '../../adapters/eventstore/run-command.ts';
 import { encodePktLine, parseUploadPackRequest, PktLineError } from '../../adapters/git/pkt-line.ts';
 import type { ServedView } from '../../adapters/git/served-view.ts';
 import { streamUploadPack } from '../../adapters/git/upload-pack.ts';
-import type { AccessEvent } from '../../domain/access/access.events.ts';
+import { recordAdvertisement, recordFetch, type FetchAccess } from '../../application/record-fetch.ts';
 import { advertisedFrom, attributeWant, isAdvertised, type Advertised } from '../../domain/access/ref-attribution.ts';
-import { fact } from '../../domain/events.ts';
-import { streams } from '../../domain/shared/streams.ts';
 import { liveMarketplaceByName } from '../../projections/marketplaces/marketplaces.queries.ts';
 import { mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
@@ -26,7 +22,7 @@ const resultType = 'application/x-git-upload-pack-result';
 type Served = Readonly<{ marketplace: Readonly<{ id: number | null; name: string }>; repo: string; view: ServedView; advertised: Advertised; caller: FacadeCaller }>;
 
 /** What every access entry of a served repository says: which one, and how the caller signed in. */
-const accessOf = ({ marketplace, caller }: Served) =>
+const accessOf = ({ marketplace, caller }: Served): FetchAccess =>
   ({ marketplaceId: marketplace.id, marketplace: marketplace.name, credentialKind: caller.credentialKind });
 
 /** The answer of a fetch, written by hand (the protocol's own errors and the pack are streams, not replies). */
@@ -68,12 +64,6 @@ async function served(deps: HttpDeps, credentials: FacadeCredentialDeps, request
   return { marketplace: source.marketplace, repo: source.repo, view, advertised, caller };
 }
 
-/** The ledger append is synchronous: when it fails, nothing is served. */
-async function record(deps: HttpDeps, request: FastifyRequest, target: Served, event: AccessEvent): Promise<void> {
-  const meta = facadeMeta(request, target.caller, deps.clock.instant());
-  await appendFacts(deps.store, streams.access(target.marketplace.id), [event], metadataOf(meta), 'any');
-}
-
 /** A fetch (v0, or v2 `fetch`) or a v2 `ls-refs` on a served repository. */
 async function uploadPack(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, target: Served)
   : Promise<FastifyReply | undefined> {
@@ -111,7 +101,9 @@ async function uploadPack(deps: HttpDeps, request: FastifyRequest, reply: Fastif
   const wants = [...new Set(parsed.wants)].map((sha) => ({ sha, ref: attributeWant(target.advertised, sha) }));
   streamUploadPack({
     repo: target.repo, version, body, out: resultStream(reply),
-    beforePack: () => record(deps, request, target, fact('upload-pack', { ...accessOf(target), wants })),
+    // The ledger append is synchronous: when it fails, nothing is served.
+    beforePack: () =>
+      recordFetch(deps, accessOf(target), wants, facadeMeta(request, target.caller, deps.clock.instant())),
     refused: (error) => request.log.error({ err: error }, 'ledger append failed: the fetch is refused'),
   });
   return undefined;
@@ -129,8 +121,8 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
     offerService(git, 'git-upload-pack', "Service not enabled: 'receive-pack'", async (request, rawName, reply) => {
       const target = await served(deps, credentials, request, rawName, reply);
       if (!target) return reply;
-      const main = target.advertised.main;
-      await record(deps, request, target, fact('info-refs', { ...accessOf(target), ref: 'refs/heads/main', sha: main }));
+      const meta = facadeMeta(request, target.caller, deps.clock.instant());
+      await recordAdvertisement(deps, accessOf(target), target.advertised.main, meta);
       const version = protocolOf(request);
       const advertisement = await target.view.advertisement(version);
       return advertise(reply, 'git-upload-pack', advertisement, version === 0);
