@@ -1,21 +1,18 @@
 // One push to /publish/{name}: the command list is read and judged first (domain/publish/push-rules.ts),
 // then the pack goes on to `git receive-pack` on the quarantine; a push git applied is recorded
-// (marketplace-pushed) before the client hears of it, and handed on to be ingested as a held snapshot.
+// (marketplace-pushed, application/record-push.ts) before the client hears of it, and handed on to be
+// ingested as a held snapshot.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { runCommand } from '../../adapters/eventstore/run-command.ts';
 import { PktLineError } from '../../adapters/git/pkt-line.ts';
-import {
-  isAncestor, pinPushed, ReceiveLimitError, restoreRef, runReceivePack, unpin, type ReceiveLimits,
-} from '../../adapters/git/receive-pack.ts';
+import { ReceiveLimitError, runReceivePack, type ReceiveLimits } from '../../adapters/git/receive-pack.ts';
 import {
   encodeReceiveAnswer, parseReceiveAnswer, readCommandSection, type CommandSection, type PushReport,
 } from '../../adapters/git/receive-protocol.ts';
+import { recordPush } from '../../application/record-push.ts';
 import type { PushPolicy } from '../../domain/marketplace/marketplace.events.ts';
-import { publishDecider } from '../../domain/publish/publish.decider.ts';
 import { publishedRef, refusePush } from '../../domain/publish/push-rules.ts';
-import { streams } from '../../domain/shared/streams.ts';
 import type { MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';
 import type { FacadeCaller } from '../auth/facade-credentials.ts';
 import type { HttpDeps } from '../http-deps.ts';
@@ -37,9 +34,6 @@ export type ReceiveDeps = Pick<HttpDeps, 'store' | 'waiter' | 'clock'> & Readonl
 
 // Errors in git's terms: plain text that the git client prints (DESIGN.md: the wire surfaces are not JSON).
 const message = (line: string): Buffer => Buffer.from(`gateway: ${line}\n`, 'utf8');
-
-/** The decider refused to record a push git had applied (a rewrite on append-only). */
-class PushNotRecorded extends Error {}
 
 /** Reads and discards the rest of a body the gateway will not use, so the client reads the answer cleanly. */
 async function drain(body: AsyncIterator<Buffer>, budget: number): Promise<boolean> {
@@ -148,7 +142,10 @@ export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply:
   let report = answer.report;
   const main = report.refs.find((r) => r.ref === publishedRef);
   if (report.unpack === 'ok' && main?.ok === true && update.newSha !== null) {
-    const refusal = await recordPush(deps, request, target, update.oldSha, update.newSha);
+    const { marketplace, policy, repo, caller } = target;
+    const refusal = await recordPush(deps, request.log, {
+      marketplace, policy, repo, previousTip: update.oldSha, newTip: update.newSha,
+    }, facadeMeta(request, caller, deps.clock.instant()));
     if (refusal === null) messages.push(...(await deps.captured(update.newSha)).map(message));
     else {
       messages.push(message(refusal));
@@ -159,40 +156,4 @@ export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply:
     messages.push(message(`${name} is append-only: a push that rewrites the history of main is refused`));
   }
   return resultOf(encodeReceiveAnswer({ messages, report }, sideband));
-}
-
-/**
- * git has moved main: record the push, synchronously. When that fails the ref is put back and the push
- * refused; the answer is then why (null when it was recorded).
- */
-async function recordPush(deps: ReceiveDeps, request: FastifyRequest, target: PushTarget,
-  previousTip: string | null, newTip: string): Promise<string | null> {
-  const { marketplace, repo, caller, policy } = target;
-  let pinned = false;
-  try {
-    const fastForward = previousTip === null || await isAncestor(repo, previousTip, newTip);
-    pinned = await pinPushed(repo, newTip);
-    const { decision, position } = await runCommand(deps.store, publishDecider, streams.publish(marketplace.id), {
-      type: 'record-push',
-      data: {
-        marketplaceId: marketplace.id, marketplace: marketplace.name, pushPolicy: policy, ref: publishedRef,
-        previousTip, newTip, fastForward,
-      },
-      meta: facadeMeta(request, caller, deps.clock.instant()),
-    });
-    if (decision.outcome === 'refused') throw new PushNotRecorded(decision.rejection.detail);
-    if (position !== null) {
-      await deps.waiter.waitFor(position, ['ledger'])
-        .catch((error: unknown) => request.log.warn({ err: error }, 'the ledger lags behind a recorded push'));
-    }
-    return null;
-  } catch (error) {
-    const log = request.log.child({ marketplace: marketplace.name });
-    log.error({ err: error }, 'push not recorded: main is put back');
-    await restoreRef(repo, publishedRef, previousTip, newTip)
-      .catch((undo: unknown) => log.error({ err: undo }, 'main could not be put back after an unrecorded push'));
-    if (pinned) await unpin(repo, newTip).catch(() => {});
-    return error instanceof PushNotRecorded ? error.message
-      : 'the gateway could not record the push on its ledger; nothing changed, push again later';
-  }
 }
