@@ -1,19 +1,12 @@
 import { Type } from 'typebox';
-import { appendFacts } from '../../../adapters/eventstore/append-facts.ts';
-import { metadataOf } from '../../../adapters/eventstore/run-command.ts';
-import { fact } from '../../../domain/events.ts';
-import { roleDecider } from '../../../domain/role/role.decider.ts';
+import { grantRole, readGrants, revokeRole } from '../../../application/role-grants.ts';
 import { roleNames } from '../../../domain/role/role.events.ts';
-import { streams } from '../../../domain/shared/streams.ts';
-import { liveMarketplaceByName } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import { allGrants, type GrantRecord } from '../../../projections/roles/roles.queries.ts';
+import type { GrantRecord } from '../../../projections/roles/roles.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';
-import { execute } from '../../../application/execute.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['roles'];
-const readModels = ['roles', 'ledger'];
 
 const GrantView = Type.Object({
   id: Type.Integer(),
@@ -37,29 +30,17 @@ export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
   app.get('/api/v1/roles', {
     schema: { tags, summary: 'Every role grant (configuration admins and claim roles are not grants)', response: { 200: Type.Array(GrantView), ...problemResponses(403) } },
   }, async (request) => {
+    // A refused read records nothing: the admin check comes first.
     const caller = await requireAdmin(deps, request);
-    const grants = await allGrants(deps.pool);
-    // spec: every authorized read is recorded (roles-read, detail grants={n}); a refused one records nothing.
-    const read = fact('roles-read', { grants: grants.length });
-    const { position } = await appendFacts(deps.store, streams.reads('roles'), [read],
-      metadataOf(metaFor(deps, request, caller)), 'any');
-    await deps.waiter.waitFor(position, ['ledger']);
-    return grants.map(grantView);
+    return (await readGrants(deps, metaFor(deps, request, caller))).map(grantView);
   });
 
   app.post('/api/v1/roles', {
     schema: { tags, summary: 'Grant a role', body: GrantBody, response: { 201: GrantView, ...problemResponses(403, 404, 409, 422) } },
   }, async (request, reply) => {
     const caller = await requireAdmin(deps, request);
-    const marketplace = request.body.marketplace ?? null;
-    const live = marketplace === null ? null : await liveMarketplaceByName(deps.pool, marketplace);
-    const grantId = await deps.ids('grant');
-    await execute(deps, roleDecider, streams.roles(), {
-      type: 'grant-role',
-      data: { grantId, principal: request.body.principal, role: request.body.role, marketplace, marketplaceId: live?.id ?? null },
-      meta: metaFor(deps, request, caller),
-    }, readModels);
-    const granted = (await allGrants(deps.pool)).find((g) => g.grantId === grantId)!;
+    const { principal, role, marketplace = null } = request.body;
+    const granted = await grantRole(deps, { principal, role, marketplace }, metaFor(deps, request, caller));
     return reply.code(201).send(grantView(granted));
   });
 
@@ -67,7 +48,7 @@ export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
     schema: { tags, summary: 'Revoke a grant (configuration admins have no grant to revoke)', params: IdParams, response: { 204: Type.Null(), ...problemResponses(403, 404) } },
   }, async (request, reply) => {
     const caller = await requireAdmin(deps, request);
-    await execute(deps, roleDecider, streams.roles(), { type: 'revoke-role', data: { grantId: request.params.id }, meta: metaFor(deps, request, caller) }, readModels);
+    await revokeRole(deps, request.params.id, metaFor(deps, request, caller));
     return reply.code(204).send(null);
   });
 }
