@@ -1,9 +1,6 @@
 import { Type } from 'typebox';
+import { rebuildCatalog } from '../../../application/catalog-rebuild.ts';
 import type { CatalogBuilder, CatalogRevision } from '../../../projections/catalog/catalog-builder.ts';
-import { appendFacts } from '../../../adapters/eventstore/append-facts.ts';
-import { metadataOf } from '../../../adapters/eventstore/run-command.ts';
-import { fact } from '../../../domain/events.ts';
-import { streams } from '../../../domain/shared/streams.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { reject } from '../../problems.ts';
@@ -59,20 +56,6 @@ export function catalogRoutes(app: HttpApp, deps: HttpDeps): void {
   }, async (request) => {
     const builder = enabledCatalog(deps);
     const caller = await requireAdmin(deps, request);
-    if (!(await builder.servesAnything())) throw reject('catalog-not-found', 'no marketplace serves an approved snapshot: there is nothing to catalog');
-    const before = await builder.revision();
-    // Only the leader's catalog reactor builds (one writer of the catalog's repositories): ask it, and wait.
-    const requested = fact('catalog-rebuild-requested', { catalog: builder.name });
-    const { position } = await appendFacts(deps.store, streams.catalog('requests'), [requested],
-      metadataOf(metaFor(deps, request, caller)), 'any');
-    await deps.waiter.waitFor(position, ['catalog']);
-    // What the build recorded follows the request: the answer waits until the ledger shows it.
-    await deps.waiter.waitFor(await deps.store.head(), ['ledger']);
-    const after = await builder.revision();
-    if (after === null) throw reject('catalog-not-found', 'no marketplace serves an approved snapshot any more: there is nothing to catalog');
-    if (before !== null && after.sha === before.sha) {
-      throw reject('internal-error', 'the catalog could not be rebuilt (the gateway log says why); the revision served is unchanged');
-    }
-    return revisionView(after);
+    return revisionView(await rebuildCatalog(deps, builder, metaFor(deps, request, caller)));
   });
 }
