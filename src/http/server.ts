@@ -21,7 +21,7 @@ import { machineTokenRoutes } from './api/tokens/machine-tokens.route.ts';
 import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
 import { registerAuthentication } from './auth/authenticate.ts';
 import { loginRoutes } from './auth/login.route.ts';
-import { TokenUseRecorder } from './auth/token-use.ts';
+import { TokenUseRecorder } from '../application/token-use.ts';
 import { facadeRoutes } from './git/facade.route.ts';
 import { publishRoutes } from './git/publish.route.ts';
 import { holdingsRoute } from './status/holdings.route.ts';

@@ -7,7 +7,7 @@ import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { instanceOf, problemFor, sendProblem } from '../problems.ts';
 import type { Caller } from './caller.ts';
 import { cookieOptions, csrfCookie, csrfHeader, sessionCookie } from './cookies.ts';
-import type { TokenUseRecorder } from './token-use.ts';
+import type { TokenUseRecorder } from '../../application/token-use.ts';
 
 // Paths that need a caller: the management API, the OpenAPI document with its UI, and the metrics.
 const protectedPath = (path: string) => path.startsWith('/api/') || path === '/v3/api-docs' || path === '/docs' || path.startsWith('/docs/')

@@ -8,7 +8,7 @@ import t from 'tap';
 import { OidcProvider, type OidcSettings } from '../../../src/adapters/identity/oidc.ts';
 import { systemClock, type Clock } from '../../../src/adapters/system/clock.ts';
 import { authenticateFacade, mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../../../src/http/auth/facade-credentials.ts';
-import { TokenUseRecorder } from '../../../src/http/auth/token-use.ts';
+import { TokenUseRecorder } from '../../../src/application/token-use.ts';
 import { silentLogger } from '../../support/core.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { freePort, gitResource, startOidcProvider } from '../../support/oidc.ts';
