@@ -5,7 +5,8 @@ import type { ChainMode } from '../domain/vetting/vetting.events.ts';
 import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
 import { chainFor } from './run-vetting.ts';
-import { liveMarketplace, requireAdminRole } from './standing.ts';
+import { liveOr404 } from './marketplaces.ts';
+import { requireAdminRole } from './standing.ts';
 
 const readModels = ['vetting', 'ledger'];
 
@@ -36,7 +37,7 @@ export type VetterToggle = Readonly<{ vetter: string; enabled: boolean; reason: 
 /** Enables or disables a vetter globally or for one live marketplace (admin); answers the chain there. */
 export async function toggleVetter(deps: ChainSettingsPorts, actor: Actor, toggle: VetterToggle, meta: CommandMeta) {
   await requireAdminRole(deps, actor);
-  const marketplace = toggle.marketplace ? await liveMarketplace(deps, toggle.marketplace) : null;
+  const marketplace = toggle.marketplace ? await liveOr404(deps, toggle.marketplace) : null;
   await execute(deps, vettingSettingsDecider, streams.vettingSettings(), {
     type: 'toggle-vetter',
     data: {

@@ -3,7 +3,8 @@ import { snapshotsOf } from '../projections/snapshots/snapshots.queries.ts';
 import { addressedSnapshot } from './addressed-snapshot.ts';
 import type { Actor, Ports } from './ports.ts';
 import { revet, type VettingPorts } from './run-vetting.ts';
-import { liveMarketplace, requireApprover } from './standing.ts';
+import { liveOr404 } from './marketplaces.ts';
+import { requireApprover } from './standing.ts';
 
 export type RevetPorts = VettingPorts & Pick<Ports, 'access'>;
 
@@ -16,7 +17,7 @@ export async function revetSnapshot(deps: RevetPorts, snapshotId: number, actor:
 
 /** A manual re-vet of every approved snapshot of a live marketplace, one after the other. */
 export async function revetMarketplace(deps: RevetPorts, name: string, actor: Actor, meta: CommandMeta) {
-  const marketplace = await liveMarketplace(deps, name);
+  const marketplace = await liveOr404(deps, name);
   await requireApprover(deps, actor, marketplace);
   const approved = (await snapshotsOf(deps.pool, [marketplace.id])).filter((s) => s.state === 'approved');
   const results = [];

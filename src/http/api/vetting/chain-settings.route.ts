@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { changeChain, chainSettingsOf, toggleVetter } from '../../../application/chain-settings.ts';
 import { chainFor } from '../../../application/run-vetting.ts';
-import { liveMarketplace } from '../../../application/standing.ts';
+import { liveOr404 } from '../../../application/marketplaces.ts';
 import { chainModes } from '../../../domain/vetting/vetting.events.ts';
 import { vetterToggles } from '../../../projections/vetting/vetting.queries.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
@@ -46,7 +46,7 @@ export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
     },
   }, async (request) => {
     await requireAdmin(deps, request);
-    const marketplace = await liveMarketplace(deps, request.params.name);
+    const marketplace = await liveOr404(deps, request.params.name);
     return (await chainFor(deps, marketplace.id)).chain;
   });
 
@@ -57,7 +57,7 @@ export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
     },
   }, async (request) => {
     await requireAdmin(deps, request);
-    const marketplace = await liveMarketplace(deps, request.params.name);
+    const marketplace = await liveOr404(deps, request.params.name);
     const toggles = (await vetterToggles(deps.pool, marketplace.id)).filter((t) => t.scope === 'marketplace');
     return { marketplace: marketplace.name, ...(await chainSettingsOf(deps, marketplace.id)), toggles };
   });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { liveMarketplace } from '../../../application/standing.ts';
+import { liveOr404 } from '../../../application/marketplaces.ts';
 import { createWaiver, revokeWaiver } from '../../../application/waivers.ts';
 import { waiversOf } from '../../../projections/vetting/vetting.queries.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
@@ -36,7 +36,7 @@ export function waiverRoutes(app: HttpApp, deps: HttpDeps): void {
       response: { 200: Type.Array(WaiverView), ...problemResponses(404) },
     },
   }, async (request) => {
-    const marketplace = await liveMarketplace(deps, request.params.name);
+    const marketplace = await liveOr404(deps, request.params.name);
     const now = deps.clock.instant();
     return (await waiversOf(deps.pool, marketplace.id)).map((w) => waiverView(w, now));
   });
