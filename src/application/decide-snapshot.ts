@@ -1,4 +1,4 @@
-import { approvesFor, isAdmin, type RoleAssignment } from '../domain/role/permissions.ts';
+import { isAdmin, type RoleAssignment } from '../domain/role/permissions.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
 import { streams } from '../domain/shared/streams.ts';
@@ -13,7 +13,7 @@ import { execute } from './execute.ts';
 import { policyDenials, policyVariablesOf, snapshotTree } from './policy-evaluation.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
-import { rolesOf } from './roles.ts';
+import { requireApprover } from './standing.ts';
 
 export type DecidePorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces'>;
 
@@ -22,12 +22,10 @@ const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
 
 export type Decided = Readonly<{ snapshot: SnapshotRecord }>;
 
-/** The addressed snapshot and the actor's roles, refused with 403 unless the actor approves for its marketplace. */
+/** The addressed snapshot (404) and the actor's roles, refused with 403 unless the actor approves for its marketplace. */
 async function approverOf(deps: DecidePorts, snapshotId: number, actor: Actor): Promise<AddressedSnapshot & { roles: RoleAssignment[] }> {
-  const [addressed, roles] = await Promise.all([addressedSnapshot(deps, snapshotId), rolesOf(deps, actor)]);
-  // spec, Roles: approver of that marketplace, or admin, resolved from the addressed snapshot.
-  if (!approvesFor(roles, addressed.marketplace)) throw reject('forbidden', `this needs the approver of ${addressed.marketplace.name}, or admin, role`);
-  return { ...addressed, roles };
+  const addressed = await addressedSnapshot(deps, snapshotId);
+  return { ...addressed, roles: await requireApprover(deps, actor, addressed.marketplace) };
 }
 
 /**

@@ -78,7 +78,7 @@ export async function ingest(deps: IngestPorts, marketplace: MarketplaceRecord,
 
 /**
  * A new snapshot is vetted before the ingest answers (trigger `ingestion`). A run that cannot be made
- * (the tree unreadable) leaves the snapshot unvetted, which reports BLOCKED until a re-vet succeeds;
+ * (the tree unreadable) leaves the snapshot unvetted, which reports BLOCKED until its vetting is run again (POST /snapshots/{id}/vetting/rerun);
  * the capture itself stands.
  */
 async function vetAtIngestion(deps: VettingPorts, snapshotId: number, marketplace: MarketplaceRecord, meta: CommandMeta): Promise<void> {
@@ -87,7 +87,7 @@ async function vetAtIngestion(deps: VettingPorts, snapshotId: number, marketplac
   try {
     await runVetting(deps, snapshot, marketplace, 'ingestion', meta);
   } catch (error) {
-    deps.logger.error({ err: error, snapshotId, marketplace: marketplace.name }, 'vetting at ingestion failed; the snapshot stays unvetted (BLOCKED) until re-vetted');
+    deps.logger.error({ err: error, snapshotId, marketplace: marketplace.name }, 'vetting at ingestion failed; the snapshot stays unvetted (BLOCKED) until its vetting is run again');
   }
 }
 

@@ -1,4 +1,4 @@
-import { approvesFor, isAdmin, type RoleAssignment } from '../domain/role/permissions.ts';
+import { approvesFor, isAdmin, isAuditorOrAdmin, type RoleAssignment } from '../domain/role/permissions.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { rolesOf } from './roles.ts';
@@ -9,6 +9,13 @@ const forbidden = (need: string) => reject('forbidden', `this needs the ${need} 
 export async function requireAdminRole(deps: Pick<Ports, 'pool' | 'access'>, actor: Actor): Promise<RoleAssignment[]> {
   const roles = await rolesOf(deps, actor);
   if (!isAdmin(roles)) throw forbidden('admin');
+  return roles;
+}
+
+/** Refused with 403 unless the actor is an auditor or an admin. */
+export async function requireAuditorRole(deps: Pick<Ports, 'pool' | 'access'>, actor: Actor): Promise<RoleAssignment[]> {
+  const roles = await rolesOf(deps, actor);
+  if (!isAuditorOrAdmin(roles)) throw forbidden('auditor or admin');
   return roles;
 }
 

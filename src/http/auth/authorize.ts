@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { CommandMeta } from '../../domain/shared/decider.ts';
-import { rolesOf } from '../../application/roles.ts';
-import { approvesFor, isAdmin, isAuditorOrAdmin } from '../../domain/role/permissions.ts';
+import { requireAdminRole, requireApprover, requireAuditorRole } from '../../application/standing.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { reject } from '../problems.ts';
 import type { Caller } from './caller.ts';
@@ -12,24 +11,23 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
-const forbidden = (need: string) => reject('forbidden', `this needs the ${need} role`);
+// The role checks themselves are the use cases' (src/application/standing.ts); these take the caller from the request.
 
 export async function requireAdmin(deps: HttpDeps, request: FastifyRequest): Promise<Caller> {
   const caller = callerOf(request);
-  if (!isAdmin(await rolesOf(deps, caller))) throw forbidden('admin');
+  await requireAdminRole(deps, caller);
   return caller;
 }
 
 export async function requireAuditorOrAdmin(deps: HttpDeps, request: FastifyRequest): Promise<Caller> {
   const caller = callerOf(request);
-  if (!isAuditorOrAdmin(await rolesOf(deps, caller))) throw forbidden('auditor or admin');
+  await requireAuditorRole(deps, caller);
   return caller;
 }
 
-/** spec, Roles: approver of that marketplace, or admin, resolved from the addressed snapshot or waiver. */
 export async function requireApproverOf(deps: HttpDeps, request: FastifyRequest, marketplace: Readonly<{ id: number; name: string }>): Promise<Caller> {
   const caller = callerOf(request);
-  if (!approvesFor(await rolesOf(deps, caller), marketplace)) throw forbidden(`approver of ${marketplace.name}, or admin,`);
+  await requireApprover(deps, caller, marketplace);
   return caller;
 }
 

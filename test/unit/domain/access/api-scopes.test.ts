@@ -14,7 +14,8 @@ const specTable: Array<[string, string[]]> = [
   ]],
   ['marketplaces:register', ['POST /api/v1/marketplaces']],
   ['marketplaces:ingest', ['POST /api/v1/marketplaces/{name}/ingest']],
-  ['vetting:run', ['POST /api/v1/marketplaces/{name}/revet', 'POST /api/v1/snapshots/{id}/revet']],
+  // The gateway adds the rerun of a held snapshot's vetting (docs/decisions.md): the re-vet it replaces is 409 there.
+  ['vetting:run', ['POST /api/v1/marketplaces/{name}/revet', 'POST /api/v1/snapshots/{id}/revet', 'POST /api/v1/snapshots/{id}/vetting/rerun']],
   ['waivers:read', ['GET /api/v1/marketplaces/{name}/waivers']],
   ['sync:write', ['PUT /api/v1/marketplaces/{name}/sync']],
   ['catalog:rebuild', ['POST /api/v1/catalog/rebuild']],
