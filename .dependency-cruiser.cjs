@@ -4,7 +4,8 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'src/domain imports src/domain and the pure yaml package only: no node built-ins, no other package, no other layer',
+      comment:
+        'src/domain imports src/domain and the pure yaml package only: no node built-ins, no other package, no other layer',
       severity: 'error',
       from: { path: '^src/domain/' },
       to: { pathNot: ['^src/domain/', '^node_modules/yaml/'] },
@@ -18,10 +19,13 @@ module.exports = {
     },
     {
       name: 'projections-use-ports',
-      comment: 'src/projections may import the domain, the event store port (and appendFacts for what reactors record), postgres and git adapters only',
+      comment:
+        'src/projections may import the domain, the event store port (and appendFacts for what reactors record), postgres and git adapters only',
       severity: 'error',
       from: { path: '^src/projections/' },
-      to: { path: '^src/(http|gateway\\.ts|main\\.ts|adapters/(?!eventstore/(port|append-facts)\\.ts|postgres/|git/))' },
+      to: {
+        path: '^src/(http|gateway\\.ts|main\\.ts|adapters/(?!eventstore/(port|append-facts)\\.ts|postgres/|git/))',
+      },
     },
     {
       name: 'application-below-http',
@@ -32,22 +36,30 @@ module.exports = {
     },
     {
       name: 'application-reads-queries',
-      comment: 'src/application reads read models through *.queries.ts and waits on the runner; it never reaches into a projection',
+      comment:
+        'src/application reads read models through *.queries.ts and waits on the runner; it never reaches into a projection',
       severity: 'error',
       from: { path: '^src/application/' },
-      to: { path: '^src/projections/', pathNot: ['\\.queries\\.ts$', '^src/projections/runner/(wait-for|leader)\\.ts$'] },
+      to: {
+        path: '^src/projections/',
+        pathNot: ['\\.queries\\.ts$', '^src/projections/runner/(wait-for|leader)\\.ts$'],
+      },
     },
     {
       name: 'routes-call-use-cases',
-      comment: 'src/http parses, authenticates, calls one use case and answers: deciders and the command runner are src/application\'s',
+      comment:
+        "src/http parses, authenticates, calls one use case and answers: deciders and the command runner are src/application's",
       severity: 'error',
       // problems.ts only maps the runner's ConcurrencyExhausted to a 409.
       from: { path: '^src/http/', pathNot: '^src/http/problems\\.ts$' },
-      to: { path: '^src/(application/execute\\.ts|adapters/eventstore/(run-command|append-facts)\\.ts|domain/.+\\.decider\\.ts)$' },
+      to: {
+        path: '^src/(application/execute\\.ts|adapters/eventstore/(run-command|append-facts)\\.ts|domain/.+\\.decider\\.ts)$',
+      },
     },
     {
       name: 'composition-root-wires-no-route-internals',
-      comment: 'gateway.ts builds the server; it takes leader duties and use cases from src/application, never from src/http/api',
+      comment:
+        'gateway.ts builds the server; it takes leader duties and use cases from src/application, never from src/http/api',
       severity: 'error',
       from: { path: '^src/gateway\\.ts$' },
       to: { path: '^src/http/api/' },
@@ -69,6 +81,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js'],
+    },
   },
 };

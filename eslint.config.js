@@ -26,10 +26,20 @@ export default tseslint.config(
     // STYLE.md 2.3: the domain is pure; the clock and randomness are decided at the edge.
     files: ['src/domain/**/*.ts'],
     rules: {
-      'no-restricted-syntax': ['error',
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'no clock in src/domain: take the instant from CommandMeta.at' },
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'no clock in src/domain: take the instant from CommandMeta.at' },
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'no randomness in src/domain' },
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'no clock in src/domain: take the instant from CommandMeta.at',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'no clock in src/domain: take the instant from CommandMeta.at',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'no randomness in src/domain',
+        },
         { selector: "MemberExpression[object.name='process']", message: 'no process access in src/domain' },
       ],
     },
@@ -39,7 +49,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/adapters/config/**', 'src/adapters/system/**', 'src/main.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read configuration through src/adapters/config' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'read configuration through src/adapters/config' },
+      ],
     },
   },
 );

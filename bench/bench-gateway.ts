@@ -45,20 +45,24 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
   const logFile = join(options.dataDir, 'gateway.log');
   const out = openSync(logFile, 'a');
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, join(benchDir, 'gateway-process.ts')], {
-    cwd: projectRoot,
-    stdio: ['ignore', out, out, 'ipc'],
-    env: {
-      ...process.env,
-      GATEWAY_DATABASE_URL: options.databaseUrl,
-      GATEWAY_DATA_DIR: options.dataDir,
-      PORT: '0',
-      GATEWAY_DEV_INSECURE_AUTH: 'true',
-      GATEWAY_ROLES_ADMINS: 'root',
-      GATEWAY_LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? 'info',
-      ...options.env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...nodeArgs, join(benchDir, 'gateway-process.ts')],
+    {
+      cwd: projectRoot,
+      stdio: ['ignore', out, out, 'ipc'],
+      env: {
+        ...process.env,
+        GATEWAY_DATABASE_URL: options.databaseUrl,
+        GATEWAY_DATA_DIR: options.dataDir,
+        PORT: '0',
+        GATEWAY_DEV_INSECURE_AUTH: 'true',
+        GATEWAY_ROLES_ADMINS: 'root',
+        GATEWAY_LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? 'info',
+        ...options.env,
+      },
     },
-  });
+  );
   closeSync(out);
   const tail = () => {
     try {
@@ -72,16 +76,24 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     const queue = waiting.get(message.type ?? '');
     queue?.shift()?.(message);
   });
-  const next = <T>(type: string): Promise<T> => new Promise((resolve) => {
-    const queue = waiting.get(type) ?? [];
-    queue.push(resolve as (message: unknown) => void);
-    waiting.set(type, queue);
-  });
+  const next = <T>(type: string): Promise<T> =>
+    new Promise((resolve) => {
+      const queue = waiting.get(type) ?? [];
+      queue.push(resolve as (message: unknown) => void);
+      waiting.set(type, queue);
+    });
   let exited = false;
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => { exited = true; resolve(code); }));
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      exited = true;
+      resolve(code);
+    }),
+  );
   const ready = await Promise.race([
     next<{ url: string }>('ready'),
-    exit.then((code) => { throw new Error(`the gateway exited during start (code ${code}):\n${tail()}`); }),
+    exit.then((code) => {
+      throw new Error(`the gateway exited during start (code ${code}):\n${tail()}`);
+    }),
   ]);
   options.log(`gateway (pid ${child.pid}) listening on ${ready.url}; log ${logFile}`);
   return {
@@ -114,22 +126,33 @@ export type ApiAnswer = { status: number; headers: Headers; body: Record<string,
 export function devSession(baseUrl: string, user: string) {
   let xsrf: string | undefined;
   const call = async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
-    if (!xsrf) xsrf = /XSRF-TOKEN=([^;]+)/.exec((await fetch(`${baseUrl}/actuator/health`)).headers.get('set-cookie') ?? '')?.[1];
+    if (!xsrf)
+      xsrf = /XSRF-TOKEN=([^;]+)/.exec(
+        (await fetch(`${baseUrl}/actuator/health`)).headers.get('set-cookie') ?? '',
+      )?.[1];
     const response = await fetch(`${baseUrl}${path}`, {
-      method, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       headers: {
-        'x-dev-user': user, cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf ?? '',
+        'x-dev-user': user,
+        cookie: `XSRF-TOKEN=${xsrf}`,
+        'x-xsrf-token': xsrf ?? '',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
     });
     const text = await response.text();
     let parsed: Record<string, unknown> = {};
-    try { parsed = JSON.parse(text) as Record<string, unknown>; } catch { parsed = {}; }
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = {};
+    }
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
   const expect = async (what: string, status: number, answer: Promise<ApiAnswer>): Promise<ApiAnswer> => {
     const result = await answer;
-    if (result.status !== status) throw new Error(`${what}: expected ${status}, got ${result.status}: ${result.text.slice(0, 500)}`);
+    if (result.status !== status)
+      throw new Error(`${what}: expected ${status}, got ${result.status}: ${result.text.slice(0, 500)}`);
     return result;
   };
   return {

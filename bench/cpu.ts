@@ -61,7 +61,10 @@ type Sample = Readonly<{ at: number; machine: { busy: number; total: number }; g
  */
 export class CpuMeter {
   /** `postmaster`: the pid of the benchmark's PostgreSQL server (see database.ts postmasterPid), if local. */
-  constructor(private readonly processes: () => Readonly<Record<string, number | undefined>>, private readonly postmaster: number | null = null) {}
+  constructor(
+    private readonly processes: () => Readonly<Record<string, number | undefined>>,
+    private readonly postmaster: number | null = null,
+  ) {}
 
   sample(): Sample {
     const groups: Record<string, number> = {};
@@ -77,7 +80,10 @@ export class CpuMeter {
   }
 
   /** CPU seconds per group between two samples, and the machine's busy share. */
-  static delta(from: Sample, to: Sample): { wallSeconds: number; machineBusyPercent: number; cpuSeconds: Record<string, number> } {
+  static delta(
+    from: Sample,
+    to: Sample,
+  ): { wallSeconds: number; machineBusyPercent: number; cpuSeconds: Record<string, number> } {
     const wall = (to.at - from.at) / 1000;
     const cores = cpus().length;
     const busy = to.machine.busy - from.machine.busy;
@@ -88,6 +94,10 @@ export class CpuMeter {
     const ours = Object.values(cpuSeconds).reduce((a, b) => a + b, 0);
     cpuSeconds['other processes'] = Math.round((busy - ours) * 100) / 100;
     cpuSeconds['machine (all processes)'] = Math.round(busy * 100) / 100;
-    return { wallSeconds: Math.round(wall * 100) / 100, machineBusyPercent: wall > 0 ? Math.round((busy / (wall * cores)) * 1000) / 10 : 0, cpuSeconds };
+    return {
+      wallSeconds: Math.round(wall * 100) / 100,
+      machineBusyPercent: wall > 0 ? Math.round((busy / (wall * cores)) * 1000) / 10 : 0,
+      cpuSeconds,
+    };
   }
 }

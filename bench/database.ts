@@ -74,22 +74,45 @@ export async function openBenchDatabase(log: (line: string) => void): Promise<Be
 }
 
 /** The event store's head and the position of a projection (or the slowest one), read directly. */
-export async function projectionProgress(client: pg.Client, projection?: string): Promise<{ head: bigint; position: bigint }> {
-  const head = BigInt((await client.query<{ h: string }>('select coalesce(max(position), 0)::text as h from es.events')).rows[0]?.h ?? '0');
-  const position = BigInt((await client.query<{ p: string | null }>(
-    projection === undefined ? 'select min(position)::text as p from projection_checkpoints' : 'select position::text as p from projection_checkpoints where name = $1',
-    projection === undefined ? [] : [projection])).rows[0]?.p ?? '0');
+export async function projectionProgress(
+  client: pg.Client,
+  projection?: string,
+): Promise<{ head: bigint; position: bigint }> {
+  const head = BigInt(
+    (await client.query<{ h: string }>('select coalesce(max(position), 0)::text as h from es.events')).rows[0]?.h ??
+      '0',
+  );
+  const position = BigInt(
+    (
+      await client.query<{ p: string | null }>(
+        projection === undefined
+          ? 'select min(position)::text as p from projection_checkpoints'
+          : 'select position::text as p from projection_checkpoints where name = $1',
+        projection === undefined ? [] : [projection],
+      )
+    ).rows[0]?.p ?? '0',
+  );
   return { head, position };
 }
 
 /** Waits until the gateway's projection runner has applied everything appended so far. */
-export async function waitForProjections(client: pg.Client, options: { projection?: string; timeoutMs?: number; onProgress?: (p: { head: bigint; position: bigint }) => void } = {}): Promise<void> {
+export async function waitForProjections(
+  client: pg.Client,
+  options: {
+    projection?: string;
+    timeoutMs?: number;
+    onProgress?: (p: { head: bigint; position: bigint }) => void;
+  } = {},
+): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 600_000);
   for (;;) {
     const progress = await projectionProgress(client, options.projection);
     options.onProgress?.(progress);
     if (progress.position >= progress.head) return;
-    if (Date.now() > deadline) throw new Error(`projections still behind after ${options.timeoutMs ?? 600_000} ms: ${progress.position}/${progress.head}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `projections still behind after ${options.timeoutMs ?? 600_000} ms: ${progress.position}/${progress.head}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

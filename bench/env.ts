@@ -11,7 +11,8 @@ export const envInt = (name: string, fallback: number, min: number): number => {
 export const envChoice = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${raw}`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${raw}`);
   return raw as T;
 };
 

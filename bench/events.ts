@@ -23,7 +23,14 @@ export function seededRandom(seed: number): () => number {
 export type PlannedAppend = Readonly<{ streamId: string; events: readonly NewEvent[]; expected: ExpectedRevision }>;
 
 /** Tallies what was generated, to check the read models after the rebuild. */
-export type Tally = { events: number; registered: number; infoRefs: number; uploadPacks: number; wants: number; reserved: number };
+export type Tally = {
+  events: number;
+  registered: number;
+  infoRefs: number;
+  uploadPacks: number;
+  wants: number;
+  reserved: number;
+};
 export const newTally = (): Tally => ({ events: 0, registered: 0, infoRefs: 0, uploadPacks: 0, wants: 0, reserved: 0 });
 /** Rows the ledger projection writes for the tallied events (ledger.mapping.ts). */
 export const expectedLedgerRows = (t: Tally): number => t.registered + t.infoRefs + t.wants;
@@ -31,11 +38,25 @@ export const expectedLedgerRows = (t: Tally): number => t.registered + t.infoRef
 // Marketplace ids are unique across every generator of a run (the marketplaces read model's key).
 let nextMarketplaceId = 1;
 
-const words = ['anthropic', 'acme', 'internal', 'platform', 'security', 'data', 'devtools', 'research', 'mobile', 'infra'];
+const words = [
+  'anthropic',
+  'acme',
+  'internal',
+  'platform',
+  'security',
+  'data',
+  'devtools',
+  'research',
+  'mobile',
+  'infra',
+];
 const kinds = ['skills', 'plugins', 'agents', 'tools'];
 const hex = (random: () => number, length: number): string => {
   let out = '';
-  while (out.length < length) out += Math.floor(random() * 0x100000000).toString(16).padStart(8, '0');
+  while (out.length < length)
+    out += Math.floor(random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return out.slice(0, length);
 };
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -59,9 +80,15 @@ export class EventGenerator {
   private readonly queue: PlannedAppend[] = [];
   readonly tally: Tally = newTally();
 
-  constructor(readonly label: string, seed: number, private readonly clock: () => Date = () => new Date()) {
+  constructor(
+    readonly label: string,
+    seed: number,
+    private readonly clock: () => Date = () => new Date(),
+  ) {
     this.random = seededRandom(seed);
-    this.principals = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? `ci-bot-${label}-${i}` : `user${i}.${label}@example.com`));
+    this.principals = Array.from({ length: 40 }, (_, i) =>
+      i % 4 === 0 ? `ci-bot-${label}-${i}` : `user${i}.${label}@example.com`,
+    );
   }
 
   private expected(streamId: string): ExpectedRevision {
@@ -75,7 +102,8 @@ export class EventGenerator {
 
   private metadata(facade: boolean, principal?: string): EventMetadata {
     const at = this.clock().toISOString();
-    if (!facade) return { principal: principal ?? 'admin@example.com', actorType: 'human', correlationId: randomUUID(), at };
+    if (!facade)
+      return { principal: principal ?? 'admin@example.com', actorType: 'human', correlationId: randomUUID(), at };
     const who = pick(this.random, this.principals);
     const machine = who.startsWith('ci-bot');
     return {
@@ -111,8 +139,16 @@ export class EventGenerator {
     const nameStream = streams.marketplaceName(name);
     const stream = streams.marketplace(id);
     return [
-      { streamId: nameStream, events: [{ ...reserved, metadata: this.metadata(false, registeredBy) }], expected: this.expected(nameStream) },
-      { streamId: stream, events: [{ ...registered, metadata: this.metadata(false, registeredBy) }], expected: this.expected(stream) },
+      {
+        streamId: nameStream,
+        events: [{ ...reserved, metadata: this.metadata(false, registeredBy) }],
+        expected: this.expected(nameStream),
+      },
+      {
+        streamId: stream,
+        events: [{ ...registered, metadata: this.metadata(false, registeredBy) }],
+        expected: this.expected(stream),
+      },
     ];
   }
 
@@ -122,15 +158,29 @@ export class EventGenerator {
     if (this.random() < 0.5) {
       event = {
         type: 'info-refs',
-        data: { marketplaceId: marketplace.id, marketplace: marketplace.name, ref: 'refs/heads/main', sha: hex(this.random, 40), credentialKind },
+        data: {
+          marketplaceId: marketplace.id,
+          marketplace: marketplace.name,
+          ref: 'refs/heads/main',
+          sha: hex(this.random, 40),
+          credentialKind,
+        },
       };
     } else {
       const count = 1 + Math.floor(this.random() * 3);
       const wants = Array.from({ length: count }, (_, i) => ({
         sha: hex(this.random, 40),
-        ref: i === 0 ? 'refs/heads/main' : this.random() < 0.5 ? `refs/tags/v${1 + Math.floor(this.random() * 9)}.${Math.floor(this.random() * 20)}.0` : null,
+        ref:
+          i === 0
+            ? 'refs/heads/main'
+            : this.random() < 0.5
+              ? `refs/tags/v${1 + Math.floor(this.random() * 9)}.${Math.floor(this.random() * 20)}.0`
+              : null,
       }));
-      event = { type: 'upload-pack', data: { marketplaceId: marketplace.id, marketplace: marketplace.name, wants, credentialKind } };
+      event = {
+        type: 'upload-pack',
+        data: { marketplaceId: marketplace.id, marketplace: marketplace.name, wants, credentialKind },
+      };
     }
     return { ...event, metadata: this.metadata(true) };
   }
@@ -158,7 +208,8 @@ export class EventGenerator {
 
   /** The next multi-event append of up to `size` access events on one stream (registrations stay single). */
   nextBatch(size: number): PlannedAppend {
-    if (this.queue.length > 0 || this.marketplaces.length === 0 || this.random() < registrationShare * size / 10) return this.next();
+    if (this.queue.length > 0 || this.marketplaces.length === 0 || this.random() < (registrationShare * size) / 10)
+      return this.next();
     const marketplace = this.target();
     const streamId = streams.access(marketplace.id);
     const events = Array.from({ length: size }, () => this.accessEvent(marketplace));

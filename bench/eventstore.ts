@@ -26,7 +26,14 @@ import { openBenchDatabase, type BenchDatabase } from './database.ts';
 import { envInt, log } from './env.ts';
 import { EventGenerator, expectedLedgerRows, newTally, type Tally } from './events.ts';
 import {
-  latencies, machine, PhaseProgress, textTable, verdict, writeReport, type PhaseResult, type Target,
+  latencies,
+  machine,
+  PhaseProgress,
+  textTable,
+  verdict,
+  writeReport,
+  type PhaseResult,
+  type Target,
 } from './report.ts';
 
 const configFromEnv = () => ({
@@ -50,8 +57,13 @@ const addTally = (into: Tally, from: Tally) => {
 };
 
 /** Appends `count` events through `generator`, one append call at a time. */
-async function appendLoop(store: EventStore, generator: EventGenerator, take: () => boolean, samples: number[],
-  onAppended: () => void): Promise<void> {
+async function appendLoop(
+  store: EventStore,
+  generator: EventGenerator,
+  take: () => boolean,
+  samples: number[],
+  onAppended: () => void,
+): Promise<void> {
   while (take()) {
     const append = generator.next();
     const started = performance.now();
@@ -79,15 +91,29 @@ async function bulkPhase(store: EventStore, count: number, tally: Tally): Promis
   const durationMs = performance.now() - started;
   addTally(tally, generator.tally);
   const result: PhaseResult = {
-    id: 'bulk-seed', label, events: appended, appends: calls, durationMs,
-    rate: appended / (durationMs / 1000), unit: 'events/s', notes: 'not a target: fills the store before the measured phases',
+    id: 'bulk-seed',
+    label,
+    events: appended,
+    appends: calls,
+    durationMs,
+    rate: appended / (durationMs / 1000),
+    unit: 'events/s',
+    notes: 'not a target: fills the store before the measured phases',
   };
   progress.done(result);
   return result;
 }
 
-async function appendPhase(store: EventStore, id: string, label: string, count: number, concurrency: number,
-  seed: number, tally: Tally, target?: Target): Promise<PhaseResult> {
+async function appendPhase(
+  store: EventStore,
+  id: string,
+  label: string,
+  count: number,
+  concurrency: number,
+  seed: number,
+  tally: Tally,
+  target?: Target,
+): Promise<PhaseResult> {
   const progress = new PhaseProgress(label, count);
   const generators = Array.from({ length: concurrency }, (_, i) => new EventGenerator(`${id}${i}`, seed + i));
   let issued = 0;
@@ -95,15 +121,25 @@ async function appendPhase(store: EventStore, id: string, label: string, count: 
   const take = () => (issued < count ? (issued++, true) : false);
   const samples: number[] = [];
   const started = performance.now();
-  await Promise.all(generators.map((generator) => appendLoop(store, generator, take, samples, () => progress.update(++done))));
+  await Promise.all(
+    generators.map((generator) => appendLoop(store, generator, take, samples, () => progress.update(++done))),
+  );
   const durationMs = performance.now() - started;
   for (const generator of generators) addTally(tally, generator.tally);
   const rate = count / (durationMs / 1000);
   const status = verdict(rate, target);
   const result: PhaseResult = {
-    id, label, events: count, appends: count, concurrency, durationMs, rate, unit: 'appends/s',
+    id,
+    label,
+    events: count,
+    appends: count,
+    concurrency,
+    durationMs,
+    rate,
+    unit: 'appends/s',
     latencyMs: latencies(Float64Array.from(samples)),
-    ...(target ? { target } : {}), ...(status ? { status } : {}),
+    ...(target ? { target } : {}),
+    ...(status ? { status } : {}),
   };
   progress.done(result);
   return result;
@@ -116,12 +152,19 @@ async function catchUpPhase(store: EventStore, total: number): Promise<PhaseResu
   const started = performance.now();
   let finished = () => {};
   let failed: (error: unknown) => void = () => {};
-  const all = new Promise<void>((resolve, reject) => { finished = resolve; failed = reject; });
-  const subscription = store.subscribeToAll(0n, async () => {
-    delivered++;
-    progress.update(delivered);
-    if (delivered === total) finished();
-  }, (error) => failed(error));
+  const all = new Promise<void>((resolve, reject) => {
+    finished = resolve;
+    failed = reject;
+  });
+  const subscription = store.subscribeToAll(
+    0n,
+    async () => {
+      delivered++;
+      progress.update(delivered);
+      if (delivered === total) finished();
+    },
+    (error) => failed(error),
+  );
   try {
     await all;
   } finally {
@@ -129,7 +172,12 @@ async function catchUpPhase(store: EventStore, total: number): Promise<PhaseResu
   }
   const durationMs = performance.now() - started;
   const result: PhaseResult = {
-    id: 'catch-up', label, events: delivered, durationMs, rate: delivered / (durationMs / 1000), unit: 'events/s',
+    id: 'catch-up',
+    label,
+    events: delivered,
+    durationMs,
+    rate: delivered / (durationMs / 1000),
+    unit: 'events/s',
     notes: `subscribeToAll(0n) with a handler that does nothing, batch size ${config.batchSize}`,
   };
   progress.done(result);
@@ -176,7 +224,11 @@ async function rebuildPhase(pool: DatabasePool, store: EventStore, total: number
       }
     },
   }));
-  const runner = new ProjectionRunner(pool, timedReads(store, split), timed, { batchSize: config.batchSize, idlePollMs: 1000, logger: silent });
+  const runner = new ProjectionRunner(pool, timedReads(store, split), timed, {
+    batchSize: config.batchSize,
+    idlePollMs: 1000,
+    logger: silent,
+  });
   await runner.prepare();
   const progress = new PhaseProgress(label, total);
   const started = performance.now();
@@ -187,15 +239,22 @@ async function rebuildPhase(pool: DatabasePool, store: EventStore, total: number
   const applied = [...applyMs].map(([name, ms]) => `${name} apply ${(ms / 1000).toFixed(2)} s`).join(', ');
   const rest = durationMs - split.readAllMs - [...applyMs.values()].reduce((a, b) => a + b, 0);
   const result: PhaseResult = {
-    id: 'rebuild', label, events: Number(reached), durationMs, rate, unit: 'events/s', target: targets.rebuild,
+    id: 'rebuild',
+    label,
+    events: Number(reached),
+    durationMs,
+    rate,
+    unit: 'events/s',
+    target: targets.rebuild,
     ...(status ? { status } : {}),
     breakdownMs: {
       readAll: Math.round(split.readAllMs),
       ...Object.fromEntries([...applyMs].map(([name, ms]) => [`apply:${name}`, Math.round(ms)])),
       'checkpoints, transactions, rest': Math.round(rest),
     },
-    notes: `ProjectionRunner.rebuild() with the registry's projections (${projections.map((p) => p.name).join(', ')}), batch size ${config.batchSize}; `
-      + `readAll ${(split.readAllMs / 1000).toFixed(2)} s in ${split.readAllCalls} calls, ${applied}, checkpoints/transactions/rest ${(rest / 1000).toFixed(2)} s`,
+    notes:
+      `ProjectionRunner.rebuild() with the registry's projections (${projections.map((p) => p.name).join(', ')}), batch size ${config.batchSize}; ` +
+      `readAll ${(split.readAllMs / 1000).toFixed(2)} s in ${split.readAllCalls} calls, ${applied}, checkpoints/transactions/rest ${(rest / 1000).toFixed(2)} s`,
   };
   progress.done(result);
   return result;
@@ -206,8 +265,16 @@ async function postgresFacts(url: string): Promise<Record<string, string>> {
   await client.connect();
   try {
     const facts: Record<string, string> = {};
-    facts.version = String((await client.query<{ v: string }>('select version() as v')).rows[0]?.v ?? '').split(' on ')[0] ?? '';
-    for (const setting of ['shared_buffers', 'synchronous_commit', 'fsync', 'wal_sync_method', 'max_wal_size', 'work_mem']) {
+    facts.version =
+      String((await client.query<{ v: string }>('select version() as v')).rows[0]?.v ?? '').split(' on ')[0] ?? '';
+    for (const setting of [
+      'shared_buffers',
+      'synchronous_commit',
+      'fsync',
+      'wal_sync_method',
+      'max_wal_size',
+      'work_mem',
+    ]) {
       const row = (await client.query<{ s: string }>(`select current_setting('${setting}') as s`)).rows[0];
       facts[setting] = row?.s ?? '';
     }
@@ -222,7 +289,9 @@ export async function eventStoreBenchmark(): Promise<void> {
   const measured = config.appends * 2;
   const bulk = Math.max(0, config.events - measured);
   const total = bulk + measured;
-  log(`events ${total} (bulk ${bulk}, measured appends ${config.appends} + ${config.appends}), concurrency ${config.concurrency}, batch size ${config.batchSize}`);
+  log(
+    `events ${total} (bulk ${bulk}, measured appends ${config.appends} + ${config.appends}), concurrency ${config.concurrency}, batch size ${config.batchSize}`,
+  );
 
   let database: BenchDatabase | null = null;
   let pool: DatabasePool | null = null;
@@ -245,15 +314,27 @@ export async function eventStoreBenchmark(): Promise<void> {
     listener = new Listener(database.url);
     const store = await PostgresEventStore.open(pool, { listener, batchSize: config.batchSize });
     const postgres = await postgresFacts(database.url);
-    log(`${postgres.version}, synchronous_commit=${postgres.synchronous_commit}, shared_buffers=${postgres.shared_buffers}`);
+    log(
+      `${postgres.version}, synchronous_commit=${postgres.synchronous_commit}, shared_buffers=${postgres.shared_buffers}`,
+    );
 
     const tally = newTally();
     const phases: PhaseResult[] = [];
     const seeded = await bulkPhase(store, bulk, tally);
     if (seeded) phases.push(seeded);
     phases.push(await appendPhase(store, 'single', 'appends, 1 appender', config.appends, 1, 1000, tally));
-    phases.push(await appendPhase(store, 'concurrent', `appends, ${config.concurrency} appenders`, config.appends,
-      config.concurrency, 2000, tally, config.concurrency === 8 ? targets.concurrentAppends : undefined));
+    phases.push(
+      await appendPhase(
+        store,
+        'concurrent',
+        `appends, ${config.concurrency} appenders`,
+        config.appends,
+        config.concurrency,
+        2000,
+        tally,
+        config.concurrency === 8 ? targets.concurrentAppends : undefined,
+      ),
+    );
 
     const head = await store.head();
     if (head !== BigInt(total) || tally.events !== total) {
@@ -270,15 +351,19 @@ export async function eventStoreBenchmark(): Promise<void> {
 
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    const count = async (table: string) => Number((await client.query<{ n: string }>(`select count(*)::text as n from ${table}`)).rows[0]?.n);
+    const count = async (table: string) =>
+      Number((await client.query<{ n: string }>(`select count(*)::text as n from ${table}`)).rows[0]?.n);
     const ledgerRows = await count('ledger_entries');
     const marketplaceRows = await count('marketplaces');
-    const storeBytes = (await client.query<{ b: string }>(`select pg_total_relation_size('es.events')::text as b`)).rows[0]?.b;
+    const storeBytes = (await client.query<{ b: string }>(`select pg_total_relation_size('es.events')::text as b`))
+      .rows[0]?.b;
     await client.end();
     const checks = {
       head: Number(head),
-      ledgerRows, ledgerRowsExpected: expectedLedgerRows(tally),
-      marketplaceRows, marketplaceRowsExpected: tally.registered,
+      ledgerRows,
+      ledgerRowsExpected: expectedLedgerRows(tally),
+      marketplaceRows,
+      marketplaceRowsExpected: tally.registered,
       eventsTableBytes: Number(storeBytes ?? 0),
       mix: tally,
     };
@@ -287,14 +372,23 @@ export async function eventStoreBenchmark(): Promise<void> {
     }
 
     process.stdout.write(`\n${textTable(phases)}\n\n`);
-    process.stdout.write(`store: ${total.toLocaleString('en-US')} events (${tally.registered} marketplace-registered, ${tally.infoRefs} info-refs, ${tally.uploadPacks} upload-pack with ${tally.wants} wants); ledger ${ledgerRows.toLocaleString('en-US')} rows; es.events ${(checks.eventsTableBytes / 2 ** 20).toFixed(0)} MiB\n`);
+    process.stdout.write(
+      `store: ${total.toLocaleString('en-US')} events (${tally.registered} marketplace-registered, ${tally.infoRefs} info-refs, ${tally.uploadPacks} upload-pack with ${tally.wants} wants); ledger ${ledgerRows.toLocaleString('en-US')} rows; es.events ${(checks.eventsTableBytes / 2 ** 20).toFixed(0)} MiB\n`,
+    );
     const files = writeReport({
       benchmark: 'eventstore-postgres',
       date: new Date().toISOString(),
       machine: machine(),
       postgres: { ...postgres, embedded: String(database.embedded) },
-      counts: { events: total, bulk, singleAppends: config.appends, concurrentAppends: config.appends,
-        concurrency: config.concurrency, batchSize: config.batchSize, bulkPerAppend: config.bulkPerAppend },
+      counts: {
+        events: total,
+        bulk,
+        singleAppends: config.appends,
+        concurrentAppends: config.appends,
+        concurrency: config.concurrency,
+        batchSize: config.batchSize,
+        bulkPerAppend: config.bulkPerAppend,
+      },
       phases,
       checks,
     });
@@ -305,4 +399,3 @@ export async function eventStoreBenchmark(): Promise<void> {
     await cleanup();
   }
 }
-

@@ -28,7 +28,10 @@ const gitLifetimes = new Map<string, Timing>();
 const gitSubcommand = (args: readonly string[]): string => {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg === '-C' || arg === '-c') { i++; continue; }
+    if (arg === '-C' || arg === '-c') {
+      i++;
+      continue;
+    }
     if (arg.startsWith('-')) continue;
     return arg === 'upload-pack' && args.includes('--advertise-refs') ? 'upload-pack --advertise-refs' : arg;
   }
@@ -61,7 +64,10 @@ pgModule.Client.prototype.query = function timedQuery(this: unknown, ...args: un
   if (typeof args[0] === 'string' && typeof args.at(-1) !== 'function' && result instanceof Promise) {
     const key = args[0].replace(/\s+/g, ' ').trim().slice(0, 90);
     const started = performance.now();
-    result.then(() => record(queries, key, performance.now() - started), () => record(queries, `(failed) ${key}`, performance.now() - started));
+    result.then(
+      () => record(queries, key, performance.now() - started),
+      () => record(queries, `(failed) ${key}`, performance.now() - started),
+    );
   }
   return result;
 };
@@ -103,7 +109,11 @@ async function main(): Promise<void> {
         spawnCalls: Object.fromEntries(spawnCalls),
         gitLifetimes: Object.fromEntries(gitLifetimes),
         queries: Object.fromEntries(queries),
-        eventLoop: { utilization: elu.utilization, delayP99Ms: eventLoopDelay.percentile(99) / 1e6, delayMaxMs: eventLoopDelay.max / 1e6 },
+        eventLoop: {
+          utilization: elu.utilization,
+          delayP99Ms: eventLoopDelay.percentile(99) / 1e6,
+          delayMaxMs: eventLoopDelay.max / 1e6,
+        },
         memoryRss: process.memoryUsage().rss,
       });
     } else if (message.cmd === 'reset') {
@@ -115,11 +125,15 @@ async function main(): Promise<void> {
       void gateway.close().finally(() => process.exit(0));
     }
   });
-  process.on('disconnect', () => { void gateway.close().finally(() => process.exit(0)); });
+  process.on('disconnect', () => {
+    void gateway.close().finally(() => process.exit(0));
+  });
   send({ type: 'ready', url: gateway.url });
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`[gateway] failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(
+    `[gateway] failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -24,9 +24,16 @@ const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://upstream');
   const cgi = spawn(backend, [], {
     env: {
-      PATH: process.env.PATH ?? '', GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', REQUEST_METHOD: req.method ?? 'GET',
-      PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '',
-      REMOTE_ADDR: '127.0.0.1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
+      PATH: process.env.PATH ?? '',
+      GIT_PROJECT_ROOT: root,
+      GIT_HTTP_EXPORT_ALL: '1',
+      REQUEST_METHOD: req.method ?? 'GET',
+      PATH_INFO: url.pathname,
+      QUERY_STRING: url.search.slice(1),
+      CONTENT_TYPE: req.headers['content-type'] ?? '',
+      REMOTE_ADDR: '127.0.0.1',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
       ...(req.headers['content-length'] ? { CONTENT_LENGTH: String(req.headers['content-length']) } : {}),
       ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
@@ -56,8 +63,16 @@ const server = createServer((req, res) => {
     cgi.stdout.pipe(res);
   };
   cgi.stdout.on('data', onData);
-  cgi.stdout.on('end', () => { if (!res.headersSent) { res.statusCode = 502; res.end(); } });
-  cgi.on('error', () => { res.statusCode = 500; res.end(); });
+  cgi.stdout.on('end', () => {
+    if (!res.headersSent) {
+      res.statusCode = 502;
+      res.end();
+    }
+  });
+  cgi.on('error', () => {
+    res.statusCode = 500;
+    res.end();
+  });
 });
 
 server.keepAliveTimeout = 10_000;
@@ -67,7 +82,9 @@ server.listen(0, '127.0.0.1', () => {
 });
 process.on('message', (message: { cmd?: string }) => {
   if (message.cmd === 'stats') process.send?.({ type: 'stats', requests: Object.fromEntries(requests) });
-  else if (message.cmd === 'reset') { requests.clear(); process.send?.({ type: 'reset' }); }
-  else if (message.cmd === 'close') server.close(() => process.exit(0));
+  else if (message.cmd === 'reset') {
+    requests.clear();
+    process.send?.({ type: 'reset' });
+  } else if (message.cmd === 'close') server.close(() => process.exit(0));
 });
 process.on('disconnect', () => process.exit(0));

@@ -12,10 +12,16 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 
 /** git as the benchmark runs it: no system or global configuration, no prompts, a fixed identity. */
 export const gitEnv = (home: string): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH, HOME: home, LC_ALL: 'C',
-  GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0',
-  GIT_AUTHOR_NAME: 'Bench Upstream', GIT_AUTHOR_EMAIL: 'upstream@example.test',
-  GIT_COMMITTER_NAME: 'Bench Upstream', GIT_COMMITTER_EMAIL: 'upstream@example.test',
+  PATH: process.env.PATH,
+  HOME: home,
+  LC_ALL: 'C',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'Bench Upstream',
+  GIT_AUTHOR_EMAIL: 'upstream@example.test',
+  GIT_COMMITTER_NAME: 'Bench Upstream',
+  GIT_COMMITTER_EMAIL: 'upstream@example.test',
 });
 
 export async function gitIn(cwd: string, home: string, ...args: string[]): Promise<string> {
@@ -26,9 +32,60 @@ export type MarketplaceShape = Readonly<{ plugins: number; filesPerPlugin: numbe
 
 // Plugin content as such repositories hold it: skill and command markdown, agent prompts, hook
 // JSON, helper scripts. The text is drawn from a word list (compresses like prose, about 3:1).
-const syllables = ['ka', 'lo', 'mi', 'ra', 'ten', 'sor', 'vel', 'dun', 'pri', 'gal', 'so', 'ne', 'tra', 'bel', 'cor', 'fin', 'ge', 'hol', 'ix', 'jun'];
-const common = ['the', 'a', 'to', 'of', 'and', 'in', 'for', 'is', 'with', 'when', 'use', 'this', 'skill', 'file', 'run', 'check',
-  'return', 'request', 'repository', 'review', 'test', 'build', 'plugin', 'agent', 'command', 'output', 'input', 'should', 'must', 'never'];
+const syllables = [
+  'ka',
+  'lo',
+  'mi',
+  'ra',
+  'ten',
+  'sor',
+  'vel',
+  'dun',
+  'pri',
+  'gal',
+  'so',
+  'ne',
+  'tra',
+  'bel',
+  'cor',
+  'fin',
+  'ge',
+  'hol',
+  'ix',
+  'jun',
+];
+const common = [
+  'the',
+  'a',
+  'to',
+  'of',
+  'and',
+  'in',
+  'for',
+  'is',
+  'with',
+  'when',
+  'use',
+  'this',
+  'skill',
+  'file',
+  'run',
+  'check',
+  'return',
+  'request',
+  'repository',
+  'review',
+  'test',
+  'build',
+  'plugin',
+  'agent',
+  'command',
+  'output',
+  'input',
+  'should',
+  'must',
+  'never',
+];
 
 function vocabulary(random: () => number): string[] {
   const words = [...common];
@@ -64,20 +121,30 @@ class TextMaker {
     while (out.length < bytes) {
       const r = this.random();
       if (r < 0.15) out += `## ${this.sentence().slice(0, 40)}\n\n`;
-      else if (r < 0.35) out += `${Array.from({ length: 3 + Math.floor(this.random() * 4) }, () => `- ${this.sentence()}`).join('\n')}\n\n`;
-      else if (r < 0.45) out += `\`\`\`bash\n${this.word()} --${this.word()} ${this.word()}/${this.word()}.json\n\`\`\`\n\n`;
+      else if (r < 0.35)
+        out += `${Array.from({ length: 3 + Math.floor(this.random() * 4) }, () => `- ${this.sentence()}`).join('\n')}\n\n`;
+      else if (r < 0.45)
+        out += `\`\`\`bash\n${this.word()} --${this.word()} ${this.word()}/${this.word()}.json\n\`\`\`\n\n`;
       else out += `${Array.from({ length: 2 + Math.floor(this.random() * 4) }, () => this.sentence()).join(' ')}\n\n`;
     }
     return out;
   }
 
   script(bytes: number, language: 'py' | 'ts' | 'sh'): string {
-    let out = language === 'sh' ? '#!/usr/bin/env bash\nset -euo pipefail\n\n' : language === 'py' ? 'import json\nimport sys\n\n' : "import { readFileSync } from 'node:fs';\n\n";
+    let out =
+      language === 'sh'
+        ? '#!/usr/bin/env bash\nset -euo pipefail\n\n'
+        : language === 'py'
+          ? 'import json\nimport sys\n\n'
+          : "import { readFileSync } from 'node:fs';\n\n";
     while (out.length < bytes) {
       const name = `${this.word()}_${this.word()}`;
-      if (language === 'py') out += `def ${name}(${this.word()}, ${this.word()}):\n    """${this.sentence()}"""\n    if ${this.word()} is None:\n        return ${this.word()}\n    return [${this.word()} for ${this.word()} in ${this.word()}]\n\n`;
-      else if (language === 'ts') out += `export function ${name}(${this.word()}: string): string[] {\n  // ${this.sentence()}\n  return ${this.word()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
-      else out += `${name}() {\n  # ${this.sentence()}\n  local ${this.word()}="$1"\n  echo "${this.sentence()}"\n}\n\n`;
+      if (language === 'py')
+        out += `def ${name}(${this.word()}, ${this.word()}):\n    """${this.sentence()}"""\n    if ${this.word()} is None:\n        return ${this.word()}\n    return [${this.word()} for ${this.word()} in ${this.word()}]\n\n`;
+      else if (language === 'ts')
+        out += `export function ${name}(${this.word()}: string): string[] {\n  // ${this.sentence()}\n  return ${this.word()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
+      else
+        out += `${name}() {\n  # ${this.sentence()}\n  local ${this.word()}="$1"\n  echo "${this.sentence()}"\n}\n\n`;
     }
     return out;
   }
@@ -88,24 +155,46 @@ const sizeOf = (random: () => number): number => Math.round(1024 * (1 + 7 * rand
 
 function pluginFiles(plugin: string, count: number, text: TextMaker, random: () => number): Record<string, string> {
   const files: Record<string, string> = {
-    [`plugins/${plugin}/.claude-plugin/plugin.json`]: `${JSON.stringify({
-      name: plugin, version: '1.4.2', description: text.sentence(), author: { name: 'Bench Upstream' }, keywords: [text.word(), text.word()],
-    }, null, 2)}\n`,
+    [`plugins/${plugin}/.claude-plugin/plugin.json`]: `${JSON.stringify(
+      {
+        name: plugin,
+        version: '1.4.2',
+        description: text.sentence(),
+        author: { name: 'Bench Upstream' },
+        keywords: [text.word(), text.word()],
+      },
+      null,
+      2,
+    )}\n`,
     [`plugins/${plugin}/README.md`]: text.markdown(sizeOf(random), plugin),
-    [`plugins/${plugin}/hooks/hooks.json`]: `${JSON.stringify({
-      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `\${CLAUDE_PLUGIN_ROOT}/scripts/${text.word()}.sh` }] }] },
-    }, null, 2)}\n`,
+    [`plugins/${plugin}/hooks/hooks.json`]: `${JSON.stringify(
+      {
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: `\${CLAUDE_PLUGIN_ROOT}/scripts/${text.word()}.sh` }],
+            },
+          ],
+        },
+      },
+      null,
+      2,
+    )}\n`,
   };
   let i = 0;
   while (Object.keys(files).length < count) {
     const kind = i % 6;
     const name = `${text.word()}-${text.word()}-${i}`;
     if (kind === 0 || kind === 1) {
-      files[`plugins/${plugin}/skills/${name}/SKILL.md`] = `---\nname: ${name}\ndescription: ${text.sentence()}\n---\n\n${text.markdown(sizeOf(random), name)}`;
+      files[`plugins/${plugin}/skills/${name}/SKILL.md`] =
+        `---\nname: ${name}\ndescription: ${text.sentence()}\n---\n\n${text.markdown(sizeOf(random), name)}`;
     } else if (kind === 2) {
-      files[`plugins/${plugin}/commands/${name}.md`] = `---\ndescription: ${text.sentence()}\n---\n\n${text.markdown(sizeOf(random), name)}`;
+      files[`plugins/${plugin}/commands/${name}.md`] =
+        `---\ndescription: ${text.sentence()}\n---\n\n${text.markdown(sizeOf(random), name)}`;
     } else if (kind === 3) {
-      files[`plugins/${plugin}/agents/${name}.md`] = `---\nname: ${name}\ndescription: ${text.sentence()}\ntools: Read, Grep, Glob\n---\n\n${text.markdown(sizeOf(random), name)}`;
+      files[`plugins/${plugin}/agents/${name}.md`] =
+        `---\nname: ${name}\ndescription: ${text.sentence()}\ntools: Read, Grep, Glob\n---\n\n${text.markdown(sizeOf(random), name)}`;
     } else {
       const language = (['py', 'ts', 'sh'] as const)[i % 3]!;
       files[`plugins/${plugin}/scripts/${name}.${language}`] = text.script(sizeOf(random), language);
@@ -115,22 +204,44 @@ function pluginFiles(plugin: string, count: number, text: TextMaker, random: () 
   return files;
 }
 
-export type BuiltRepo = Readonly<{ bare: string; tip: string; files: number; bytes: number; commits: number; packBytes: number }>;
+export type BuiltRepo = Readonly<{
+  bare: string;
+  tip: string;
+  files: number;
+  bytes: number;
+  commits: number;
+  packBytes: number;
+}>;
 
 /**
  * A marketplace repository of `plugins` × `filesPerPlugin` files plus its manifest, in `commits`
  * commits (the first adds everything, each later one edits about 5 % of the files), pushed to the
  * bare repository `<root>/<name>.git` and repacked, as a maintained upstream would be.
  */
-export async function buildMarketplaceRepo(root: string, name: string, shape: MarketplaceShape, home: string): Promise<BuiltRepo> {
+export async function buildMarketplaceRepo(
+  root: string,
+  name: string,
+  shape: MarketplaceShape,
+  home: string,
+): Promise<BuiltRepo> {
   const random = seededRandom(shape.seed);
   const text = new TextMaker(random);
   const plugins = Array.from({ length: shape.plugins }, (_, i) => `${text.word()}-${text.word()}-${i}`.slice(0, 60));
   const files: Record<string, string> = {
-    '.claude-plugin/marketplace.json': `${JSON.stringify({
-      name, owner: { name: 'Bench Upstream' }, description: `${name}: a generated benchmark marketplace`,
-      plugins: plugins.map((plugin) => ({ name: plugin, source: `./plugins/${plugin}`, description: text.sentence() })),
-    }, null, 2)}\n`,
+    '.claude-plugin/marketplace.json': `${JSON.stringify(
+      {
+        name,
+        owner: { name: 'Bench Upstream' },
+        description: `${name}: a generated benchmark marketplace`,
+        plugins: plugins.map((plugin) => ({
+          name: plugin,
+          source: `./plugins/${plugin}`,
+          description: text.sentence(),
+        })),
+      },
+      null,
+      2,
+    )}\n`,
   };
   for (const plugin of plugins) Object.assign(files, pluginFiles(plugin, shape.filesPerPlugin, text, random));
 
@@ -178,15 +289,23 @@ export type GitHttpServer = Readonly<{
 /** Starts bench/git-http-server.ts serving the bare repositories under `projectRoot`. */
 export async function startGitHttpServer(projectRoot: string): Promise<GitHttpServer> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(benchDir, 'git-http-server.ts')], {
-    cwd: join(benchDir, '..'), stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, BENCH_GIT_PROJECT_ROOT: projectRoot },
+    cwd: join(benchDir, '..'),
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, BENCH_GIT_PROJECT_ROOT: projectRoot },
   });
   const waiting = new Map<string, Array<(message: unknown) => void>>();
   child.on('message', (message: { type?: string }) => waiting.get(message.type ?? '')?.shift()?.(message));
-  const next = <T>(type: string): Promise<T> => new Promise((resolve) => {
-    waiting.set(type, [...(waiting.get(type) ?? []), resolve as (message: unknown) => void]);
-  });
+  const next = <T>(type: string): Promise<T> =>
+    new Promise((resolve) => {
+      waiting.set(type, [...(waiting.get(type) ?? []), resolve as (message: unknown) => void]);
+    });
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await Promise.race([next<{ port: number }>('ready'), exit.then(() => { throw new Error('the git http server exited during start'); })]);
+  const ready = await Promise.race([
+    next<{ port: number }>('ready'),
+    exit.then(() => {
+      throw new Error('the git http server exited during start');
+    }),
+  ]);
   return {
     baseUrl: `http://127.0.0.1:${ready.port}`,
     pid: child.pid!,
@@ -214,18 +333,25 @@ export function gitClient(home: string, token: string) {
   const auth = ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`bench:${token}`).toString('base64')}`];
   // Client-side housekeeping is not what is measured: no auto-maintenance after fetches.
   const common = ['-c', 'protocol.version=2', '-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
-  const timed = (args: string[], cwd: string): Promise<number> => new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn('git', [...common, ...auth, ...args], { cwd, env: gitEnv(home), stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { if (stderr.length < 4000) stderr += chunk.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = performance.now() - started;
-      if (code === 0) resolve(ms);
-      else reject(new Error(`git ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
+  const timed = (args: string[], cwd: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const child = spawn('git', [...common, ...auth, ...args], {
+        cwd,
+        env: gitEnv(home),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < 4000) stderr += chunk.toString();
+      });
+      child.on('error', reject);
+      child.on('close', (code) => {
+        const ms = performance.now() - started;
+        if (code === 0) resolve(ms);
+        else reject(new Error(`git ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
+      });
     });
-  });
   return {
     /** `git clone` into `dir`; resolves with the wall time in ms. */
     clone: (url: string, dir: string, extra: string[] = []) => timed(['clone', '--quiet', ...extra, url, dir], home),

@@ -37,7 +37,12 @@ export function latencies(samples: Float64Array): { p50: number; p95: number; p9
   const sorted = Float64Array.from(samples).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   const round = (n: number) => Math.round(n * 1000) / 1000;
-  return { p50: round(at(0.5)), p95: round(at(0.95)), p99: round(at(0.99)), max: round(sorted[sorted.length - 1] ?? 0) };
+  return {
+    p50: round(at(0.5)),
+    p95: round(at(0.95)),
+    p99: round(at(0.99)),
+    max: round(sorted[sorted.length - 1] ?? 0),
+  };
 }
 
 /** One progress line per phase on stderr: a start line, a line every few seconds, an end line. */
@@ -45,7 +50,10 @@ export class PhaseProgress {
   private readonly started = performance.now();
   private lastPrinted = this.started;
 
-  constructor(private readonly label: string, private readonly total: number) {
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+  ) {
     process.stderr.write(`[bench] ${label}: starting (${fmt(total)} events)\n`);
   }
 
@@ -58,8 +66,12 @@ export class PhaseProgress {
   }
 
   done(result: PhaseResult): void {
-    const target = result.target ? ` (target >= ${fmt(result.target.min)} ${result.target.unit}: ${result.status})` : '';
-    process.stderr.write(`[bench] ${this.label}: done, ${fmt(result.events)} events in ${fmt(result.durationMs / 1000, 2)} s, ${fmt(result.rate)} ${result.unit}${target}\n`);
+    const target = result.target
+      ? ` (target >= ${fmt(result.target.min)} ${result.target.unit}: ${result.status})`
+      : '';
+    process.stderr.write(
+      `[bench] ${this.label}: done, ${fmt(result.events)} events in ${fmt(result.durationMs / 1000, 2)} s, ${fmt(result.rate)} ${result.unit}${target}\n`,
+    );
   }
 }
 
@@ -104,7 +116,8 @@ const header = ['phase', 'events', 'seconds', 'rate', 'p50 / p99 ms', 'target', 
 export function textTable(phases: readonly PhaseResult[]): string {
   const all = [header, ...rows(phases)];
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const line = (r: string[]) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows(phases).map(line)].join('\n');
 }
 
@@ -122,7 +135,9 @@ function markdown(report: Report): string {
     '',
     ...table,
     '',
-    `Counts: ${Object.entries(report.counts).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}.`,
+    `Counts: ${Object.entries(report.counts)
+      .map(([k, v]) => `${k} ${fmt(v)}`)
+      .join(', ')}.`,
     '',
     'Append phases report append calls per second (one event per append); catch-up and rebuild report',
     'events per second over the whole store. Produced by `npm run bench` (bench/run.ts); the figures',
@@ -130,7 +145,7 @@ function markdown(report: Report): string {
     '',
     ...report.phases.filter((p) => p.notes).map((p) => `- ${p.label}: ${p.notes}`),
     '',
-    'Where an append\'s time went before grouped appends (pool reset, NOTIFY, WAL flush): bench/results/append-diagnosis.json.',
+    "Where an append's time went before grouped appends (pool reset, NOTIFY, WAL flush): bench/results/append-diagnosis.json.",
     '',
   ].join('\n');
 }
@@ -145,7 +160,10 @@ export function writeResultFiles(name: string, report: unknown, md: string): { j
   mkdirSync(dir, { recursive: true });
   const json = join(dir, `${name}.json`);
   const mdFile = join(dir, `${name}.md`);
-  writeFileSync(json, `${JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value), 2)}\n`);
+  writeFileSync(
+    json,
+    `${JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value), 2)}\n`,
+  );
   writeFileSync(mdFile, md);
   return { json, md: mdFile };
 }
@@ -165,18 +183,33 @@ export type Figure = Readonly<{
 
 export function figure(id: string, label: string, value: number, unit: string, goal?: Goal, detail?: string): Figure {
   let status: 'PASS' | 'BELOW' | undefined;
-  if (goal) status = (goal.atLeast === undefined || value >= goal.atLeast) && (goal.atMost === undefined || value <= goal.atMost) ? 'PASS' : 'BELOW';
-  return { id, label, value, unit, ...(goal ? { goal } : {}), ...(status ? { status } : {}), ...(detail ? { detail } : {}) };
+  if (goal)
+    status =
+      (goal.atLeast === undefined || value >= goal.atLeast) && (goal.atMost === undefined || value <= goal.atMost)
+        ? 'PASS'
+        : 'BELOW';
+  return {
+    id,
+    label,
+    value,
+    unit,
+    ...(goal ? { goal } : {}),
+    ...(status ? { status } : {}),
+    ...(detail ? { detail } : {}),
+  };
 }
 
 const goalText = (goal: Goal | undefined): string => {
   if (!goal) return '-';
-  const parts = [goal.atLeast === undefined ? null : `>= ${fmt(goal.atLeast, goal.atLeast < 10 ? 2 : 0)}`,
-    goal.atMost === undefined ? null : `<= ${fmt(goal.atMost, goal.atMost < 10 ? 2 : 0)}`].filter(Boolean);
+  const parts = [
+    goal.atLeast === undefined ? null : `>= ${fmt(goal.atLeast, goal.atLeast < 10 ? 2 : 0)}`,
+    goal.atMost === undefined ? null : `<= ${fmt(goal.atMost, goal.atMost < 10 ? 2 : 0)}`,
+  ].filter(Boolean);
   return `${parts.join(' and ')} ${goal.unit}`;
 };
 
-const valueText = (f: Figure): string => `${fmt(f.value, Math.abs(f.value) < 10 ? 2 : Math.abs(f.value) < 100 ? 1 : 0)} ${f.unit}`;
+const valueText = (f: Figure): string =>
+  `${fmt(f.value, Math.abs(f.value) < 10 ? 2 : Math.abs(f.value) < 100 ? 1 : 0)} ${f.unit}`;
 
 const figureRows = (figures: readonly Figure[]): string[][] =>
   figures.map((f) => [f.label, valueText(f), goalText(f.goal), f.status ?? '-']);
@@ -185,7 +218,8 @@ const figureHeader = ['figure', 'value', 'target', 'status'];
 export function figureTable(figures: readonly Figure[]): string {
   const all = [figureHeader, ...figureRows(figures)];
   const widths = figureHeader.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const line = (r: string[]) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(figureHeader), widths.map((w) => '-'.repeat(w)).join('  '), ...figureRows(figures).map(line)].join('\n');
 }
 

@@ -21,15 +21,24 @@ import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
 
 const benchmarks = {
-  eventstore: eventStoreBenchmark, facade: facadeBenchmark, audit: auditBenchmark, vetting: vettingBenchmark, timings: timingsBenchmark,
+  eventstore: eventStoreBenchmark,
+  facade: facadeBenchmark,
+  audit: auditBenchmark,
+  vetting: vettingBenchmark,
+  timings: timingsBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
 function selected(): Name[] {
   const raw = process.env.BENCH_ONLY;
   if (!raw) return Object.keys(benchmarks) as Name[];
-  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
-  for (const name of names) if (!(name in benchmarks)) throw new Error(`BENCH_ONLY: unknown benchmark '${name}' (known: ${Object.keys(benchmarks).join(', ')})`);
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names)
+    if (!(name in benchmarks))
+      throw new Error(`BENCH_ONLY: unknown benchmark '${name}' (known: ${Object.keys(benchmarks).join(', ')})`);
   return names as Name[];
 }
 
@@ -44,7 +53,12 @@ async function main(): Promise<void> {
   log(`all done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(
+      `[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

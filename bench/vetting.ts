@@ -24,7 +24,12 @@ export async function vettingBenchmark(): Promise<void> {
   await withInterruptCleanup(cleanup, async () => {
     try {
       log(`vetting: building a marketplace of ${cfg.plugins} plugins × ${cfg.filesPerPlugin} files`);
-      const repo = await buildMarketplaceRepo(root, 'upstream', { plugins: cfg.plugins, filesPerPlugin: cfg.filesPerPlugin, commits: 1, seed: 7 }, root);
+      const repo = await buildMarketplaceRepo(
+        root,
+        'upstream',
+        { plugins: cfg.plugins, filesPerPlugin: cfg.filesPerPlugin, commits: 1, seed: 7 },
+        root,
+      );
       const settings = { maxFileBytes: 1_048_576, license: { allow: [], ban: ['GPL-3.0-only'] } };
       const readMs: number[] = [];
       let input = await readScanInput(repo.bare, repo.tip, settings);
@@ -37,8 +42,16 @@ export async function vettingBenchmark(): Promise<void> {
       log(`vetting: ${files} files, ${(repo.bytes / 1024 / 1024).toFixed(1)} MiB`);
       const connectors = builtInConnectors({ http: { url: null, timeoutMs: 20_000 } });
       const subject = { snapshotId: 1, marketplace: 'upstream', sha: repo.tip };
-      const figures: Figure[] = [figure('tree-read', 'pinned tree read (ls-tree + cat-file --batch)', files / (median(readMs) / 1000), 'files/s', undefined,
-        `median of ${cfg.runs}: ${median(readMs).toFixed(0)} ms for ${files} files`)];
+      const figures: Figure[] = [
+        figure(
+          'tree-read',
+          'pinned tree read (ls-tree + cat-file --batch)',
+          files / (median(readMs) / 1000),
+          'files/s',
+          undefined,
+          `median of ${cfg.runs}: ${median(readMs).toFixed(0)} ms for ${files} files`,
+        ),
+      ];
       const perConnector: Record<string, { medianMs: number; findings: number }> = {};
       for (const connector of connectors) {
         const times: number[] = [];
@@ -53,8 +66,16 @@ export async function vettingBenchmark(): Promise<void> {
           times.push(performance.now() - started);
         }
         perConnector[connector.name] = { medianMs: median(times), findings };
-        figures.push(figure(`connector-${connector.name}`, `connector ${connector.name}`, files / (median(times) / 1000), 'files/s', undefined,
-          `median of ${cfg.runs}: ${median(times).toFixed(1)} ms; ${findings} findings`));
+        figures.push(
+          figure(
+            `connector-${connector.name}`,
+            `connector ${connector.name}`,
+            files / (median(times) / 1000),
+            'files/s',
+            undefined,
+            `median of ${cfg.runs}: ${median(times).toFixed(1)} ms; ${findings} findings`,
+          ),
+        );
         log(`vetting: ${connector.name} ${median(times).toFixed(1)} ms`);
       }
       const chainTimes: number[] = [];
@@ -63,13 +84,41 @@ export async function vettingBenchmark(): Promise<void> {
         await runChain(connectors, { ...input }, subject, { mode: 'run-all', timeoutMs: 60_000 });
         chainTimes.push(performance.now() - started);
       }
-      figures.push(figure('chain', 'whole chain (run-all, 6 connectors)', files / (median(chainTimes) / 1000), 'files/s', undefined,
-        `median of ${cfg.runs}: ${median(chainTimes).toFixed(0)} ms`));
-      figures.push(figure('chain-with-read', 'whole chain including the tree read', files / ((median(chainTimes) + median(readMs)) / 1000), 'files/s', undefined,
-        'what an ingestion spends on vetting'));
-      const report = { benchmark: 'vetting', date: new Date().toISOString(), machine: machine(), repo: { files, bytes: repo.bytes }, runs: cfg.runs, perConnector, figures };
+      figures.push(
+        figure(
+          'chain',
+          'whole chain (run-all, 6 connectors)',
+          files / (median(chainTimes) / 1000),
+          'files/s',
+          undefined,
+          `median of ${cfg.runs}: ${median(chainTimes).toFixed(0)} ms`,
+        ),
+      );
+      figures.push(
+        figure(
+          'chain-with-read',
+          'whole chain including the tree read',
+          files / ((median(chainTimes) + median(readMs)) / 1000),
+          'files/s',
+          undefined,
+          'what an ingestion spends on vetting',
+        ),
+      );
+      const report = {
+        benchmark: 'vetting',
+        date: new Date().toISOString(),
+        machine: machine(),
+        repo: { files, bytes: repo.bytes },
+        runs: cfg.runs,
+        perConnector,
+        figures,
+      };
       process.stdout.write(`\nvetting (${files} files)\n${figureTable(figures)}\n\n`);
-      const written = writeResultFiles('vetting', report, `# Vetting throughput\n\n${files} files, ${(repo.bytes / 1024 / 1024).toFixed(1)} MiB; median of ${cfg.runs} runs after a warm-up.\n\n${figureMarkdown(figures)}\n`);
+      const written = writeResultFiles(
+        'vetting',
+        report,
+        `# Vetting throughput\n\n${files} files, ${(repo.bytes / 1024 / 1024).toFixed(1)} MiB; median of ${cfg.runs} runs after a warm-up.\n\n${figureMarkdown(figures)}\n`,
+      );
       log(`wrote ${written.json} and ${written.md}`);
     } finally {
       await cleanup();

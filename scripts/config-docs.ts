@@ -6,12 +6,18 @@ import { builtNote, configKeys, type ConfigKeyInfo } from '../src/adapters/confi
 export function configurationPage(): string {
   const escape = (text: string) => text.replaceAll('|', '\\|').replaceAll('<', '&lt;');
   const keys = configKeys();
-  const rows = keys.map((key) =>
-    `| \`${key.key}\` | ${escape(key.defaultText)} | ${key.env ? `\`${key.env}\`` : '(file only)'} | ` +
-    `${builtNote(key) === '' ? 'yes' : escape(builtNote(key))} | ${escape(key.description)} |`);
-  const values = keys.flatMap((key) => typeof key.built === 'object'
-    ? key.built.notBuiltValues.map((value) => `\`${key.key}: ${value}\` (the value; the key's other values are built)`)
-    : []);
+  const rows = keys.map(
+    (key) =>
+      `| \`${key.key}\` | ${escape(key.defaultText)} | ${key.env ? `\`${key.env}\`` : '(file only)'} | ` +
+      `${builtNote(key) === '' ? 'yes' : escape(builtNote(key))} | ${escape(key.description)} |`,
+  );
+  const values = keys.flatMap((key) =>
+    typeof key.built === 'object'
+      ? key.built.notBuiltValues.map(
+          (value) => `\`${key.key}: ${value}\` (the value; the key's other values are built)`,
+        )
+      : [],
+  );
   return [
     '# Configuration',
     '',

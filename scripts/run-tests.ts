@@ -2,7 +2,16 @@
 // needs it (unless TEST_DATABASE_URL names a server), runs tap over the test files, and ends with the
 // plain line `N passed, N failed` that CI reads (tap's own summary is not recognised there).
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
@@ -11,8 +20,12 @@ const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/
 
 const files = (path: string): string[] =>
   statSync(path).isDirectory()
-    ? readdirSync(path).sort().flatMap((entry) => files(join(path, entry)))
-    : path.endsWith('.test.ts') ? [relative(process.cwd(), path)] : [];
+    ? readdirSync(path)
+        .sort()
+        .flatMap((entry) => files(join(path, entry)))
+    : path.endsWith('.test.ts')
+      ? [relative(process.cwd(), path)]
+      : [];
 
 const testFiles = roots.flatMap(files);
 if (testFiles.length === 0) {
@@ -24,7 +37,10 @@ const run = (command: string, args: string[], env: NodeJS.ProcessEnv, capture: b
   new Promise<{ code: number; output: string }>((resolve) => {
     const child = spawn(command, args, { env, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
     let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => { process.stdout.write(chunk); output += chunk.toString(); });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      output += chunk.toString();
+    });
     child.on('close', (code) => resolve({ code: code ?? 1, output }));
   });
 
@@ -57,7 +73,10 @@ if (!databaseUrl && needsDatabase) {
   chmodSync(dir, 0o755); // the server runs as the postgres user when the tests run as root
   const server = await startEmbeddedPostgres({ directory: join(dir, 'postgres'), log: () => {} });
   databaseUrl = server.url;
-  stopDatabase = async () => { await server.stop(); rmSync(dir, { recursive: true, force: true }); };
+  stopDatabase = async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
 }
 
 let code = 1;
@@ -68,7 +87,10 @@ try {
   // so that test runs started together do not rebuild tap under each other.
   const marker = join('node_modules', '.gateway-tap-build');
   const wanted = JSON.stringify((JSON.parse(readFileSync('package.json', 'utf8')) as { tap?: unknown }).tap ?? null);
-  const built = existsSync('node_modules/@tapjs/test/test-built/dist/esm/index.js') && existsSync(marker) && readFileSync(marker, 'utf8') === wanted;
+  const built =
+    existsSync('node_modules/@tapjs/test/test-built/dist/esm/index.js') &&
+    existsSync(marker) &&
+    readFileSync(marker, 'utf8') === wanted;
   if (!built) {
     const { code: buildCode } = await run('npx', ['tap', 'build'], env, true);
     if (buildCode !== 0) throw new Error('tap build failed');
@@ -80,7 +102,9 @@ try {
 }
 
 // tap's closing line: `# { total: 12, pass: 11, fail: 1, skip: 0 }`
-const summary = [...output.matchAll(/^# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?(?:, todo: (\d+))?/gm)].at(-1);
+const summary = [
+  ...output.matchAll(/^# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?(?:, todo: (\d+))?/gm),
+].at(-1);
 const passed = Number(summary?.[2] ?? 0);
 const failed = Number(summary?.[3] ?? 0) + (summary ? 0 : 1);
 const skipped = Number(summary?.[4] ?? 0);

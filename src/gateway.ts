@@ -29,7 +29,10 @@ import { ProjectionRunner } from './projections/runner/runner.ts';
 import { ProjectionWaiter } from './projections/runner/wait-for.ts';
 import { reconcilePublication } from './projections/publication/reconcile.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), dirname(fileURLToPath(import.meta.url)).includes('/dist/') ? '../..' : '..');
+const root = join(
+  dirname(fileURLToPath(import.meta.url)),
+  dirname(fileURLToPath(import.meta.url)).includes('/dist/') ? '../..' : '..',
+);
 
 /** The build's own version, or null when the build carries none (spec: `version` is then absent). */
 export function buildVersion(): string | null {
@@ -43,13 +46,26 @@ export function buildVersion(): string | null {
 
 // Nothing that could carry a credential reaches a log line.
 export const redactPaths = [
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-xsrf-token"]', 'res.headers["set-cookie"]',
-  '*.password', '*.token', '*.secret', '*.clientSecret', '*.webhookSecret',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-xsrf-token"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.token',
+  '*.secret',
+  '*.clientSecret',
+  '*.webhookSecret',
 ];
 
 export function createLogger(config: GatewayConfig, destination?: NodeJS.WritableStream): Logger {
-  return pino({ level: config.log.level, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime },
-    destination as pino.DestinationStream | undefined);
+  return pino(
+    {
+      level: config.log.level,
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination as pino.DestinationStream | undefined,
+  );
 }
 
 /** The shared I/O of a gateway process: database, event store, projections. Used by serve and the CLI. */
@@ -78,17 +94,26 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
   const { databaseUrl } = options;
   const database = databaseUrl
     ? { url: databaseUrl, embedded: false, close: async () => {} }
-    : await openDatabase({ url: config.database.url, dataDir: config.dataDir, log: (line) => logger.debug({ component: 'postgres' }, line) });
+    : await openDatabase({
+        url: config.database.url,
+        dataDir: config.dataDir,
+        log: (line) => logger.debug({ component: 'postgres' }, line),
+      });
   const closers: Array<() => Promise<void>> = [() => database.close()];
   const close = async () => {
-    for (const closer of closers.reverse()) await closer().catch((error: unknown) => logger.warn({ err: error }, 'close failed'));
+    for (const closer of closers.reverse())
+      await closer().catch((error: unknown) => logger.warn({ err: error }, 'close failed'));
   };
   try {
     logger.info({ database: redactUrl(database.url), embedded: database.embedded }, 'database ready');
-    const pool = await openPool(database.url, { ...(options.poolInterceptors ? { interceptors: options.poolInterceptors } : {}) });
+    const pool = await openPool(database.url, {
+      ...(options.poolInterceptors ? { interceptors: options.poolInterceptors } : {}),
+    });
     closers.push(() => pool.end());
     await pool.query(sql.unsafe`select 1`);
-    const listener = new Listener(database.url, (error) => logger.warn({ err: error }, 'notification connection lost; falling back to polling'));
+    const listener = new Listener(database.url, (error) =>
+      logger.warn({ err: error }, 'notification connection lost; falling back to polling'),
+    );
     closers.push(() => listener.close());
     // The PostgreSQL adapter's tables are always created: the id counters live beside them.
     const postgresStore = await PostgresEventStore.open(pool, { listener });
@@ -100,13 +125,27 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
       closers.push(() => store.close());
     }
     const gitStore = new GitStore(join(config.dataDir, 'git'));
-    const catalog = config.catalog.enabled ? new CatalogBuilder({
-      name: config.catalog.name, pool, store, gitStore, catalogStore: new CatalogStore(join(gitStore.root, 'catalog')),
-      logger: logger.child({ component: 'catalog' }), now: () => systemClock.instant(),
-    }) : null;
-    const runner = new ProjectionRunner(pool, store, projectionsFor({ gitStore, store, now: () => systemClock.instant(), catalog }), {
-      batchSize: config.projections.batchSize, idlePollMs: 1000, logger: logger.child({ component: 'projections' }),
-    });
+    const catalog = config.catalog.enabled
+      ? new CatalogBuilder({
+          name: config.catalog.name,
+          pool,
+          store,
+          gitStore,
+          catalogStore: new CatalogStore(join(gitStore.root, 'catalog')),
+          logger: logger.child({ component: 'catalog' }),
+          now: () => systemClock.instant(),
+        })
+      : null;
+    const runner = new ProjectionRunner(
+      pool,
+      store,
+      projectionsFor({ gitStore, store, now: () => systemClock.instant(), catalog }),
+      {
+        batchSize: config.projections.batchSize,
+        idlePollMs: 1000,
+        logger: logger.child({ component: 'projections' }),
+      },
+    );
     const leaderLock = new AdvisoryLock(database.url, leaderLockKey);
     closers.push(() => leaderLock.release());
     return { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, catalog, close };
@@ -116,13 +155,26 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
   }
 }
 
-export type Gateway = Readonly<{ app: HttpApp; url: string; core: Core; leadership: Leadership; waiter: ProjectionWaiter; deps: HttpDeps; close(): Promise<void> }>;
+export type Gateway = Readonly<{
+  app: HttpApp;
+  url: string;
+  core: Core;
+  leadership: Leadership;
+  waiter: ProjectionWaiter;
+  deps: HttpDeps;
+  close(): Promise<void>;
+}>;
 
 /** `gateway serve`: the whole service, listening. The only place that wires HTTP to the rest. */
 export async function startGateway(config: GatewayConfig, logger: Logger, options: CoreOptions = {}): Promise<Gateway> {
   const core = await openCore(config, logger, options);
   try {
-    const waiter = new ProjectionWaiter(core.pool, core.listener, core.runner.projections.map((p) => p.name), { timeoutMs: config.projections.waitTimeoutMs });
+    const waiter = new ProjectionWaiter(
+      core.pool,
+      core.listener,
+      core.runner.projections.map((p) => p.name),
+      { timeoutMs: config.projections.waitTimeoutMs },
+    );
     await waiter.start();
     const deps = await httpDeps(config, core, waiter);
     const leadership = leaderDuties(config, core, deps);
@@ -167,10 +219,17 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     clock: systemClock,
     ids: postgresIdAllocator(core.pool),
     sessions: await SessionStore.open(core.pool),
-    identity: oidc.issuer && oidc.clientId ? new OidcProvider({
-      issuer: oidc.issuer, clientId: oidc.clientId, clientSecret: oidc.clientSecret, scopes: oidc.scopes,
-      audience: oidc.audience, userNameAttribute: oidc.userNameAttribute,
-    }) : null,
+    identity:
+      oidc.issuer && oidc.clientId
+        ? new OidcProvider({
+            issuer: oidc.issuer,
+            clientId: oidc.clientId,
+            clientSecret: oidc.clientSecret,
+            scopes: oidc.scopes,
+            audience: oidc.audience,
+            userNameAttribute: oidc.userNameAttribute,
+          })
+        : null,
     access: {
       configAdmins: config.roles.admins,
       claimMappings: config.roles.claimMappings,
@@ -184,7 +243,10 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
     auditExport: config.auditExport,
     metrics: createMetrics(),
-    marketplaces: { allowedUrlSchemes: config.allowedUrlSchemes, minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs },
+    marketplaces: {
+      allowedUrlSchemes: config.allowedUrlSchemes,
+      minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs,
+    },
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
     sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
     vetting: {
@@ -195,7 +257,9 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       revetMode: config.vetting.revet.mode,
     },
     checks: {
-      database: async () => { await core.pool.query(sql.unsafe`select 1`); },
+      database: async () => {
+        await core.pool.query(sql.unsafe`select 1`);
+      },
       eventStore: () => core.store.ping(),
     },
     problemsDir: join(root, 'docs', 'problems'),
@@ -205,25 +269,47 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
 /** What runs on the replica holding the leader lock: projections (after publication's repair), reactors, schedules. */
 function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leadership {
   const { logger } = core;
-  return new Leadership(core.leaderLock, [{
-    start: async () => {
-      const reset = await core.runner.prepare();
-      if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
-      // Publication is compared with the events only once the projections are at the head.
-      await core.runner.catchUp();
-      await reconcilePublication({ pool: core.pool, store: core.store, gitStore: core.gitStore, logger, now: () => systemClock.instant() });
-      core.runner.start();
-    },
-    stop: () => core.runner.stop(),
-  }, ...(core.catalog ? [core.catalog] : []), vettingDuties(deps, {
-    revetSchedule: config.vetting.revet.schedule,
-    waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
-    waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
-  }), scheduledIngestionDuty(deps, config.sync.schedule)], logger.child({ component: 'leader' }));
+  return new Leadership(
+    core.leaderLock,
+    [
+      {
+        start: async () => {
+          const reset = await core.runner.prepare();
+          if (reset.length > 0) logger.info({ projections: reset }, 'read models created or rebuilt for a new version');
+          // Publication is compared with the events only once the projections are at the head.
+          await core.runner.catchUp();
+          await reconcilePublication({
+            pool: core.pool,
+            store: core.store,
+            gitStore: core.gitStore,
+            logger,
+            now: () => systemClock.instant(),
+          });
+          core.runner.start();
+        },
+        stop: () => core.runner.stop(),
+      },
+      ...(core.catalog ? [core.catalog] : []),
+      vettingDuties(deps, {
+        revetSchedule: config.vetting.revet.schedule,
+        waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
+        waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
+      }),
+      scheduledIngestionDuty(deps, config.sync.schedule),
+    ],
+    logger.child({ component: 'leader' }),
+  );
 }
 
 /** Stop accepting, let in-flight requests finish (bounded), then stop the rest in reverse order. */
-async function shutdown(config: GatewayConfig, logger: Logger, app: HttpApp, stopLeading: () => Promise<void>, waiter: ProjectionWaiter, core: Core): Promise<void> {
+async function shutdown(
+  config: GatewayConfig,
+  logger: Logger,
+  app: HttpApp,
+  stopLeading: () => Promise<void>,
+  waiter: ProjectionWaiter,
+  core: Core,
+): Promise<void> {
   const timer = setTimeout(() => {
     logger.warn('shutdown timeout: closing remaining connections');
     app.server.closeAllConnections();

@@ -47,10 +47,14 @@ async function serve(settings: LoadedConfig): Promise<void> {
   // the embedded PostgreSQL (in its own process group) is never left behind.
   let gateway: Gateway | null = null;
   let stopping = false;
-  const close = (running: Gateway) => running.close().then(() => process.exit(0), (error: unknown) => {
-    logger.error({ err: error }, 'shutdown failed');
-    process.exit(1);
-  });
+  const close = (running: Gateway) =>
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   const stop = (signal: string) => {
     if (stopping) process.exit(1); // a second signal means "now"
     stopping = true;
@@ -78,17 +82,23 @@ function listKeys(): void {
 async function rebuild(cfg: GatewayConfig): Promise<void> {
   const logger = createLogger({ ...cfg, log: { level: 'warn' } });
   const core = await openCore(cfg, logger).catch((error: unknown) => {
-    if (error instanceof DataDirLocked) return fail(`${error.message}\nA rebuild needs the read models to itself: stop the gateway first.`);
+    if (error instanceof DataDirLocked)
+      return fail(`${error.message}\nA rebuild needs the read models to itself: stop the gateway first.`);
     throw error;
   });
   try {
-    if (!(await core.leaderLock.tryAcquire(() => fail('lost the database connection during the rebuild; run it again')))) {
+    if (
+      !(await core.leaderLock.tryAcquire(() => fail('lost the database connection during the rebuild; run it again')))
+    ) {
       fail('a gateway process is running projections against this database; stop every replica before rebuilding');
     }
     const head = await core.store.head();
     const bar = new SingleBar({
       format: 'rebuilding read models [{bar}] {percentage}% | {value}/{total} events | {eta_formatted} left',
-      stream: process.stderr, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2000,
+      stream: process.stderr,
+      hideCursor: true,
+      noTTYOutput: true,
+      notTTYSchedule: 2000,
     });
     bar.start(Number(head), 0);
     const started = performance.now();
@@ -98,7 +108,9 @@ async function rebuild(cfg: GatewayConfig): Promise<void> {
     });
     bar.stop();
     const seconds = (performance.now() - started) / 1000;
-    process.stdout.write(`rebuilt ${core.runner.projections.filter((p) => p.rebuild !== false).length} read models from ${reached} events in ${seconds.toFixed(1)} s (${Math.round(Number(reached) / Math.max(seconds, 0.001))} events/s)\n`);
+    process.stdout.write(
+      `rebuilt ${core.runner.projections.filter((p) => p.rebuild !== false).length} read models from ${reached} events in ${seconds.toFixed(1)} s (${Math.round(Number(reached) / Math.max(seconds, 0.001))} events/s)\n`,
+    );
   } finally {
     await core.close();
   }
@@ -111,13 +123,34 @@ async function status(cfg: GatewayConfig, json: boolean): Promise<void> {
   try {
     const rows = await core.runner.status();
     if (json) {
-      process.stdout.write(`${JSON.stringify(rows.map((r) => ({ ...r, position: Number(r.position), head: Number(r.head), lag: Number(r.lag) })), null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify(
+          rows.map((r) => ({ ...r, position: Number(r.position), head: Number(r.head), lag: Number(r.lag) })),
+          null,
+          2,
+        )}\n`,
+      );
       return;
     }
-    const table = [['projection', 'version', 'position', 'head', 'lag', 'rebuild'],
-      ...rows.map((r) => [r.name, String(r.version), String(r.position), String(r.head), String(r.lag), r.rebuildable ? 'yes' : 'no (reactor)'])];
+    const table = [
+      ['projection', 'version', 'position', 'head', 'lag', 'rebuild'],
+      ...rows.map((r) => [
+        r.name,
+        String(r.version),
+        String(r.position),
+        String(r.head),
+        String(r.lag),
+        r.rebuildable ? 'yes' : 'no (reactor)',
+      ]),
+    ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+    for (const row of table)
+      process.stdout.write(
+        `${row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}\n`,
+      );
   } finally {
     await core.close();
   }
@@ -127,21 +160,37 @@ async function main(argv: string[]): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, allowPositionals: true,
-      options: { config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
     });
   } catch (error) {
     return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
   }
   const { values, positionals } = parsed;
-  if (values.version) { process.stdout.write(`${buildVersion() ?? 'unknown'}\n`); return; }
-  if (values.help || positionals.length === 0) { process.stdout.write(`${usage}\n`); return; }
+  if (values.version) {
+    process.stdout.write(`${buildVersion() ?? 'unknown'}\n`);
+    return;
+  }
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
   const command = positionals.join(' ');
   switch (command) {
-    case 'serve': return serve(loaded(values.config));
-    case 'projections rebuild': return rebuild(config(values.config));
-    case 'projections status': return status(config(values.config), values.json ?? false);
-    case 'config': return listKeys();
+    case 'serve':
+      return serve(loaded(values.config));
+    case 'projections rebuild':
+      return rebuild(config(values.config));
+    case 'projections status':
+      return status(config(values.config), values.json ?? false);
+    case 'config':
+      return listKeys();
     default:
       return fail(`unknown command '${command}'\n\n${usage}`);
   }

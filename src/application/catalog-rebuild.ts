@@ -19,8 +19,11 @@ export type ServedCatalog<R extends Readonly<{ sha: string }>> = Readonly<{
 }>;
 
 /** Asks the leader for a new revision and waits for it: the answer is the revision then served. */
-export async function rebuildCatalog<R extends Readonly<{ sha: string }>>(deps: Pick<Ports, 'store' | 'waiter'>,
-  catalog: ServedCatalog<R>, meta: CommandMeta): Promise<R> {
+export async function rebuildCatalog<R extends Readonly<{ sha: string }>>(
+  deps: Pick<Ports, 'store' | 'waiter'>,
+  catalog: ServedCatalog<R>,
+  meta: CommandMeta,
+): Promise<R> {
   if (!(await catalog.servesAnything())) {
     throw reject('catalog-not-found', 'no marketplace serves an approved snapshot: there is nothing to catalog');
   }
@@ -32,12 +35,16 @@ export async function rebuildCatalog<R extends Readonly<{ sha: string }>>(deps: 
   await deps.waiter.waitFor(await deps.store.head(), ['ledger']);
   const after = await catalog.revision();
   if (after === null) {
-    throw reject('catalog-not-found',
-      'no marketplace serves an approved snapshot any more: there is nothing to catalog');
+    throw reject(
+      'catalog-not-found',
+      'no marketplace serves an approved snapshot any more: there is nothing to catalog',
+    );
   }
   if (before !== null && after.sha === before.sha) {
-    throw reject('internal-error',
-      'the catalog could not be rebuilt (the gateway log says why); the revision served is unchanged');
+    throw reject(
+      'internal-error',
+      'the catalog could not be rebuilt (the gateway log says why); the revision served is unchanged',
+    );
   }
   return after;
 }

@@ -25,9 +25,10 @@ export type ChainChange = Readonly<{ mode: ChainMode; reason: string } | { order
 export async function changeChain(deps: ChainSettingsPorts, actor: Actor, change: ChainChange, meta: CommandMeta) {
   await requireAdminRole(deps, actor);
   const known = deps.vetting.connectors.map((c) => c.name);
-  const command: SetChainMode | SetChainOrder = 'mode' in change
-    ? { type: 'set-chain-mode', data: { mode: change.mode, reason: change.reason, known }, meta }
-    : { type: 'set-chain-order', data: { order: change.order, reason: change.reason, known }, meta };
+  const command: SetChainMode | SetChainOrder =
+    'mode' in change
+      ? { type: 'set-chain-mode', data: { mode: change.mode, reason: change.reason, known }, meta }
+      : { type: 'set-chain-order', data: { order: change.order, reason: change.reason, known }, meta };
   await execute(deps, vettingSettingsDecider, streams.vettingSettings(), command, readModels);
   return chainSettingsOf(deps, null);
 }
@@ -38,16 +39,22 @@ export type VetterToggle = Readonly<{ vetter: string; enabled: boolean; reason: 
 export async function toggleVetter(deps: ChainSettingsPorts, actor: Actor, toggle: VetterToggle, meta: CommandMeta) {
   await requireAdminRole(deps, actor);
   const marketplace = toggle.marketplace ? await liveOr404(deps, toggle.marketplace) : null;
-  await execute(deps, vettingSettingsDecider, streams.vettingSettings(), {
-    type: 'toggle-vetter',
-    data: {
-      vetter: toggle.vetter,
-      enabled: toggle.enabled,
-      reason: toggle.reason,
-      marketplace: marketplace && { id: marketplace.id, name: marketplace.name },
-      known: deps.vetting.connectors.map((c) => c.name),
+  await execute(
+    deps,
+    vettingSettingsDecider,
+    streams.vettingSettings(),
+    {
+      type: 'toggle-vetter',
+      data: {
+        vetter: toggle.vetter,
+        enabled: toggle.enabled,
+        reason: toggle.reason,
+        marketplace: marketplace && { id: marketplace.id, name: marketplace.name },
+        known: deps.vetting.connectors.map((c) => c.name),
+      },
+      meta,
     },
-    meta,
-  }, readModels);
+    readModels,
+  );
   return (await chainFor(deps, marketplace?.id ?? null)).chain;
 }

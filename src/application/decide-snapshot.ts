@@ -23,7 +23,11 @@ const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
 export type Decided = Readonly<{ snapshot: SnapshotRecord }>;
 
 /** The addressed snapshot (404) and the actor's roles, refused with 403 unless the actor approves for its marketplace. */
-async function approverOf(deps: DecidePorts, snapshotId: number, actor: Actor): Promise<AddressedSnapshot & { roles: RoleAssignment[] }> {
+async function approverOf(
+  deps: DecidePorts,
+  snapshotId: number,
+  actor: Actor,
+): Promise<AddressedSnapshot & { roles: RoleAssignment[] }> {
   const addressed = await addressedSnapshot(deps, snapshotId);
   return { ...addressed, roles: await requireApprover(deps, actor, addressed.marketplace) };
 }
@@ -33,52 +37,113 @@ async function approverOf(deps: DecidePorts, snapshotId: number, actor: Actor): 
  * vetting run, the marketplace's waivers, withdrawn commits, and the enabled policy rules with the
  * variables they see (the tree is read only when a rule is enabled).
  */
-async function approvalInputs(deps: DecidePorts, subject: AddressedSnapshot & { roles: RoleAssignment[] }, actor: Actor,
-  overrideReason: string | null, at: string): Promise<ApproveInputs> {
+async function approvalInputs(
+  deps: DecidePorts,
+  subject: AddressedSnapshot & { roles: RoleAssignment[] },
+  actor: Actor,
+  overrideReason: string | null,
+  at: string,
+): Promise<ApproveInputs> {
   const { snapshot, marketplace, roles } = subject;
   const [run, waivers, withdrawn, rules] = await Promise.all([
-    latestRun(deps.pool, snapshot.id), waiversOf(deps.pool, marketplace.id), withdrawnShas(deps.pool, marketplace.name), policyRules(deps.pool, true),
+    latestRun(deps.pool, snapshot.id),
+    waiversOf(deps.pool, marketplace.id),
+    withdrawnShas(deps.pool, marketplace.name),
+    policyRules(deps.pool, true),
   ]);
   const minimumReleaseAgeMs = deps.marketplaces.minimumReleaseAgeMs;
-  const denials = rules.length === 0 ? [] : policyDenials(rules, policyVariablesOf({
-    snapshot, marketplace, tree: await snapshotTree(deps, snapshot), run, waivers,
-    approver: { principal: actor.principal, roles }, minimumReleaseAgeMs,
-  }, at));
+  const denials =
+    rules.length === 0
+      ? []
+      : policyDenials(
+          rules,
+          policyVariablesOf(
+            {
+              snapshot,
+              marketplace,
+              tree: await snapshotTree(deps, snapshot),
+              run,
+              waivers,
+              approver: { principal: actor.principal, roles },
+              minimumReleaseAgeMs,
+            },
+            at,
+          ),
+        );
   const vetting = evaluate(run?.verdicts ?? null, snapshot.sha, waivers, at);
   return {
-    minimumReleaseAgeMs, withdrawnShas: withdrawn, overrideReason, policyDenials: denials,
+    minimumReleaseAgeMs,
+    withdrawnShas: withdrawn,
+    overrideReason,
+    policyDenials: denials,
     vetting: { outcome: vetting.outcome, uncovered: vetting.uncovered, unanswered: vetting.unanswered },
   };
 }
 
 // The answer is the row as the snapshots projection writes it for the decision (the approval test
 // compares it with a later read), so a decision reads the snapshot's row once.
-const decidedRow = (snapshot: SnapshotRecord, event: SnapshotApproved | SnapshotRejected): SnapshotRecord => (event.type === 'snapshot-approved'
-  ? { ...snapshot, state: 'approved', decidedBy: event.data.approvedBy, decidedAt: event.data.approvedAt, approvedAt: event.data.approvedAt, revokedBy: null, revokedAt: null }
-  : { ...snapshot, state: 'rejected', decidedBy: event.data.rejectedBy, decidedAt: event.data.rejectedAt });
+const decidedRow = (snapshot: SnapshotRecord, event: SnapshotApproved | SnapshotRejected): SnapshotRecord =>
+  event.type === 'snapshot-approved'
+    ? {
+        ...snapshot,
+        state: 'approved',
+        decidedBy: event.data.approvedBy,
+        decidedAt: event.data.approvedAt,
+        approvedAt: event.data.approvedAt,
+        revokedBy: null,
+        revokedAt: null,
+      }
+    : { ...snapshot, state: 'rejected', decidedBy: event.data.rejectedBy, decidedAt: event.data.rejectedAt };
 
 /**
  * Approve a held or revoked snapshot: the approver's roles, the gate's inputs, one decision in the
  * marketplace's stream (refusals may record policy-denied), and the row as approved.
  */
-export async function approveSnapshot(deps: DecidePorts, snapshotId: number, actor: Actor, overrideReason: string | null,
-  meta: CommandMeta): Promise<Decided> {
+export async function approveSnapshot(
+  deps: DecidePorts,
+  snapshotId: number,
+  actor: Actor,
+  overrideReason: string | null,
+  meta: CommandMeta,
+): Promise<Decided> {
   const subject = await approverOf(deps, snapshotId, actor);
-  if (overrideReason !== null && !isAdmin(subject.roles)) throw reject('forbidden', 'overriding a BLOCKED vetting outcome needs the admin role');
+  if (overrideReason !== null && !isAdmin(subject.roles))
+    throw reject('forbidden', 'overriding a BLOCKED vetting outcome needs the admin role');
   const inputs = await approvalInputs(deps, subject, actor, overrideReason, meta.at);
-  const decision = await execute(deps, marketplaceDecider, streams.marketplace(subject.marketplace.id), {
-    type: 'approve-snapshot', data: { snapshotId, inputs }, meta,
-  }, readModels);
+  const decision = await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(subject.marketplace.id),
+    {
+      type: 'approve-snapshot',
+      data: { snapshotId, inputs },
+      meta,
+    },
+    readModels,
+  );
   const approved = decision.events.find((e) => e.type === 'snapshot-approved');
   if (approved?.type !== 'snapshot-approved') throw new Error('approval accepted without snapshot-approved');
   return { snapshot: decidedRow(subject.snapshot, approved) };
 }
 
-export async function rejectSnapshot(deps: DecidePorts, snapshotId: number, actor: Actor, meta: CommandMeta): Promise<Decided> {
+export async function rejectSnapshot(
+  deps: DecidePorts,
+  snapshotId: number,
+  actor: Actor,
+  meta: CommandMeta,
+): Promise<Decided> {
   const subject = await approverOf(deps, snapshotId, actor);
-  const decision = await execute(deps, marketplaceDecider, streams.marketplace(subject.marketplace.id), {
-    type: 'reject-snapshot', data: { snapshotId }, meta,
-  }, readModels);
+  const decision = await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(subject.marketplace.id),
+    {
+      type: 'reject-snapshot',
+      data: { snapshotId },
+      meta,
+    },
+    readModels,
+  );
   const rejected = decision.events.find((e) => e.type === 'snapshot-rejected');
   if (rejected?.type !== 'snapshot-rejected') throw new Error('rejection accepted without snapshot-rejected');
   return { snapshot: decidedRow(subject.snapshot, rejected) };

@@ -22,12 +22,20 @@ export class IngestQueue {
     const run = (async () => {
       do {
         this.again.delete(marketplace.id);
-        const meta = { principal, actorType: 'system' as const, at: this.deps.clock.instant(), correlationId: randomUUID() };
+        const meta = {
+          principal,
+          actorType: 'system' as const,
+          at: this.deps.clock.instant(),
+          correlationId: randomUUID(),
+        };
         try {
           const { snapshotId, created } = await ingest(this.deps, marketplace, trigger, meta);
           this.deps.logger.info({ marketplace: marketplace.name, trigger, snapshotId, created }, 'ingested');
         } catch (error) {
-          this.deps.logger.warn({ marketplace: marketplace.name, trigger, err: error }, 'ingestion failed (recorded as ingest-failed)');
+          this.deps.logger.warn(
+            { marketplace: marketplace.name, trigger, err: error },
+            'ingestion failed (recorded as ingest-failed)',
+          );
         }
       } while (this.again.has(marketplace.id));
     })().finally(() => this.running.delete(marketplace.id));

@@ -8,16 +8,28 @@ import type { CommandMeta } from '../domain/shared/decider.ts';
 import { isMarketplaceName } from '../domain/shared/names.ts';
 import { streams } from '../domain/shared/streams.ts';
 import {
-  liveMarketplaceByName, liveMarketplaces, marketplaceById, type MarketplaceRecord,
+  liveMarketplaceByName,
+  liveMarketplaces,
+  marketplaceById,
+  type MarketplaceRecord,
 } from '../projections/marketplaces/marketplaces.queries.ts';
 import { pushScopeHolders } from '../projections/tokens/tokens.queries.ts';
 import { execute } from './execute.ts';
 import type { Ports } from './ports.ts';
 import { reject, Rejected } from './rejected.ts';
 
-export type MarketplacePorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids' | 'gitStore' | 'catalog' | 'marketplaces'>;
+export type MarketplacePorts = Pick<
+  Ports,
+  'store' | 'waiter' | 'pool' | 'ids' | 'gitStore' | 'catalog' | 'marketplaces'
+>;
 
-export type Registration = Readonly<{ name: string; url: string | null; ref: string | null; origin: MarketplaceOrigin; pushPolicy: PushPolicy | null }>;
+export type Registration = Readonly<{
+  name: string;
+  url: string | null;
+  ref: string | null;
+  origin: MarketplaceOrigin;
+  pushPolicy: PushPolicy | null;
+}>;
 
 /** A live marketplace by the name in the path; removed and unknown names answer alike. */
 export async function liveOr404(deps: Pick<Ports, 'pool'>, name: string): Promise<MarketplaceRecord> {
@@ -27,20 +39,31 @@ export async function liveOr404(deps: Pick<Ports, 'pool'>, name: string): Promis
 }
 
 const upstreamProblem = (error: UpstreamError) =>
-  reject('upstream-unreadable', `${error.reason}: ${error.rootCause}`, { reason: error.reason, rootCause: error.rootCause, nextStep: error.nextStep });
+  reject('upstream-unreadable', `${error.reason}: ${error.rootCause}`, {
+    reason: error.reason,
+    rootCause: error.rootCause,
+    nextStep: error.nextStep,
+  });
 
 /** The 422, 400 and 409 refusals in that order (docs/decisions.md 46), all before the upstream is read. */
 async function registrationChecks(deps: MarketplacePorts, wanted: Registration): Promise<void> {
   const { name, url, ref, origin, pushPolicy } = wanted;
   if (!isMarketplaceName(name)) {
-    throw reject('invalid-name', `'${name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`);
+    throw reject(
+      'invalid-name',
+      `'${name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`,
+    );
   }
   const refusal = registrationRefusal({ origin, url, ref, pushPolicy }, deps.marketplaces.allowedUrlSchemes);
   if (refusal) throw new Rejected(refusal);
-  if (await liveMarketplaceByName(deps.pool, name)) throw reject('marketplace-name-taken', `a live marketplace is already named '${name}'`);
+  if (await liveMarketplaceByName(deps.pool, name))
+    throw reject('marketplace-name-taken', `a live marketplace is already named '${name}'`);
   // The virtual catalog is served at /git/<gateway.catalog.name>: a marketplace of that name would be shadowed.
   if (deps.catalog.enabled && name === deps.catalog.name) {
-    throw reject('marketplace-name-taken', `'${name}' is the name of the virtual catalog (gateway.catalog.name), served at /git/${name}`);
+    throw reject(
+      'marketplace-name-taken',
+      `'${name}' is the name of the virtual catalog (gateway.catalog.name), served at /git/${name}`,
+    );
   }
 }
 
@@ -48,50 +71,104 @@ async function registrationChecks(deps: MarketplacePorts, wanted: Registration):
  * Registers a marketplace: the checks, then (spec) the upstream read, then the name reservation and the
  * registration; a failed registration releases the name. Returns the record and the duplicate-URL warnings.
  */
-export async function registerMarketplace(deps: MarketplacePorts, wanted: Registration, meta: CommandMeta)
-  : Promise<{ marketplace: MarketplaceRecord; warnings: string[] }> {
+export async function registerMarketplace(
+  deps: MarketplacePorts,
+  wanted: Registration,
+  meta: CommandMeta,
+): Promise<{ marketplace: MarketplaceRecord; warnings: string[] }> {
   await registrationChecks(deps, wanted);
   const { name, origin, pushPolicy } = wanted;
   const url = wanted.url === null ? null : canonicalUrl(wanted.url);
   // spec: the upstream is read only after all other checks pass; if it is unreadable nothing is registered.
-  if (url !== null) await deps.gitStore.remoteDefaultBranch(url).catch((error: unknown) => { throw error instanceof UpstreamError ? upstreamProblem(error) : error; });
+  if (url !== null)
+    await deps.gitStore.remoteDefaultBranch(url).catch((error: unknown) => {
+      throw error instanceof UpstreamError ? upstreamProblem(error) : error;
+    });
 
   const marketplaceId = await deps.ids('marketplace');
-  await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), { type: 'reserve-marketplace-name', data: { name, marketplaceId }, meta });
+  await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
+    type: 'reserve-marketplace-name',
+    data: { name, marketplaceId },
+    meta,
+  });
   try {
-    await execute(deps, marketplaceDecider, streams.marketplace(marketplaceId), {
-      type: 'register-marketplace', data: { marketplaceId, name, origin, url, pushPolicy: origin === 'hosted' ? (pushPolicy ?? 'append-only') : null }, meta,
-    }, ['marketplaces', 'ledger']);
+    await execute(
+      deps,
+      marketplaceDecider,
+      streams.marketplace(marketplaceId),
+      {
+        type: 'register-marketplace',
+        data: {
+          marketplaceId,
+          name,
+          origin,
+          url,
+          pushPolicy: origin === 'hosted' ? (pushPolicy ?? 'append-only') : null,
+        },
+        meta,
+      },
+      ['marketplaces', 'ledger'],
+    );
   } catch (error) {
-    await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), { type: 'release-marketplace-name', data: { name, marketplaceId }, meta });
+    await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
+      type: 'release-marketplace-name',
+      data: { name, marketplaceId },
+      meta,
+    });
     throw error;
   }
   const marketplace = (await marketplaceById(deps.pool, marketplaceId))!;
-  const others = (await liveMarketplaces(deps.pool)).filter((m) => m.id !== marketplaceId && m.url !== null && url !== null
-    && normalizedCloneUrl(m.url) === normalizedCloneUrl(url));
+  const others = (await liveMarketplaces(deps.pool)).filter(
+    (m) =>
+      m.id !== marketplaceId && m.url !== null && url !== null && normalizedCloneUrl(m.url) === normalizedCloneUrl(url),
+  );
   return { marketplace, warnings: others.map((m) => `url already registered as ${m.name}`) };
 }
 
 export type Removal = Readonly<{
-  id: number; name: string; removedAt: string; removedBy: string; withdrawnSnapshotIds: number[]; pushScopeRemovedFromTokenIds: number[];
+  id: number;
+  name: string;
+  removedAt: string;
+  removedBy: string;
+  withdrawnSnapshotIds: number[];
+  pushScopeRemovedFromTokenIds: number[];
 }>;
 
 /** Retires a marketplace: every approval withdrawn, publish grants naming it removed, the name released. */
-export async function removeMarketplace(deps: MarketplacePorts, name: string, reason: string, meta: CommandMeta): Promise<Removal> {
+export async function removeMarketplace(
+  deps: MarketplacePorts,
+  name: string,
+  reason: string,
+  meta: CommandMeta,
+): Promise<Removal> {
   const marketplace = await liveOr404(deps, name);
   if (reason.trim() === '') throw reject('invalid-request', 'a removal needs a reason');
   const holders = await pushScopeHolders(deps.pool, marketplace.name);
-  const decision = await execute(deps, marketplaceDecider, streams.marketplace(marketplace.id), {
-    type: 'remove-marketplace', data: { reason: reason.trim(), pushScopeTokenIds: holders }, meta,
-  }, ['marketplaces', 'snapshots', 'tokens', 'ledger', 'publication']);
+  const decision = await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(marketplace.id),
+    {
+      type: 'remove-marketplace',
+      data: { reason: reason.trim(), pushScopeTokenIds: holders },
+      meta,
+    },
+    ['marketplaces', 'snapshots', 'tokens', 'ledger', 'publication'],
+  );
   await execute(deps, marketplaceNameDecider, streams.marketplaceName(marketplace.name), {
-    type: 'release-marketplace-name', data: { name: marketplace.name, marketplaceId: marketplace.id }, meta,
+    type: 'release-marketplace-name',
+    data: { name: marketplace.name, marketplaceId: marketplace.id },
+    meta,
   });
   const removed = decision.events.find((e) => e.type === 'marketplace-removed');
   if (removed?.type !== 'marketplace-removed') throw new Error('removal decided without a removal');
   return {
-    id: marketplace.id, name: marketplace.name, removedAt: removed.data.removedAt, removedBy: removed.data.removedBy,
-    withdrawnSnapshotIds: [...removed.data.withdrawnSnapshotIds], pushScopeRemovedFromTokenIds: holders,
+    id: marketplace.id,
+    name: marketplace.name,
+    removedAt: removed.data.removedAt,
+    removedBy: removed.data.removedBy,
+    withdrawnSnapshotIds: [...removed.data.withdrawnSnapshotIds],
+    pushScopeRemovedFromTokenIds: holders,
   };
 }
 
@@ -102,13 +179,28 @@ const newWebhookSecret = (): string => randomBytes(32).toString('hex');
  * Sets how a marketplace is ingested. Entering webhook mode issues a new secret, sealed in the event and
  * returned once; the mode a marketplace already has changes nothing and issues none.
  */
-export async function changeSyncMode(deps: Pick<Ports, 'store' | 'waiter' | 'pool' | 'secrets'>, name: string, mode: SyncMode, meta: CommandMeta)
-  : Promise<{ marketplace: MarketplaceRecord; webhookSecret: string | null }> {
+export async function changeSyncMode(
+  deps: Pick<Ports, 'store' | 'waiter' | 'pool' | 'secrets'>,
+  name: string,
+  mode: SyncMode,
+  meta: CommandMeta,
+): Promise<{ marketplace: MarketplaceRecord; webhookSecret: string | null }> {
   const marketplace = await liveOr404(deps, name);
   const secret = newWebhookSecret();
-  const decision = await execute(deps, marketplaceDecider, streams.marketplace(marketplace.id), {
-    type: 'change-sync-mode', data: { mode, sealedWebhookSecret: deps.secrets.seal(secret) }, meta,
-  }, ['marketplaces', 'ledger']);
+  const decision = await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(marketplace.id),
+    {
+      type: 'change-sync-mode',
+      data: { mode, sealedWebhookSecret: deps.secrets.seal(secret) },
+      meta,
+    },
+    ['marketplaces', 'ledger'],
+  );
   const entered = decision.events.some((e) => e.type === 'sync-mode-changed' && e.data.mode === 'webhook');
-  return { marketplace: (await liveMarketplaceByName(deps.pool, marketplace.name))!, webhookSecret: entered ? secret : null };
+  return {
+    marketplace: (await liveMarketplaceByName(deps.pool, marketplace.name))!,
+    webhookSecret: entered ? secret : null,
+  };
 }

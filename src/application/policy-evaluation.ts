@@ -17,7 +17,10 @@ import { rolesOf } from './roles.ts';
 
 /** The pinned tree of a snapshot as connectors, inventory and license report read it. */
 export const snapshotTree = (deps: Pick<Ports, 'gitStore' | 'vetting'>, snapshot: SnapshotRecord): Promise<ScanInput> =>
-  readScanInput(deps.gitStore.quarantinePath(snapshot.marketplaceId), snapshot.sha, { maxFileBytes: deps.vetting.maxFileBytes, license: deps.vetting.license });
+  readScanInput(deps.gitStore.quarantinePath(snapshot.marketplaceId), snapshot.sha, {
+    maxFileBytes: deps.vetting.maxFileBytes,
+    license: deps.vetting.license,
+  });
 
 /** What the policy variables are made of, each read once by whoever evaluates them. */
 export type PolicyFacts = Readonly<{
@@ -38,30 +41,58 @@ export function policyVariablesOf(facts: PolicyFacts, at: string): PolicyVariabl
   return policyVariables({
     at,
     snapshot: {
-      id: snapshot.id, sha: snapshot.sha, upstreamSha: snapshot.upstreamSha, state: snapshot.state, capturedAt: snapshot.createdAt,
-      ingestedBy: snapshot.ingestedBy, fileCount: tree.files.length,
+      id: snapshot.id,
+      sha: snapshot.sha,
+      upstreamSha: snapshot.upstreamSha,
+      state: snapshot.state,
+      capturedAt: snapshot.createdAt,
+      ingestedBy: snapshot.ingestedBy,
+      fileCount: tree.files.length,
     },
     marketplace: { name: marketplace.name, origin: marketplace.origin, url: marketplace.url },
     plugins: inventoryOf(readLayout(tree.byPath)).plugins,
-    findings: (run?.verdicts ?? []).flatMap((v) => v.findings.map((f) => ({
-      ...f, connector: v.connector, waived: waived.has(`${v.connector}\u0000${f.id}\u0000${f.location}`),
-    }))),
+    findings: (run?.verdicts ?? []).flatMap((v) =>
+      v.findings.map((f) => ({
+        ...f,
+        connector: v.connector,
+        waived: waived.has(`${v.connector}\u0000${f.id}\u0000${f.location}`),
+      })),
+    ),
     licenses: licenseReport(tree).licenses,
     minimumReleaseAgeMs: facts.minimumReleaseAgeMs,
-    approver: { principal: approver.principal, roles: approver.roles.map((r) => ({ role: r.role, marketplace: r.marketplace })) },
+    approver: {
+      principal: approver.principal,
+      roles: approver.roles.map((r) => ({ role: r.role, marketplace: r.marketplace })),
+    },
   });
 }
 
 /** The playground's variables: what approving `snapshot` as `actor` at `at` would show the rules. */
-export async function readPolicyVariables(deps: Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces'>,
-  snapshot: SnapshotRecord, marketplace: MarketplaceRecord, actor: Actor, at: string): Promise<PolicyVariables> {
+export async function readPolicyVariables(
+  deps: Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces'>,
+  snapshot: SnapshotRecord,
+  marketplace: MarketplaceRecord,
+  actor: Actor,
+  at: string,
+): Promise<PolicyVariables> {
   const [tree, run, waivers, roles] = await Promise.all([
-    snapshotTree(deps, snapshot), latestRun(deps.pool, snapshot.id), waiversOf(deps.pool, marketplace.id), rolesOf(deps, actor),
+    snapshotTree(deps, snapshot),
+    latestRun(deps.pool, snapshot.id),
+    waiversOf(deps.pool, marketplace.id),
+    rolesOf(deps, actor),
   ]);
-  return policyVariablesOf({
-    snapshot, marketplace, tree, run, waivers, approver: { principal: actor.principal, roles },
-    minimumReleaseAgeMs: deps.marketplaces.minimumReleaseAgeMs,
-  }, at);
+  return policyVariablesOf(
+    {
+      snapshot,
+      marketplace,
+      tree,
+      run,
+      waivers,
+      approver: { principal: actor.principal, roles },
+      minimumReleaseAgeMs: deps.marketplaces.minimumReleaseAgeMs,
+    },
+    at,
+  );
 }
 
 // Stored expressions compiled once per process (they compiled when stored; the cache is bounded).

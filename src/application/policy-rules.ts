@@ -29,30 +29,57 @@ export async function policyRuleOr404(deps: Pick<Ports, 'pool'>, name: string): 
 
 /** Creates a rule (admin); 409 when the name is taken, 422 when the expression does not compile to a bool. */
 export async function createPolicyRule(
-  deps: PolicyRulePorts, actor: Actor, name: string, body: RuleBody, meta: CommandMeta,
+  deps: PolicyRulePorts,
+  actor: Actor,
+  name: string,
+  body: RuleBody,
+  meta: CommandMeta,
 ): Promise<PolicyRuleRecord> {
   await requireAdminRole(deps, actor);
   const ruleId = await deps.ids('policy-rule');
-  await execute(deps, policyRulesDecider, streams.policyRules(), {
-    type: 'create-policy-rule', data: { ruleId, name, ...body, compileError: compileError(body.expression) }, meta,
-  }, readModels);
+  await execute(
+    deps,
+    policyRulesDecider,
+    streams.policyRules(),
+    {
+      type: 'create-policy-rule',
+      data: { ruleId, name, ...body, compileError: compileError(body.expression) },
+      meta,
+    },
+    readModels,
+  );
   return policyRuleOr404(deps, name);
 }
 
 /** Replaces a rule's description, expression and enabled flag (admin); on a 422 the stored rule is unchanged. */
 export async function updatePolicyRule(
-  deps: PolicyRulePorts, actor: Actor, name: string, body: RuleBody, meta: CommandMeta,
+  deps: PolicyRulePorts,
+  actor: Actor,
+  name: string,
+  body: RuleBody,
+  meta: CommandMeta,
 ): Promise<PolicyRuleRecord> {
   await requireAdminRole(deps, actor);
-  await execute(deps, policyRulesDecider, streams.policyRules(), {
-    type: 'update-policy-rule', data: { name, ...body, compileError: compileError(body.expression) }, meta,
-  }, readModels);
+  await execute(
+    deps,
+    policyRulesDecider,
+    streams.policyRules(),
+    {
+      type: 'update-policy-rule',
+      data: { name, ...body, compileError: compileError(body.expression) },
+      meta,
+    },
+    readModels,
+  );
   return policyRuleOr404(deps, name);
 }
 
 /** Deletes a rule (admin); answers the rule as it was. */
 export async function deletePolicyRule(
-  deps: PolicyRulePorts, actor: Actor, name: string, meta: CommandMeta,
+  deps: PolicyRulePorts,
+  actor: Actor,
+  name: string,
+  meta: CommandMeta,
 ): Promise<PolicyRuleRecord> {
   await requireAdminRole(deps, actor);
   const rule = await policyRuleOr404(deps, name);
@@ -68,7 +95,11 @@ export type PlaygroundPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'acc
  * expression answers its error. Nothing is stored or recorded. 403 when the actor may not approve it.
  */
 export async function tryPolicyExpression(
-  deps: PlaygroundPorts, actor: Actor, snapshotId: number, expression: string, at: string,
+  deps: PlaygroundPorts,
+  actor: Actor,
+  snapshotId: number,
+  expression: string,
+  at: string,
 ) {
   const { snapshot, marketplace } = await addressedSnapshot(deps, snapshotId);
   await requireApprover(deps, actor, marketplace);

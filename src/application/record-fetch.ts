@@ -11,7 +11,9 @@ import type { Ports } from './ports.ts';
 
 /** Which served repository was read and how the caller signed in (the virtual catalog has no marketplace id). */
 export type FetchAccess = Readonly<{
-  marketplaceId: number | null; marketplace: string; credentialKind: CredentialKind;
+  marketplaceId: number | null;
+  marketplace: string;
+  credentialKind: CredentialKind;
 }>;
 
 /** A wanted object and the advertised ref it was reached by (null when none names it). */
@@ -24,9 +26,17 @@ async function record(deps: FetchPorts, access: FetchAccess, event: DomainEvent,
 }
 
 /** The refs were asked for: main and the commit it resolves to. A failed append serves no refs. */
-export const recordAdvertisement = (deps: FetchPorts, access: FetchAccess, mainSha: string | null, meta: CommandMeta)
-  : Promise<void> => record(deps, access, fact('info-refs', { ...access, ref: 'refs/heads/main', sha: mainSha }), meta);
+export const recordAdvertisement = (
+  deps: FetchPorts,
+  access: FetchAccess,
+  mainSha: string | null,
+  meta: CommandMeta,
+): Promise<void> => record(deps, access, fact('info-refs', { ...access, ref: 'refs/heads/main', sha: mainSha }), meta);
 
 /** The pack send begins: one entry per wanted object. A failed append refuses the fetch. */
-export const recordFetch = (deps: FetchPorts, access: FetchAccess, wants: readonly Want[], meta: CommandMeta)
-  : Promise<void> => record(deps, access, fact('upload-pack', { ...access, wants }), meta);
+export const recordFetch = (
+  deps: FetchPorts,
+  access: FetchAccess,
+  wants: readonly Want[],
+  meta: CommandMeta,
+): Promise<void> => record(deps, access, fact('upload-pack', { ...access, wants }), meta);

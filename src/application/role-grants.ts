@@ -17,8 +17,10 @@ const readModels = ['roles', 'ledger'];
 export type RolePorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids'>;
 
 /** Every grant; spec: every authorized read is recorded (roles-read, detail grants={n}), shown on the ledger. */
-export async function readGrants(deps: Pick<Ports, 'store' | 'waiter' | 'pool'>, meta: CommandMeta)
-  : Promise<GrantRecord[]> {
+export async function readGrants(
+  deps: Pick<Ports, 'store' | 'waiter' | 'pool'>,
+  meta: CommandMeta,
+): Promise<GrantRecord[]> {
   const grants = await allGrants(deps.pool);
   const read = fact('roles-read', { grants: grants.length });
   const { position } = await appendFacts(deps.store, streams.reads('roles'), [read], metadataOf(meta), 'any');
@@ -32,16 +34,27 @@ export type WantedGrant = Readonly<{ principal: string; role: RoleName; marketpl
 export async function grantRole(deps: RolePorts, wanted: WantedGrant, meta: CommandMeta): Promise<GrantRecord> {
   const live = wanted.marketplace === null ? null : await liveMarketplaceByName(deps.pool, wanted.marketplace);
   const grantId = await deps.ids('grant');
-  await execute(deps, roleDecider, streams.roles(), {
-    type: 'grant-role', data: { grantId, ...wanted, marketplaceId: live?.id ?? null }, meta,
-  }, readModels);
+  await execute(
+    deps,
+    roleDecider,
+    streams.roles(),
+    {
+      type: 'grant-role',
+      data: { grantId, ...wanted, marketplaceId: live?.id ?? null },
+      meta,
+    },
+    readModels,
+  );
   const granted = (await allGrants(deps.pool)).find((g) => g.grantId === grantId);
   if (!granted) throw new Error(`grant ${grantId} missing from its read model after its command`);
   return granted;
 }
 
 /** Revokes a grant by id (configuration admins have no grant to revoke). */
-export async function revokeRole(deps: Pick<Ports, 'store' | 'waiter'>, grantId: number, meta: CommandMeta)
-  : Promise<void> {
+export async function revokeRole(
+  deps: Pick<Ports, 'store' | 'waiter'>,
+  grantId: number,
+  meta: CommandMeta,
+): Promise<void> {
   await execute(deps, roleDecider, streams.roles(), { type: 'revoke-role', data: { grantId }, meta }, readModels);
 }

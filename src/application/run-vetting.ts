@@ -14,7 +14,10 @@ import type { Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 
 /** What a vetting run uses: the chain's settings, the pinned tree, ids, and the stores it records in. */
-export type VettingPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'clock' | 'ids' | 'logger' | 'gitStore' | 'vetting'>;
+export type VettingPorts = Pick<
+  Ports,
+  'store' | 'waiter' | 'pool' | 'clock' | 'ids' | 'logger' | 'gitStore' | 'vetting'
+>;
 
 export type VettedMarketplace = Readonly<{ id: number; name: string }>;
 
@@ -23,7 +26,10 @@ export async function chainFor(deps: Pick<Ports, 'pool' | 'vetting'>, marketplac
   const settings = await vettingSettings(deps.pool);
   const known = deps.vetting.connectors.map((c) => c.name);
   const byName = new Map(deps.vetting.connectors.map((c) => [c.name, c]));
-  const chain = effectiveChain(settings, known, marketplaceId).map((link) => ({ ...link, description: byName.get(link.name)!.description }));
+  const chain = effectiveChain(settings, known, marketplaceId).map((link) => ({
+    ...link,
+    description: byName.get(link.name)!.description,
+  }));
   return { settings, chain, enabled: chain.filter((link) => link.enabled).map((link) => byName.get(link.name)!) };
 }
 
@@ -32,7 +38,12 @@ export type RunOutcome = Readonly<{
   verdicts: readonly Verdict[];
   evaluation: Evaluation;
   /** Re-vets only. */
-  revet: Readonly<{ classification: Classification; mode: RevetMode; revoked: boolean; affected: readonly Affected[] }> | null;
+  revet: Readonly<{
+    classification: Classification;
+    mode: RevetMode;
+    revoked: boolean;
+    affected: readonly Affected[];
+  }> | null;
 }>;
 
 /**
@@ -40,51 +51,114 @@ export type RunOutcome = Readonly<{
  * decision (verdicts, completion and, on a re-vet, the classification). In ENFORCE mode a VIOLATION of
  * an approved snapshot then revokes it, which the publication projection turns into removed refs.
  */
-export async function runVetting(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: VettedMarketplace, trigger: VettingTrigger,
-  meta: CommandMeta): Promise<RunOutcome> {
-  const log = deps.logger.child({ component: 'vetting', snapshotId: snapshot.id, marketplace: marketplace.name, trigger });
+export async function runVetting(
+  deps: VettingPorts,
+  snapshot: SnapshotRecord,
+  marketplace: VettedMarketplace,
+  trigger: VettingTrigger,
+  meta: CommandMeta,
+): Promise<RunOutcome> {
+  const log = deps.logger.child({
+    component: 'vetting',
+    snapshotId: snapshot.id,
+    marketplace: marketplace.name,
+    trigger,
+  });
   const { settings, enabled } = await chainFor(deps, marketplace.id);
   const started = deps.clock.instant();
   const input = await readScanInput(deps.gitStore.quarantinePath(marketplace.id), snapshot.sha, {
-    maxFileBytes: deps.vetting.maxFileBytes, license: deps.vetting.license,
+    maxFileBytes: deps.vetting.maxFileBytes,
+    license: deps.vetting.license,
   });
   log.info({ files: input.files.length, chain: enabled.map((c) => c.name), mode: settings.mode }, 'vetting started');
-  const drafts = await runChain(enabled, input, { snapshotId: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha }, {
-    mode: settings.mode, timeoutMs: deps.vetting.timeoutMs,
-    onVerdict: (v) => log.info({ connector: v.connector, state: v.state, findings: v.findings.length, elapsedMs: Math.round(v.elapsedMs) }, 'connector finished'),
-  });
+  const drafts = await runChain(
+    enabled,
+    input,
+    { snapshotId: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha },
+    {
+      mode: settings.mode,
+      timeoutMs: deps.vetting.timeoutMs,
+      onVerdict: (v) =>
+        log.info(
+          { connector: v.connector, state: v.state, findings: v.findings.length, elapsedMs: Math.round(v.elapsedMs) },
+          'connector finished',
+        ),
+    },
+  );
   const runId = await deps.ids('vetting-run');
   const verdicts: Verdict[] = [];
   for (const draft of drafts) {
     verdicts.push({
-      verdictId: await deps.ids('vetting-verdict'), connector: draft.connector, position: draft.position, state: draft.state,
-      detail: draft.detail, reportUrl: draft.reportUrl, findings: draft.findings,
+      verdictId: await deps.ids('vetting-verdict'),
+      connector: draft.connector,
+      position: draft.position,
+      state: draft.state,
+      detail: draft.detail,
+      reportUrl: draft.reportUrl,
+      findings: draft.findings,
     });
   }
   const isRevet = trigger !== 'ingestion';
   const waivers = isRevet ? await waiversOf(deps.pool, marketplace.id) : [];
   const affected = isRevet ? await fetchersOf(deps.pool, marketplace.id, snapshot.sha) : [];
   const finished = deps.clock.instant();
-  await execute(deps, vettingRunDecider, streams.vetting(snapshot.id), {
-    type: 'record-vetting-run',
-    data: {
-      runId, snapshotId: snapshot.id, marketplaceId: marketplace.id, marketplace: marketplace.name, sha: snapshot.sha, trigger,
-      mode: settings.mode, chain: enabled.map((c) => c.name), startedAt: started, finishedAt: finished, verdicts,
-      revet: isRevet ? { mode: deps.vetting.revetMode, waivers, affected, approved: snapshot.state === 'approved' } : null,
+  await execute(
+    deps,
+    vettingRunDecider,
+    streams.vetting(snapshot.id),
+    {
+      type: 'record-vetting-run',
+      data: {
+        runId,
+        snapshotId: snapshot.id,
+        marketplaceId: marketplace.id,
+        marketplace: marketplace.name,
+        sha: snapshot.sha,
+        trigger,
+        mode: settings.mode,
+        chain: enabled.map((c) => c.name),
+        startedAt: started,
+        finishedAt: finished,
+        verdicts,
+        revet: isRevet
+          ? { mode: deps.vetting.revetMode, waivers, affected, approved: snapshot.state === 'approved' }
+          : null,
+      },
+      meta: { ...meta, at: finished },
     },
-    meta: { ...meta, at: finished },
-  }, ['vetting', 'ledger']);
+    ['vetting', 'ledger'],
+  );
   const evaluation = evaluate(verdicts, snapshot.sha, waivers, finished);
-  log.info({ runId, outcome: evaluation.recordedOutcome, effective: evaluation.outcome, uncovered: evaluation.uncovered.length }, 'vetting finished');
+  log.info(
+    {
+      runId,
+      outcome: evaluation.recordedOutcome,
+      effective: evaluation.outcome,
+      uncovered: evaluation.uncovered.length,
+    },
+    'vetting finished',
+  );
   if (!isRevet) return { runId, verdicts, evaluation, revet: null };
 
-  const { classification, revoke } = revetResult(classify(evaluation), deps.vetting.revetMode, snapshot.state === 'approved');
+  const { classification, revoke } = revetResult(
+    classify(evaluation),
+    deps.vetting.revetMode,
+    snapshot.state === 'approved',
+  );
   let revoked = false;
   if (revoke) {
     const rules = [...new Set(evaluation.uncovered.map((u) => u.ruleId))].join(', ');
-    const decision = await execute(deps, marketplaceDecider, streams.marketplace(marketplace.id), {
-      type: 'revoke-snapshot', data: { snapshotId: snapshot.id, reason: `re-vet violation (ENFORCE): ${rules}` }, meta: { ...meta, at: deps.clock.instant() },
-    }, ['snapshots', 'marketplaces', 'ledger', 'publication']);
+    const decision = await execute(
+      deps,
+      marketplaceDecider,
+      streams.marketplace(marketplace.id),
+      {
+        type: 'revoke-snapshot',
+        data: { snapshotId: snapshot.id, reason: `re-vet violation (ENFORCE): ${rules}` },
+        meta: { ...meta, at: deps.clock.instant() },
+      },
+      ['snapshots', 'marketplaces', 'ledger', 'publication'],
+    );
     revoked = decision.events.some((e) => e.type === 'snapshot-revoked');
     log.warn({ runId, rules, revoked }, 're-vet violation in ENFORCE mode');
   }
@@ -96,17 +170,32 @@ export async function runVetting(deps: VettingPorts, snapshot: SnapshotRecord, m
  * snapshot that is not approved answers 409", before the chain runs, so nothing is recorded; a held
  * snapshot is vetted again with rerunVetting instead.
  */
-export async function revet(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: VettedMarketplace,
-  meta: CommandMeta, trigger: 'revet-manual' | 'revet-scheduled' = 'revet-manual') {
+export async function revet(
+  deps: VettingPorts,
+  snapshot: SnapshotRecord,
+  marketplace: VettedMarketplace,
+  meta: CommandMeta,
+  trigger: 'revet-manual' | 'revet-scheduled' = 'revet-manual',
+) {
   if (snapshot.state !== 'approved') {
-    throw reject('snapshot-not-approved', `snapshot ${snapshot.id} is ${snapshot.state}: only an approved snapshot is re-vetted `
-      + `(vet a snapshot that is not approved again with POST /api/v1/snapshots/${snapshot.id}/vetting/rerun)`);
+    throw reject(
+      'snapshot-not-approved',
+      `snapshot ${snapshot.id} is ${snapshot.state}: only an approved snapshot is re-vetted ` +
+        `(vet a snapshot that is not approved again with POST /api/v1/snapshots/${snapshot.id}/vetting/rerun)`,
+    );
   }
   const outcome = await runVetting(deps, snapshot, marketplace, trigger, meta);
   const revetPart = outcome.revet!;
   return {
-    snapshotId: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha, runId: outcome.runId, classification: revetPart.classification,
-    outcome: outcome.evaluation.outcome, revoked: revetPart.revoked, mode: revetPart.mode, uncovered: [...outcome.evaluation.uncovered],
+    snapshotId: snapshot.id,
+    marketplace: marketplace.name,
+    sha: snapshot.sha,
+    runId: outcome.runId,
+    classification: revetPart.classification,
+    outcome: outcome.evaluation.outcome,
+    revoked: revetPart.revoked,
+    mode: revetPart.mode,
+    uncovered: [...outcome.evaluation.uncovered],
     affected: [...revetPart.affected],
   };
 }

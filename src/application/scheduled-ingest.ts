@@ -18,10 +18,16 @@ export function scheduledIngestionDuty(deps: IngestPorts, schedule: string): Lea
   let task: ScheduledTask | null = null;
   return {
     start() {
-      task = cron.schedule(schedule, async () => {
-        await scheduledIngestion(deps, queue).catch((error: unknown) => deps.logger.error({ err: error }, 'scheduled ingestion failed'));
-        await queue.idle();
-      }, { noOverlap: true, name: 'scheduled-ingestion' });
+      task = cron.schedule(
+        schedule,
+        async () => {
+          await scheduledIngestion(deps, queue).catch((error: unknown) =>
+            deps.logger.error({ err: error }, 'scheduled ingestion failed'),
+          );
+          await queue.idle();
+        },
+        { noOverlap: true, name: 'scheduled-ingestion' },
+      );
     },
     async stop() {
       await task?.destroy();

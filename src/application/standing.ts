@@ -13,15 +13,21 @@ export async function requireAdminRole(deps: Pick<Ports, 'pool' | 'access'>, act
 }
 
 /** Refused with 403 unless the actor is an auditor or an admin. */
-export async function requireAuditorRole(deps: Pick<Ports, 'pool' | 'access'>, actor: Actor): Promise<RoleAssignment[]> {
+export async function requireAuditorRole(
+  deps: Pick<Ports, 'pool' | 'access'>,
+  actor: Actor,
+): Promise<RoleAssignment[]> {
   const roles = await rolesOf(deps, actor);
   if (!isAuditorOrAdmin(roles)) throw forbidden('auditor or admin');
   return roles;
 }
 
 /** spec, Roles: approver of that marketplace, or admin, resolved from the addressed snapshot or waiver. */
-export async function requireApprover(deps: Pick<Ports, 'pool' | 'access'>, actor: Actor,
-  marketplace: Readonly<{ id: number; name: string }>): Promise<RoleAssignment[]> {
+export async function requireApprover(
+  deps: Pick<Ports, 'pool' | 'access'>,
+  actor: Actor,
+  marketplace: Readonly<{ id: number; name: string }>,
+): Promise<RoleAssignment[]> {
   const roles = await rolesOf(deps, actor);
   if (!approvesFor(roles, marketplace)) throw forbidden(`approver of ${marketplace.name}, or admin,`);
   return roles;

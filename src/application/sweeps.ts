@@ -10,10 +10,20 @@ import { marketplacesWithLapsedWaivers } from '../projections/vetting/vetting.qu
 import { execute } from './execute.ts';
 import { revet, type VettingPorts } from './run-vetting.ts';
 
-const systemMeta = (deps: VettingPorts, principal: string): CommandMeta =>
-  ({ principal, actorType: 'system', at: deps.clock.instant(), correlationId: randomUUID() });
+const systemMeta = (deps: VettingPorts, principal: string): CommandMeta => ({
+  principal,
+  actorType: 'system',
+  at: deps.clock.instant(),
+  correlationId: randomUUID(),
+});
 
-export type SweepSummary = Readonly<{ snapshots: number; violations: number; inconclusive: number; revoked: number; failed: number }>;
+export type SweepSummary = Readonly<{
+  snapshots: number;
+  violations: number;
+  inconclusive: number;
+  revoked: number;
+  failed: number;
+}>;
 
 /**
  * Continuous re-vetting: every approved snapshot of every live marketplace, one at a time, with trigger
@@ -22,7 +32,12 @@ export type SweepSummary = Readonly<{ snapshots: number; violations: number; inc
 export async function revetSweep(deps: VettingPorts): Promise<SweepSummary> {
   const log = deps.logger.child({ component: 'revet-sweep' });
   const marketplaces = await liveMarketplaces(deps.pool);
-  const approved = (await snapshotsOf(deps.pool, marketplaces.map((m) => m.id))).filter((s) => s.state === 'approved');
+  const approved = (
+    await snapshotsOf(
+      deps.pool,
+      marketplaces.map((m) => m.id),
+    )
+  ).filter((s) => s.state === 'approved');
   log.info({ snapshots: approved.length, mode: deps.vetting.revetMode }, 'scheduled re-vet started');
   const summary = { snapshots: approved.length, violations: 0, inconclusive: 0, revoked: 0, failed: 0 };
   for (const [index, snapshot] of approved.entries()) {
@@ -34,7 +49,10 @@ export async function revetSweep(deps: VettingPorts): Promise<SweepSummary> {
       if (result.revoked) summary.revoked += 1;
     } catch (error) {
       summary.failed += 1;
-      log.error({ err: error, snapshotId: snapshot.id, marketplace: marketplace.name }, 're-vet of one snapshot failed; the sweep goes on');
+      log.error(
+        { err: error, snapshotId: snapshot.id, marketplace: marketplace.name },
+        're-vet of one snapshot failed; the sweep goes on',
+      );
     }
     if ((index + 1) % 50 === 0) log.info({ done: index + 1, of: approved.length }, 'scheduled re-vet progress');
   }
@@ -49,9 +67,17 @@ export async function waiverSweep(deps: VettingPorts, batchSize: number): Promis
     const marketplaceIds = await marketplacesWithLapsedWaivers(deps.pool, deps.clock.instant(), batchSize);
     let pass = 0;
     for (const marketplaceId of marketplaceIds) {
-      const decision = await execute(deps, waiverDecider, streams.waivers(marketplaceId), {
-        type: 'lapse-waivers', data: { limit: batchSize }, meta: systemMeta(deps, 'waiver-sweep'),
-      }, ['vetting', 'ledger']);
+      const decision = await execute(
+        deps,
+        waiverDecider,
+        streams.waivers(marketplaceId),
+        {
+          type: 'lapse-waivers',
+          data: { limit: batchSize },
+          meta: systemMeta(deps, 'waiver-sweep'),
+        },
+        ['vetting', 'ledger'],
+      );
       pass += decision.events.length;
     }
     lapsed += pass;
@@ -60,7 +86,11 @@ export async function waiverSweep(deps: VettingPorts, batchSize: number): Promis
   }
 }
 
-export type SweepSettings = Readonly<{ revetSchedule: string; waiverSweepIntervalMs: number; waiverSweepBatchSize: number }>;
+export type SweepSettings = Readonly<{
+  revetSchedule: string;
+  waiverSweepIntervalMs: number;
+  waiverSweepBatchSize: number;
+}>;
 
 /** The leader runs both sweeps; a replica that loses the lock stops them. */
 export function vettingDuties(deps: VettingPorts, settings: SweepSettings): LeaderDuty {
@@ -70,13 +100,19 @@ export function vettingDuties(deps: VettingPorts, settings: SweepSettings): Lead
   const log = deps.logger.child({ component: 'vetting-sweeps' });
   return {
     start() {
-      task = cron.schedule(settings.revetSchedule, async () => {
-        running = revetSweep(deps).catch((error: unknown) => log.error({ err: error }, 'scheduled re-vet failed'));
-        await running;
-      }, { noOverlap: true, name: 'revet-sweep' });
+      task = cron.schedule(
+        settings.revetSchedule,
+        async () => {
+          running = revetSweep(deps).catch((error: unknown) => log.error({ err: error }, 'scheduled re-vet failed'));
+          await running;
+        },
+        { noOverlap: true, name: 'revet-sweep' },
+      );
       timer = setInterval(() => {
         running = waiverSweep(deps, settings.waiverSweepBatchSize)
-          .then((count) => { if (count > 0) log.info({ lapsed: count }, 'waivers lapsed'); })
+          .then((count) => {
+            if (count > 0) log.info({ lapsed: count }, 'waivers lapsed');
+          })
           .catch((error: unknown) => log.error({ err: error }, 'waiver sweep failed'));
       }, settings.waiverSweepIntervalMs);
       timer.unref();

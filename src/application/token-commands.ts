@@ -36,41 +36,85 @@ async function reread(deps: Pick<Ports, 'pool'>, id: number): Promise<TokenRecor
 export type TokenScope = Readonly<{ asOwner: string | null; kinds: readonly TokenKind[] }>;
 
 export type TokenRequest = Readonly<{
-  kind: TokenKind; owner: string; principal: string; name: string;
-  scopes: readonly string[]; pushScopes: readonly string[]; apiScopes: readonly string[]; expiresAt: string | null;
+  kind: TokenKind;
+  owner: string;
+  principal: string;
+  name: string;
+  scopes: readonly string[];
+  pushScopes: readonly string[];
+  apiScopes: readonly string[];
+  expiresAt: string | null;
 }>;
 
 /** Issues a token; the cleartext is in this answer only, and only its digest is stored. */
 export async function issueToken(deps: TokenPorts, meta: CommandMeta, wanted: TokenRequest): Promise<IssuedToken> {
   const tokenId = await deps.ids('token');
   const secret = newTokenSecret();
-  await execute(deps, tokenDecider, streams.token(tokenId), {
-    type: 'issue-token',
-    data: { ...wanted, tokenId, digest: digestOf(secret), policy: await issuePolicy(deps) },
-    meta,
-  }, readModels);
+  await execute(
+    deps,
+    tokenDecider,
+    streams.token(tokenId),
+    {
+      type: 'issue-token',
+      data: { ...wanted, tokenId, digest: digestOf(secret), policy: await issuePolicy(deps) },
+      meta,
+    },
+    readModels,
+  );
   return { token: await reread(deps, tokenId), secret };
 }
 
 /** spec, Tokens: the old token is revoked before the new one is issued, with rotatedFrom set. */
-export async function rotateToken(deps: TokenPorts, meta: CommandMeta, id: number, scope: TokenScope): Promise<IssuedToken> {
-  await execute(deps, tokenDecider, streams.token(id), { type: 'revoke-token', data: { ...scope, cause: 'rotated' }, meta }, readModels);
+export async function rotateToken(
+  deps: TokenPorts,
+  meta: CommandMeta,
+  id: number,
+  scope: TokenScope,
+): Promise<IssuedToken> {
+  await execute(
+    deps,
+    tokenDecider,
+    streams.token(id),
+    { type: 'revoke-token', data: { ...scope, cause: 'rotated' }, meta },
+    readModels,
+  );
   const old = await reread(deps, id);
   const tokenId = await deps.ids('token');
   const secret = newTokenSecret();
-  await execute(deps, tokenDecider, streams.token(tokenId), {
-    type: 'issue-rotated-token',
-    data: {
-      tokenId, digest: digestOf(secret), rotatedFrom: id, kind: old.kind, owner: old.owner, principal: old.principal,
-      name: old.name, scopes: old.scopes, pushScopes: old.pushScopes, apiScopes: old.apiScopes, expiresAt: old.expiresAt,
+  await execute(
+    deps,
+    tokenDecider,
+    streams.token(tokenId),
+    {
+      type: 'issue-rotated-token',
+      data: {
+        tokenId,
+        digest: digestOf(secret),
+        rotatedFrom: id,
+        kind: old.kind,
+        owner: old.owner,
+        principal: old.principal,
+        name: old.name,
+        scopes: old.scopes,
+        pushScopes: old.pushScopes,
+        apiScopes: old.apiScopes,
+        expiresAt: old.expiresAt,
+      },
+      meta,
     },
-    meta,
-  }, readModels);
+    readModels,
+  );
   return { token: await reread(deps, tokenId), secret };
 }
 
 export async function revokeToken(deps: TokenPorts, meta: CommandMeta, id: number, scope: TokenScope): Promise<void> {
-  await execute(deps, tokenDecider, streams.token(id), { type: 'revoke-token', data: { ...scope, cause: 'deleted' }, meta }, readModels);
+  await execute(
+    deps,
+    tokenDecider,
+    streams.token(id),
+    { type: 'revoke-token', data: { ...scope, cause: 'deleted' }, meta },
+    readModels,
+  );
 }
 
 /** Tokens are addressed by integer id; anything else is simply not found. */

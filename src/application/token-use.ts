@@ -15,7 +15,11 @@ import type { Log } from './ports.ts';
 export class TokenUseRecorder {
   private readonly recent = new Map<number, number>();
 
-  constructor(private readonly store: EventStore, private readonly clock: Clock, private readonly logger: Log) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly clock: Clock,
+    private readonly logger: Log,
+  ) {}
 
   record(tokenId: number, principal: string, actorType: ActorType): void {
     const now = this.clock.now().getTime();
@@ -26,12 +30,19 @@ export class TokenUseRecorder {
       for (const [id, at] of this.recent) if (now - at >= lastUsedIntervalMs) this.recent.delete(id);
     }
     const meta = {
-      principal, actorType, at: new Date(now).toISOString(), correlationId: correlationId(), credentialId: tokenId,
+      principal,
+      actorType,
+      at: new Date(now).toISOString(),
+      correlationId: correlationId(),
+      credentialId: tokenId,
     };
-    runCommand(this.store, tokenDecider, streams.token(tokenId), { type: 'record-token-use', data: { tokenId }, meta })
-      .catch((error: unknown) => {
-        this.recent.delete(tokenId);
-        this.logger.warn({ err: error, tokenId }, 'could not record the token use; lastUsedAt lags');
-      });
+    runCommand(this.store, tokenDecider, streams.token(tokenId), {
+      type: 'record-token-use',
+      data: { tokenId },
+      meta,
+    }).catch((error: unknown) => {
+      this.recent.delete(tokenId);
+      this.logger.warn({ err: error, tokenId }, 'could not record the token use; lastUsedAt lags');
+    });
   }
 }

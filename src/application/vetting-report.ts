@@ -10,11 +10,16 @@ export type ReportPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting'>;
  * spec, Vetting report: the latest run, and the outcome in force at `at`, recomputed from that run and
  * the waivers active then (a snapshot never vetted reports BLOCKED with run null).
  */
-export async function reportOf(deps: ReportPorts, subject: Pick<AddressedSnapshot, 'snapshot' | 'marketplace'>,
-  at: string) {
+export async function reportOf(
+  deps: ReportPorts,
+  subject: Pick<AddressedSnapshot, 'snapshot' | 'marketplace'>,
+  at: string,
+) {
   const { snapshot, marketplace } = subject;
   const [run, waivers, { chain }] = await Promise.all([
-    latestRun(deps.pool, snapshot.id), waiversOf(deps.pool, marketplace.id), chainFor(deps, marketplace.id),
+    latestRun(deps.pool, snapshot.id),
+    waiversOf(deps.pool, marketplace.id),
+    chainFor(deps, marketplace.id),
   ]);
   const evaluation = evaluate(run?.verdicts ?? null, snapshot.sha, waivers, at);
   const rules = new Set(run?.verdicts.flatMap((v) => v.findings.map((f) => f.id)) ?? []);
@@ -23,8 +28,12 @@ export async function reportOf(deps: ReportPorts, subject: Pick<AddressedSnapsho
     outcome: evaluation.outcome,
     recordedOutcome: run?.outcome ?? evaluation.recordedOutcome,
     run: run && {
-      runId: run.runId, snapshotId: run.snapshotId, trigger: run.trigger, outcome: run.outcome,
-      startedAt: run.startedAt, finishedAt: run.finishedAt,
+      runId: run.runId,
+      snapshotId: run.snapshotId,
+      trigger: run.trigger,
+      outcome: run.outcome,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
       verdicts: run.verdicts.map((v) => ({ ...v, findings: [...v.findings] })),
     },
     suppressed: [...evaluation.suppressed],

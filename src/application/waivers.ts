@@ -15,7 +15,11 @@ export type WaiverPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'gitStore' |
 
 /** The waiver request as sent: every field may be missing, which the decider refuses with a sentence naming it. */
 export type WaiverRequest = Readonly<{
-  ruleId?: string; scope?: string; path?: string | null; justification?: string; expiresAt?: string | null;
+  ruleId?: string;
+  scope?: string;
+  path?: string | null;
+  justification?: string;
+  expiresAt?: string | null;
 }>;
 
 async function reread(deps: Pick<Ports, 'pool'>, waiverId: number): Promise<WaiverRecord> {
@@ -29,7 +33,11 @@ async function reread(deps: Pick<Ports, 'pool'>, waiverId: number): Promise<Waiv
  * addressed snapshot; the approver is the actor (approver of that marketplace, or admin).
  */
 export async function createWaiver(
-  deps: WaiverPorts, snapshotId: number, actor: Actor, wanted: WaiverRequest, meta: CommandMeta,
+  deps: WaiverPorts,
+  snapshotId: number,
+  actor: Actor,
+  wanted: WaiverRequest,
+  meta: CommandMeta,
 ): Promise<WaiverRecord> {
   const { snapshot, marketplace } = await addressedSnapshot(deps, snapshotId);
   await requireApprover(deps, actor, marketplace);
@@ -39,26 +47,35 @@ export async function createWaiver(
     throw reject('invalid-waiver', `${problem}: SNAPSHOT or PATH`);
   }
   const waiverId = await deps.ids('waiver');
-  await execute(deps, waiverDecider, streams.waivers(marketplace.id), {
-    type: 'create-waiver',
-    data: {
-      waiverId,
-      marketplace: { id: marketplace.id, name: marketplace.name },
-      snapshot: { id: snapshot.id, sha: snapshot.sha },
-      ruleId: wanted.ruleId ?? '',
-      scope,
-      path: wanted.path ?? null,
-      justification: wanted.justification ?? '',
-      expiresAt: wanted.expiresAt ?? null,
+  await execute(
+    deps,
+    waiverDecider,
+    streams.waivers(marketplace.id),
+    {
+      type: 'create-waiver',
+      data: {
+        waiverId,
+        marketplace: { id: marketplace.id, name: marketplace.name },
+        snapshot: { id: snapshot.id, sha: snapshot.sha },
+        ruleId: wanted.ruleId ?? '',
+        scope,
+        path: wanted.path ?? null,
+        justification: wanted.justification ?? '',
+        expiresAt: wanted.expiresAt ?? null,
+      },
+      meta,
     },
-    meta,
-  }, readModels);
+    readModels,
+  );
   return reread(deps, waiverId);
 }
 
 /** Revokes an active waiver (the row stays, active false); an unknown or revoked one is 404. */
 export async function revokeWaiver(
-  deps: WaiverPorts, waiverId: number, actor: Actor, meta: CommandMeta,
+  deps: WaiverPorts,
+  waiverId: number,
+  actor: Actor,
+  meta: CommandMeta,
 ): Promise<WaiverRecord> {
   const waiver = await waiverById(deps.pool, waiverId);
   const marketplace = waiver ? await marketplaceById(deps.pool, waiver.marketplaceId) : null;

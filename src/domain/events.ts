@@ -10,8 +10,19 @@ import type { PolicyEvent } from './policy/policy.events.ts';
 import type { VettingEvent } from './vetting/vetting.events.ts';
 
 // The single registry of event types: what the store may hold and projections may see.
-export type DomainEvent = MarketplaceEvent | MarketplaceNameEvent | AccessEvent | RoleEvent | RolesRead | TokenEvent | SnapshotEvent | PublicationEvent
-  | PublishEvent | VettingEvent | PolicyEvent | CatalogEvent;
+export type DomainEvent =
+  | MarketplaceEvent
+  | MarketplaceNameEvent
+  | AccessEvent
+  | RoleEvent
+  | RolesRead
+  | TokenEvent
+  | SnapshotEvent
+  | PublicationEvent
+  | PublishEvent
+  | VettingEvent
+  | PolicyEvent
+  | CatalogEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -71,4 +82,5 @@ export const isDomainEventType = (type: string): type is DomainEventType => know
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 
 /** A fact built by name: the compiler checks `data` against the event type it names. */
-export const fact = <T extends DomainEventType>(type: T, data: EventOf<T>['data']): EventOf<T> => ({ type, data }) as EventOf<T>;
+export const fact = <T extends DomainEventType>(type: T, data: EventOf<T>['data']): EventOf<T> =>
+  ({ type, data }) as EventOf<T>;

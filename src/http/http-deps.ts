@@ -1,26 +1,39 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { Metrics } from '../adapters/system/metrics.ts';
 import type { Ports } from '../application/ports.ts';
 import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
 
-export type HttpApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type HttpApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /** Everything a route may use, passed explicitly (no fastify decorators for services). */
-export type HttpDeps = Ports & Readonly<{
-  baseUrl: string;
-  version: string | null;
-  bodyLimitBytes: number;
-  problemsDir: string;
-  sessions: SessionStore;
-  identity: OidcProvider | null;
-  /** Builds and serves the virtual catalog; null when it is disabled. */
-  catalogBuilder: CatalogBuilder | null;
-  facade: Readonly<{ idpBearerEnabled: boolean }>;
-  metrics: Metrics;
-  auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
-  sync: Readonly<{ maxWebhookBodyBytes: number }>;
-  checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
-}>;
+export type HttpDeps = Ports &
+  Readonly<{
+    baseUrl: string;
+    version: string | null;
+    bodyLimitBytes: number;
+    problemsDir: string;
+    sessions: SessionStore;
+    identity: OidcProvider | null;
+    /** Builds and serves the virtual catalog; null when it is disabled. */
+    catalogBuilder: CatalogBuilder | null;
+    facade: Readonly<{ idpBearerEnabled: boolean }>;
+    metrics: Metrics;
+    auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
+    sync: Readonly<{ maxWebhookBodyBytes: number }>;
+    checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
+  }>;

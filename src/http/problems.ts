@@ -7,7 +7,9 @@ import { ProjectionLag } from '../projections/runner/wait-for.ts';
 import { Rejected } from '../application/rejected.ts';
 
 /** An RFC 9457 problem document, the body of every non-success API answer. */
-export type Problem = Readonly<{ type: string; title: string; status: number; detail: string; instance: string } & Record<string, unknown>>;
+export type Problem = Readonly<
+  { type: string; title: string; status: number; detail: string; instance: string } & Record<string, unknown>
+>;
 
 /** One line per rejection code: the status it answers with and its title. */
 const catalogue = {
@@ -65,12 +67,24 @@ export const problemType = (baseUrl: string, code: RejectionCode): string => `${
 export function problemFor(baseUrl: string, rejection: Rejection, instance: string): Problem {
   const { status, title } = catalogue[rejection.code];
   // Extensions first, so that they can never overwrite the standard members.
-  return { ...rejection.extensions, type: problemType(baseUrl, rejection.code), title, status, detail: rejection.detail, instance };
+  return {
+    ...rejection.extensions,
+    type: problemType(baseUrl, rejection.code),
+    title,
+    status,
+    detail: rejection.detail,
+    instance,
+  };
 }
 
 /** A problem for a status that has no code of ours (about:blank, titled with the status phrase). */
-export const plainProblem = (status: number, detail: string, instance: string): Problem =>
-  ({ type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, instance });
+export const plainProblem = (status: number, detail: string, instance: string): Problem => ({
+  type: 'about:blank',
+  title: STATUS_CODES[status] ?? 'Error',
+  status,
+  detail,
+  instance,
+});
 
 export const instanceOf = (request: FastifyRequest): string => request.url.split('?')[0] ?? request.url;
 
@@ -98,46 +112,79 @@ export function validationDetail(context: string, issues: readonly ValidationIss
   const add = (key: string, name: string) => grouped.set(key, [...(grouped.get(key) ?? []), name]);
   const parts: string[] = [];
   for (const issue of issues) {
-    if (issue.keyword === 'additionalProperties') for (const name of namesIn(issue, 'additionalProperties', 'additionalProperty')) add(`${at(issue)} has unknown`, name);
-    else if (issue.keyword === 'required') for (const name of namesIn(issue, 'requiredProperties', 'missingProperty')) add(`${at(issue)} is missing the required`, name);
+    if (issue.keyword === 'additionalProperties')
+      for (const name of namesIn(issue, 'additionalProperties', 'additionalProperty'))
+        add(`${at(issue)} has unknown`, name);
+    else if (issue.keyword === 'required')
+      for (const name of namesIn(issue, 'requiredProperties', 'missingProperty'))
+        add(`${at(issue)} is missing the required`, name);
   }
-  for (const [lead, names] of grouped) parts.push(`${lead} ${names.length === 1 ? 'property' : 'properties'} ${quoted([...new Set(names)])}`);
+  for (const [lead, names] of grouped)
+    parts.push(`${lead} ${names.length === 1 ? 'property' : 'properties'} ${quoted([...new Set(names)])}`);
   const choices = new Set<string>();
   for (const issue of issues) {
     if (issue.keyword === 'anyOf' && !choices.has(issue.instancePath ?? '')) {
       choices.add(issue.instancePath ?? '');
-      const allowed = issues.filter((i) => i.keyword === 'const' && i.instancePath === issue.instancePath).map((i) => String(i.params?.allowedValue));
-      parts.push(allowed.length > 0 ? `${at(issue)} must be one of: ${allowed.join(', ')}` : `${at(issue)} ${issue.message ?? 'is invalid'}`);
+      const allowed = issues
+        .filter((i) => i.keyword === 'const' && i.instancePath === issue.instancePath)
+        .map((i) => String(i.params?.allowedValue));
+      parts.push(
+        allowed.length > 0
+          ? `${at(issue)} must be one of: ${allowed.join(', ')}`
+          : `${at(issue)} ${issue.message ?? 'is invalid'}`,
+      );
     }
   }
-  const other = issues.filter((i) => !['additionalProperties', 'required', 'anyOf', 'const', 'boolean'].includes(i.keyword ?? '')
-    && !choices.has(i.instancePath ?? '\u0000'));
+  const other = issues.filter(
+    (i) =>
+      !['additionalProperties', 'required', 'anyOf', 'const', 'boolean'].includes(i.keyword ?? '') &&
+      !choices.has(i.instancePath ?? '\u0000'),
+  );
   for (const issue of other) parts.push(`${at(issue)} ${issue.message ?? 'is invalid'}`);
   const unique = [...new Set(parts)];
   if (unique.length === 0) return fallback;
-  return unique.length > listedAt ? `${unique.slice(0, listedAt).join('; ')}; and ${unique.length - listedAt} more` : unique.join('; ');
+  return unique.length > listedAt
+    ? `${unique.slice(0, listedAt).join('; ')}; and ${unique.length - listedAt} more`
+    : unique.join('; ');
 }
 
 /** Maps anything a route throws to a problem: one handler for the whole API. */
-export function toProblem(baseUrl: string, error: unknown, request: FastifyRequest): { problem: Problem; headers?: Record<string, string> } {
+export function toProblem(
+  baseUrl: string,
+  error: unknown,
+  request: FastifyRequest,
+): { problem: Problem; headers?: Record<string, string> } {
   const instance = instanceOf(request);
   const build = (code: RejectionCode, detail: string) => problemFor(baseUrl, { code, detail }, instance);
   if (error instanceof Rejected) return { problem: problemFor(baseUrl, error.rejection, instance) };
   if (error instanceof ProjectionLag) {
     return {
-      problem: build('projection-lag', 'the change was recorded, but the read models have not caught up yet; retry the read shortly'),
+      problem: build(
+        'projection-lag',
+        'the change was recorded, but the read models have not caught up yet; retry the read shortly',
+      ),
       headers: { 'retry-after': '1' },
     };
   }
-  if (error instanceof ConcurrencyExhausted) return { problem: build('conflict', 'the resource kept changing while the request was decided; retry it') };
+  if (error instanceof ConcurrencyExhausted)
+    return { problem: build('conflict', 'the resource kept changing while the request was decided; retry it') };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const detail = validationDetail(fastifyError.validationContext ?? 'request', fastifyError.validation as ValidationIssue[], fastifyError.message);
+    const detail = validationDetail(
+      fastifyError.validationContext ?? 'request',
+      fastifyError.validation as ValidationIssue[],
+      fastifyError.message,
+    );
     return { problem: build('invalid-request', detail) };
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { problem: build('unsupported-media-type', `content type '${request.headers['content-type'] ?? ''}' is not accepted here; send application/json`) };
+      return {
+        problem: build(
+          'unsupported-media-type',
+          `content type '${request.headers['content-type'] ?? ''}' is not accepted here; send application/json`,
+        ),
+      };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { problem: build('payload-too-large', 'the request body exceeds the size this endpoint accepts') };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -149,7 +196,8 @@ export function toProblem(baseUrl: string, error: unknown, request: FastifyReque
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    if (error instanceof SyntaxError) return { problem: build('malformed-body', `the body is not valid JSON: ${error.message}`) };
+    if (error instanceof SyntaxError)
+      return { problem: build('malformed-body', `the body is not valid JSON: ${error.message}`) };
     return { problem: plainProblem(status, fastifyError.message, instance) };
   }
   return { problem: build('internal-error', 'the gateway failed to answer this request; the failure is logged') };

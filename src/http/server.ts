@@ -59,9 +59,18 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problemFor(deps.baseUrl, {
-      code: 'not-found', detail: `no resource at ${request.method} ${instanceOf(request)}`,
-    }, instanceOf(request))));
+    sendProblem(
+      reply,
+      problemFor(
+        deps.baseUrl,
+        {
+          code: 'not-found',
+          detail: `no resource at ${request.method} ${instanceOf(request)}`,
+        },
+        instanceOf(request),
+      ),
+    ),
+  );
 
   await app.register(cookie);
   const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
@@ -78,8 +87,17 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
       servers: [{ url: deps.baseUrl }],
       components: {
         securitySchemes: {
-          session: { type: 'apiKey', in: 'cookie', name: 'GATEWAY_SESSION', description: 'OIDC browser session; state-changing requests echo the XSRF-TOKEN cookie in X-XSRF-TOKEN' },
-          machine: { type: 'http', scheme: 'bearer', description: 'machine API credential (gw_…), scoped by apiScopes' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'GATEWAY_SESSION',
+            description: 'OIDC browser session; state-changing requests echo the XSRF-TOKEN cookie in X-XSRF-TOKEN',
+          },
+          machine: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'machine API credential (gw_…), scoped by apiScopes',
+          },
         },
       },
       security: [{ session: [] }, { machine: [] }],
@@ -104,7 +122,12 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   webhookRoutes(app, deps);
   auditRoutes(app, deps);
   catalogRoutes(app, deps);
-  const facadeCredentials = { pool: deps.pool, clock: deps.clock, tokenUse, idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null };
+  const facadeCredentials = {
+    pool: deps.pool,
+    clock: deps.clock,
+    tokenUse,
+    idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null,
+  };
   facadeRoutes(app, deps, facadeCredentials);
   publishRoutes(app, deps, facadeCredentials);
   holdingsRoute(app, deps, facadeCredentials);

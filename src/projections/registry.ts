@@ -13,7 +13,12 @@ import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { tokensProjection } from './tokens/tokens.projection.ts';
 
 /** `store` and `now` let publication record what needs a person (null: nothing recorded, as in tools). */
-export type ProjectionDeps = Readonly<{ gitStore: GitStore; store?: EventStore; now?: () => string; catalog?: CatalogBuilder | null }>;
+export type ProjectionDeps = Readonly<{
+  gitStore: GitStore;
+  store?: EventStore;
+  now?: () => string;
+  catalog?: CatalogBuilder | null;
+}>;
 
 // Every projection and reactor, in the order the runner feeds them: publication reads what the
 // snapshots projection wrote for the same batch, so it comes after it.
@@ -28,7 +33,11 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   // ledger entry answers once the catalog is rebuilt.
   catalogReactor(deps.catalog ?? null),
   ledgerProjection,
-  publicationProjection({ gitStore: deps.gitStore, store: deps.store ?? null, now: deps.now ?? (() => new Date().toISOString()) }),
+  publicationProjection({
+    gitStore: deps.gitStore,
+    store: deps.store ?? null,
+    now: deps.now ?? (() => new Date().toISOString()),
+  }),
 ];
 
 /** The read-model tables of every projection (for tests that compare rows, and tools). */

@@ -6,17 +6,26 @@ export type ApiAnswer = { status: number; headers: Headers; body: any; text: str
 export function devSession(gw: TestGateway, user: string, groups?: string) {
   let xsrf: string | undefined;
   const call = async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
-    if (!xsrf) xsrf = /XSRF-TOKEN=([^;]+)/.exec((await gw.fetch('/actuator/health')).headers.get('set-cookie') ?? '')?.[1];
+    if (!xsrf)
+      xsrf = /XSRF-TOKEN=([^;]+)/.exec((await gw.fetch('/actuator/health')).headers.get('set-cookie') ?? '')?.[1];
     const response = await gw.fetch(path, {
-      method, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       headers: {
-        'x-dev-user': user, ...(groups ? { 'x-dev-groups': groups } : {}), cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf!,
+        'x-dev-user': user,
+        ...(groups ? { 'x-dev-groups': groups } : {}),
+        cookie: `XSRF-TOKEN=${xsrf}`,
+        'x-xsrf-token': xsrf!,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
     });
     const text = await response.text();
     let parsed: unknown = null;
-    try { parsed = JSON.parse(text); } catch { parsed = null; }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
   return {

@@ -13,7 +13,11 @@ export const day = 86_400_000;
 export const hour = 3_600_000;
 
 /** Polls `probe` until it returns something other than undefined/null/false, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 3000, stepMs = 50): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 3000,
+  stepMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -41,7 +45,9 @@ export async function dumpState(gw: TestGateway): Promise<StateDump> {
   const head = await settle(gw);
   const tables: Record<string, string[]> = {};
   for (const table of watchedTables) {
-    tables[table] = await gw.core.pool.anyFirst(trustedSql(`select row_to_json(x)::text as j from ${table} x order by 1`)) as string[];
+    tables[table] = (await gw.core.pool.anyFirst(
+      trustedSql(`select row_to_json(x)::text as j from ${table} x order by 1`),
+    )) as string[];
   }
   return { head, tables };
 }
@@ -51,7 +57,12 @@ export async function dumpState(gw: TestGateway): Promise<StateDump> {
  * access_tokens, role_grants, ledger_entries and marketplaces are identical. Waits ~300 ms after
  * `fn`, because lastUsedAt is written off the request path.
  */
-export async function assertNothingChanged<T>(t: Test, gw: TestGateway, fn: () => Promise<T>, message = 'the refusal'): Promise<T> {
+export async function assertNothingChanged<T>(
+  t: Test,
+  gw: TestGateway,
+  fn: () => Promise<T>,
+  message = 'the refusal',
+): Promise<T> {
   const before = await dumpState(gw);
   const result = await fn();
   await sleep(300);
@@ -75,9 +86,12 @@ export type Client = Readonly<{
 }>;
 
 const withBody = (body: unknown): RequestInit => (body === undefined ? {} : { body: JSON.stringify(body) });
-const jsonType = (body: unknown): Record<string, string> => (body === undefined ? {} : { 'content-type': 'application/json' });
+const jsonType = (body: unknown): Record<string, string> =>
+  body === undefined ? {} : { 'content-type': 'application/json' };
 
-function client(send: (method: string, path: string, body: unknown, headers: Record<string, string>) => Promise<Response>): Client {
+function client(
+  send: (method: string, path: string, body: unknown, headers: Record<string, string>) => Promise<Response>,
+): Client {
   return {
     request: (method, path, body, headers = {}) => send(method, path, body, headers),
     get: (path, headers = {}) => send('GET', path, undefined, headers),
@@ -95,16 +109,29 @@ export const xsrfFrom = (response: Response): string | undefined =>
  * and the XSRF-TOKEN cookie taken from a response and echoed as cookie and X-XSRF-TOKEN header.
  * `csrf: false` sends state-changing requests without the echo.
  */
-export function session(gw: TestGateway, user: string, groups?: readonly string[], options: { csrf?: boolean } = {}): Client {
+export function session(
+  gw: TestGateway,
+  user: string,
+  groups?: readonly string[],
+  options: { csrf?: boolean } = {},
+): Client {
   let xsrf: string | undefined;
-  const identity: Record<string, string> = { 'x-dev-user': user, ...(groups ? { 'x-dev-groups': groups.join(',') } : {}) };
+  const identity: Record<string, string> = {
+    'x-dev-user': user,
+    ...(groups ? { 'x-dev-groups': groups.join(',') } : {}),
+  };
   return client(async (method, path, body, headers) => {
     if (xsrf === undefined && options.csrf !== false && !['GET', 'HEAD'].includes(method)) {
       xsrf = xsrfFrom(await gw.fetch('/api/v1/me', { headers: identity }));
       if (xsrf === undefined) throw new Error('the gateway set no XSRF-TOKEN cookie');
     }
-    const csrf: Record<string, string> = xsrf !== undefined && options.csrf !== false ? { cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf } : {};
-    const response = await gw.fetch(path, { method, ...withBody(body), headers: { ...identity, ...jsonType(body), ...csrf, ...headers } });
+    const csrf: Record<string, string> =
+      xsrf !== undefined && options.csrf !== false ? { cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf } : {};
+    const response = await gw.fetch(path, {
+      method,
+      ...withBody(body),
+      headers: { ...identity, ...jsonType(body), ...csrf, ...headers },
+    });
     xsrf ??= xsrfFrom(response);
     return response;
   });
@@ -113,32 +140,66 @@ export function session(gw: TestGateway, user: string, groups?: readonly string[
 /** The machine path: Authorization: Bearer <secret>, no cookie, no CSRF echo. */
 export function machine(gw: TestGateway, secret: string): Client {
   return client((method, path, body, headers) =>
-    gw.fetch(path, { method, ...withBody(body), headers: { authorization: `Bearer ${secret}`, ...jsonType(body), ...headers } }));
+    gw.fetch(path, {
+      method,
+      ...withBody(body),
+      headers: { authorization: `Bearer ${secret}`, ...jsonType(body), ...headers },
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 // Answers
 
 export type TokenView = {
-  id: number; name: string; createdAt: string; revokedAt: string | null; scopes: string[]; pushScopes: string[];
-  apiScopes: string[]; expiresAt: string | null; rotatedFrom: number | null; sessionDerived: boolean;
-  lastUsedAt: string | null; principal?: string; machineOwner?: string; token?: string;
+  id: number;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+  scopes: string[];
+  pushScopes: string[];
+  apiScopes: string[];
+  expiresAt: string | null;
+  rotatedFrom: number | null;
+  sessionDerived: boolean;
+  lastUsedAt: string | null;
+  principal?: string;
+  machineOwner?: string;
+  token?: string;
 };
-export type GrantView = { id: number; principal: string; role: string; marketplace: string | null; grantedBy: string; grantedAt: string };
+export type GrantView = {
+  id: number;
+  principal: string;
+  role: string;
+  marketplace: string | null;
+  grantedBy: string;
+  grantedAt: string;
+};
 export type ProblemView = { type: string; title: string; status: number; detail: string; instance: string };
 
 const excerpt = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
-export const json = async <T>(response: Response): Promise<T> => await response.json() as T;
+export const json = async <T>(response: Response): Promise<T> => (await response.json()) as T;
 
 /** Asserts a problem document (spec, Errors) with the status and, when given, the problem slug. */
-export async function expectProblem(t: Test, response: Response, status: number, code?: string, message = ''): Promise<ProblemView> {
+export async function expectProblem(
+  t: Test,
+  response: Response,
+  status: number,
+  code?: string,
+  message = '',
+): Promise<ProblemView> {
   const text = await response.text();
   t.equal(response.status, status, `${message} answers ${status}: ${excerpt(text)}`.trim());
-  t.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/, `${message} is a problem document`.trim());
+  t.match(
+    response.headers.get('content-type') ?? '',
+    /^application\/problem\+json/,
+    `${message} is a problem document`.trim(),
+  );
   const problem = JSON.parse(text || '{}') as ProblemView;
   t.equal(problem.status, status, `${message} problem status`.trim());
-  if (code !== undefined) t.match(problem.type, new RegExp(`/problems/${code}$`), `${message} problem type ${code}`.trim());
+  if (code !== undefined)
+    t.match(problem.type, new RegExp(`/problems/${code}$`), `${message} problem type ${code}`.trim());
   return problem;
 }
 
@@ -156,47 +217,92 @@ export async function expectJson<T>(t: Test, response: Response, status: number,
  * Registers a marketplace the way the (future) registration endpoint will: a marketplace-registered
  * event on `marketplace-<id>`; waits until the marketplaces read model shows it.
  */
-export async function registerMarketplace(gw: TestGateway, id: number, name: string, origin: 'upstream' | 'hosted'): Promise<void> {
-  await gw.core.store.append(`marketplace-${id}`, [{
-    type: 'marketplace-registered',
-    data: {
-      marketplaceId: id, name, origin,
-      url: origin === 'upstream' ? `https://example.test/${name}.git` : null,
-      pushPolicy: origin === 'hosted' ? 'append-only' : null,
-      registeredAt: new Date().toISOString(), registeredBy: 'root',
-    },
-    metadata: metadata({ principal: 'root', at: new Date().toISOString() }),
-  }], 'no-stream');
+export async function registerMarketplace(
+  gw: TestGateway,
+  id: number,
+  name: string,
+  origin: 'upstream' | 'hosted',
+): Promise<void> {
+  await gw.core.store.append(
+    `marketplace-${id}`,
+    [
+      {
+        type: 'marketplace-registered',
+        data: {
+          marketplaceId: id,
+          name,
+          origin,
+          url: origin === 'upstream' ? `https://example.test/${name}.git` : null,
+          pushPolicy: origin === 'hosted' ? 'append-only' : null,
+          registeredAt: new Date().toISOString(),
+          registeredBy: 'root',
+        },
+        metadata: metadata({ principal: 'root', at: new Date().toISOString() }),
+      },
+    ],
+    'no-stream',
+  );
   await eventually(() => gw.core.pool.exists(sql.unsafe`select 1 from marketplaces where id = ${id}`));
 }
 
 export async function removeMarketplace(gw: TestGateway, id: number, name: string): Promise<void> {
-  await gw.core.store.append(`marketplace-${id}`, [{
-    type: 'marketplace-removed',
-    data: { marketplaceId: id, name, reason: 'retired', removedAt: new Date().toISOString(), removedBy: 'root', withdrawnSnapshotIds: [] },
-    metadata: metadata({ principal: 'root', at: new Date().toISOString() }),
-  }], 0n);
-  await eventually(() => gw.core.pool.exists(sql.unsafe`select 1 from marketplaces where id = ${id} and removed_at is not null`));
+  await gw.core.store.append(
+    `marketplace-${id}`,
+    [
+      {
+        type: 'marketplace-removed',
+        data: {
+          marketplaceId: id,
+          name,
+          reason: 'retired',
+          removedAt: new Date().toISOString(),
+          removedBy: 'root',
+          withdrawnSnapshotIds: [],
+        },
+        metadata: metadata({ principal: 'root', at: new Date().toISOString() }),
+      },
+    ],
+    0n,
+  );
+  await eventually(() =>
+    gw.core.pool.exists(sql.unsafe`select 1 from marketplaces where id = ${id} and removed_at is not null`),
+  );
 }
 
 export type LedgerRow = {
-  id: string; source: string; principal: string; actor_type: string; marketplace: string; marketplace_id: string | null;
-  event: string; detail: string | null; token_id: string | null;
+  id: string;
+  source: string;
+  principal: string;
+  actor_type: string;
+  marketplace: string;
+  marketplace_id: string | null;
+  event: string;
+  detail: string | null;
+  token_id: string | null;
 };
 
 /** Ledger entries, oldest first, optionally of one event name (ids and numbers as text). */
 export async function ledger(gw: TestGateway, event?: string): Promise<LedgerRow[]> {
   await settle(gw);
-  const rows = await gw.core.pool.anyFirst(trustedSql(
-    `select row_to_json(x)::text from (select id::text, source, principal, actor_type, marketplace, marketplace_id::text, event, detail, token_id::text
-     from ledger_entries order by ledger_entries.id) x`)) as string[];
+  const rows = (await gw.core.pool.anyFirst(
+    trustedSql(
+      `select row_to_json(x)::text from (select id::text, source, principal, actor_type, marketplace, marketplace_id::text, event, detail, token_id::text
+     from ledger_entries order by ledger_entries.id) x`,
+    ),
+  )) as string[];
   const entries = rows.map((row) => JSON.parse(row) as LedgerRow);
   return event === undefined ? entries : entries.filter((entry) => entry.event === event);
 }
 
 /** The access_tokens row of a token (digest included), or null. */
-export async function tokenRow(gw: TestGateway, id: number): Promise<{ digest: string; last_used_at: string | null; revoked_at: string | null } | null> {
-  const text = await gw.core.pool.maybeOneFirst(sql.unsafe`
-    select row_to_json(x)::text from (select digest, last_used_at, revoked_at from access_tokens where id = ${id}) x`) as string | null;
-  return text === null ? null : JSON.parse(text) as { digest: string; last_used_at: string | null; revoked_at: string | null };
+export async function tokenRow(
+  gw: TestGateway,
+  id: number,
+): Promise<{ digest: string; last_used_at: string | null; revoked_at: string | null } | null> {
+  const text = (await gw.core.pool.maybeOneFirst(sql.unsafe`
+    select row_to_json(x)::text from (select digest, last_used_at, revoked_at from access_tokens where id = ${id}) x`)) as
+    string | null;
+  return text === null
+    ? null
+    : (JSON.parse(text) as { digest: string; last_used_at: string | null; revoked_at: string | null });
 }

@@ -26,25 +26,59 @@ export async function testCore(t: Test, options: { projections?: readonly Projec
   const store = await PostgresEventStore.open(pool, { listener });
   const gitStore = new GitStore(t.testdir());
   const projections = options.projections ?? projectionsFor({ gitStore, store });
-  const runner = new ProjectionRunner(pool, store, projections, { batchSize: 100, idlePollMs: 1000, logger: silentLogger });
+  const runner = new ProjectionRunner(pool, store, projections, {
+    batchSize: 100,
+    idlePollMs: 1000,
+    logger: silentLogger,
+  });
   await runner.prepare();
-  const waiter = new ProjectionWaiter(pool, listener, projections.map((p) => p.name), { timeoutMs: options.waitTimeoutMs ?? 5000 });
+  const waiter = new ProjectionWaiter(
+    pool,
+    listener,
+    projections.map((p) => p.name),
+    { timeoutMs: options.waitTimeoutMs ?? 5000 },
+  );
   await waiter.start();
-  t.teardown(async () => { waiter.stop(); await runner.stop(); });
+  t.teardown(async () => {
+    waiter.stop();
+    await runner.stop();
+  });
   return { pool, url, listener, store, runner, waiter, gitStore };
 }
 
 export const metadata = (overrides: Partial<NewEvent['metadata']> = {}): NewEvent['metadata'] => ({
-  principal: 'alice', actorType: 'human', correlationId: 'corr', at: '2026-03-01T10:00:00.000Z', ...overrides,
+  principal: 'alice',
+  actorType: 'human',
+  correlationId: 'corr',
+  at: '2026-03-01T10:00:00.000Z',
+  ...overrides,
 });
 
 /** Dependencies for buildServer() on a test core (the skeleton tests register probe routes on it). */
-export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, overrides: Partial<HttpDeps> = {}): Promise<HttpDeps> {
+export async function testHttpDeps(
+  core: Awaited<ReturnType<typeof testCore>>,
+  overrides: Partial<HttpDeps> = {},
+): Promise<HttpDeps> {
   return {
-    baseUrl: 'https://gw.example.test', version: '1.2.3', bodyLimitBytes: 1024, logger: silentLogger, problemsDir: 'docs/problems',
-    store: core.store, waiter: core.waiter, pool: core.pool, clock: systemClock, ids: postgresIdAllocator(core.pool),
-    sessions: await SessionStore.open(core.pool), identity: null,
-    access: { configAdmins: [], claimMappings: [], devInsecureAuth: false, sessionTtlMs: 8 * 3_600_000, maxTtlMs: null },
+    baseUrl: 'https://gw.example.test',
+    version: '1.2.3',
+    bodyLimitBytes: 1024,
+    logger: silentLogger,
+    problemsDir: 'docs/problems',
+    store: core.store,
+    waiter: core.waiter,
+    pool: core.pool,
+    clock: systemClock,
+    ids: postgresIdAllocator(core.pool),
+    sessions: await SessionStore.open(core.pool),
+    identity: null,
+    access: {
+      configAdmins: [],
+      claimMappings: [],
+      devInsecureAuth: false,
+      sessionTtlMs: 8 * 3_600_000,
+      maxTtlMs: null,
+    },
     catalog: { enabled: true, name: 'catalog' },
     catalogBuilder: null,
     gitStore: core.gitStore,
@@ -54,7 +88,13 @@ export async function testHttpDeps(core: Awaited<ReturnType<typeof testCore>>, o
     marketplaces: { allowedUrlSchemes: ['http', 'https'], minimumReleaseAgeMs: 0 },
     secrets: secretBox(Buffer.alloc(32, 7)),
     sync: { maxWebhookBodyBytes: 1_048_576 },
-    vetting: { connectors: [], timeoutMs: 30_000, maxFileBytes: 1_048_576, license: { allow: [], ban: [] }, revetMode: 'WARN' },
+    vetting: {
+      connectors: [],
+      timeoutMs: 30_000,
+      maxFileBytes: 1_048_576,
+      license: { allow: [], ban: [] },
+      revetMode: 'WARN',
+    },
     checks: { database: async () => {}, eventStore: async () => {} },
     ...overrides,
   };

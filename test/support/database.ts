@@ -6,7 +6,8 @@ import { openPool, type DatabasePool } from '../../src/adapters/postgres/pool.ts
 /** The server the test run shares (scripts/run-tests.ts starts one, or TEST_DATABASE_URL names one). */
 export function serverUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error('TEST_DATABASE_URL is unset: run the tests with npm test, which starts the embedded PostgreSQL');
+  if (!url)
+    throw new Error('TEST_DATABASE_URL is unset: run the tests with npm test, which starts the embedded PostgreSQL');
   return url;
 }
 

@@ -21,7 +21,11 @@ export type TestGateway = Gateway & {
 };
 
 /** A started gateway (black box over HTTP), closed at the end of the test. */
-export async function startTestGateway(t: Test, env: Record<string, string> = {}, options: CoreOptions = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  t: Test,
+  env: Record<string, string> = {},
+  options: CoreOptions = {},
+): Promise<TestGateway> {
   const config = await testConfig(t, env);
   const gateway = await startGateway(config, silentLogger, options);
   t.teardown(() => gateway.close());

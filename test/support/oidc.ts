@@ -33,7 +33,10 @@ export type TestAccount = Readonly<{
 }>;
 
 /** 300 groups: more than the 256 entries a session keeps (src/domain/access/claims.ts). */
-export const manyGroups: readonly string[] = Array.from({ length: 300 }, (_, i) => `group-${String(i).padStart(3, '0')}`);
+export const manyGroups: readonly string[] = Array.from(
+  { length: 300 },
+  (_, i) => `group-${String(i).padStart(3, '0')}`,
+);
 
 /** The accounts every provider knows unless a test replaces them. */
 export const defaultAccounts: Readonly<Record<string, TestAccount>> = {
@@ -70,7 +73,10 @@ export type TestIdp = Readonly<{
   /** Signs the payload verbatim with the provider's key (RS256, its kid) unless told otherwise. */
   sign(payload: JWTPayload, options?: SignOptions): Promise<string>;
   /** Tokens the provider itself issues, through the browser flow as a relying party (openid-client). */
-  obtainTokens(account: string, options?: { resource?: string; scope?: string }): Promise<{ idToken: string; accessToken: string }>;
+  obtainTokens(
+    account: string,
+    options?: { resource?: string; scope?: string },
+  ): Promise<{ idToken: string; accessToken: string }>;
   close(): Promise<void>;
 }>;
 
@@ -113,7 +119,10 @@ const loadProvider = () => {
 async function listenOnLoopback(server: Server, port = 0): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   return (server.address() as AddressInfo).port;
 }
@@ -139,21 +148,26 @@ export async function startOidcProvider(t: Test, options: OidcProviderOptions = 
   const privateJwk: JWK = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
 
   // Listen first: the issuer carries the port.
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => { res.statusCode = 503; res.end(); };
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
   const server = createServer((req, res) => handler(req, res));
   const port = await listenOnLoopback(server);
   const issuer = `http://127.0.0.1:${port}`;
   const rpRedirectUri = `http://127.0.0.1:9/test-rp/callback`;
 
   const configuration: Configuration = {
-    clients: [{
-      client_id: clientId,
-      client_secret: clientSecret,
-      redirect_uris: [...(options.redirectUris ?? []), rpRedirectUri],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic',
-    }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [...(options.redirectUris ?? []), rpRedirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     jwks: { keys: [privateJwk] },
     cookies: { keys: ['oidc-test-cookie-key'] },
     pkce: { required: () => true },
@@ -184,16 +198,30 @@ export async function startOidcProvider(t: Test, options: OidcProviderOptions = 
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: KoaContextWithOIDC, resource: string) => {
           if (resource !== gitResource) throw new oidcErrors.InvalidTarget();
-          return { scope: 'git:read', audience: gitResource, accessTokenTTL: 600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
+          return {
+            scope: 'git:read',
+            audience: gitResource,
+            accessTokenTTL: 600,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
         },
       },
     },
   };
   const provider: ProviderClass = new Provider(issuer, configuration);
-  provider.on('server_error', (_ctx, error) => { errors.push(error); });
-  provider.on('authorization.error', (_ctx, error) => { errors.push(error); });
-  provider.on('grant.error', (_ctx, error) => { errors.push(error); });
-  provider.on('userinfo.error', (_ctx, error) => { errors.push(error); });
+  provider.on('server_error', (_ctx, error) => {
+    errors.push(error);
+  });
+  provider.on('authorization.error', (_ctx, error) => {
+    errors.push(error);
+  });
+  provider.on('grant.error', (_ctx, error) => {
+    errors.push(error);
+  });
+  provider.on('userinfo.error', (_ctx, error) => {
+    errors.push(error);
+  });
   handler = provider.callback();
 
   let closed: Promise<void> | null = null;
@@ -213,13 +241,18 @@ export async function startOidcProvider(t: Test, options: OidcProviderOptions = 
 
   const sign = async (payload: JWTPayload, signOptions: SignOptions = {}): Promise<string> =>
     new SignJWT(payload)
-      .setProtectedHeader({ alg: signOptions.alg ?? 'RS256', kid: signOptions.kid ?? kid, ...(signOptions.typ ? { typ: signOptions.typ } : {}) })
+      .setProtectedHeader({
+        alg: signOptions.alg ?? 'RS256',
+        kid: signOptions.kid ?? kid,
+        ...(signOptions.typ ? { typ: signOptions.typ } : {}),
+      })
       .sign(signOptions.key ?? privateKey);
 
   let rpConfig: Promise<client.Configuration> | null = null;
   const obtainTokens = async (account: string, tokenOptions: { resource?: string; scope?: string } = {}) => {
-    rpConfig ??= client.discovery(new URL(issuer), clientId, clientSecret, client.ClientSecretBasic(clientSecret),
-      { execute: [client.allowInsecureRequests] });
+    rpConfig ??= client.discovery(new URL(issuer), clientId, clientSecret, client.ClientSecretBasic(clientSecret), {
+      execute: [client.allowInsecureRequests],
+    });
     const config = await rpConfig;
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
@@ -227,23 +260,42 @@ export async function startOidcProvider(t: Test, options: OidcProviderOptions = 
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: rpRedirectUri,
       scope: tokenOptions.scope ?? (tokenOptions.resource ? 'openid profile git:read' : 'openid profile'),
-      state, nonce,
+      state,
+      nonce,
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       ...(tokenOptions.resource ? { resource: tokenOptions.resource } : {}),
     });
     const callback = await authorize(new CookieJar(), url.href, account, rpRedirectUri);
     const tokens = await client.authorizationCodeGrant(config, new URL(callback), {
-      pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true,
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
     });
     if (!tokens.id_token) throw new Error('the provider issued no ID token');
     return { idToken: tokens.id_token, accessToken: tokens.access_token };
   };
 
   return {
-    issuer, clientId, clientSecret, rpRedirectUri, kid, privateJwk, privateKey, accounts, errors,
-    gatewayEnv: () => ({ GATEWAY_OIDC_ISSUER: issuer, GATEWAY_OIDC_CLIENT_ID: clientId, GATEWAY_OIDC_CLIENT_SECRET: clientSecret }),
-    claimsFor, sign, obtainTokens, close,
+    issuer,
+    clientId,
+    clientSecret,
+    rpRedirectUri,
+    kid,
+    privateJwk,
+    privateKey,
+    accounts,
+    errors,
+    gatewayEnv: () => ({
+      GATEWAY_OIDC_ISSUER: issuer,
+      GATEWAY_OIDC_CLIENT_ID: clientId,
+      GATEWAY_OIDC_CLIENT_SECRET: clientSecret,
+    }),
+    claimsFor,
+    sign,
+    obtainTokens,
+    close,
   };
 }
 
@@ -253,7 +305,8 @@ export async function startOidcProvider(t: Test, options: OidcProviderOptions = 
 export type StoredCookie = Readonly<{ name: string; value: string; path: string; httpOnly: boolean; raw: string }>;
 
 const pathMatches = (cookiePath: string, requestPath: string) =>
-  requestPath === cookiePath || (requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'));
+  requestPath === cookiePath ||
+  (requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'));
 
 /**
  * Cookies per origin (host and port: the provider's and the gateway's stay apart), with Path matching
@@ -280,10 +333,18 @@ export class CookieJar {
         const [key = '', ...rest] = attribute.split('=');
         const attrValue = rest.join('=').trim();
         switch (key.trim().toLowerCase()) {
-          case 'path': if (attrValue.startsWith('/')) path = attrValue; break;
-          case 'httponly': httpOnly = true; break;
-          case 'max-age': if (Number(attrValue) <= 0) expired = true; break;
-          case 'expires': if (Date.parse(attrValue) <= Date.now()) expired = true; break;
+          case 'path':
+            if (attrValue.startsWith('/')) path = attrValue;
+            break;
+          case 'httponly':
+            httpOnly = true;
+            break;
+          case 'max-age':
+            if (Number(attrValue) <= 0) expired = true;
+            break;
+          case 'expires':
+            if (Date.parse(attrValue) <= Date.now()) expired = true;
+            break;
         }
       }
       const key = `${path}\u0000${name}`;
@@ -333,7 +394,12 @@ export class CookieJar {
 }
 
 const unescapeHtml = (text: string) =>
-  text.replace(/&amp;/g, '&').replace(/&#x2F;/gi, '/').replace(/&#x3D;/gi, '=').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  text
+    .replace(/&amp;/g, '&')
+    .replace(/&#x2F;/gi, '/')
+    .replace(/&#x3D;/gi, '=')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 
 /**
  * Follows redirects from `startUrl` through the provider's interaction pages (devInteractions: the
@@ -363,9 +429,14 @@ export async function authorize(jar: CookieJar, startUrl: string, account: strin
     if (!form || !prompt) {
       throw new Error(`the sign-in stopped: ${steps.join(' → ')}\n${text.slice(0, 800)}`);
     }
-    const fields: Record<string, string> = prompt === 'login' ? { prompt, login: account, password: 'any-password' } : { prompt };
+    const fields: Record<string, string> =
+      prompt === 'login' ? { prompt, login: account, password: 'any-password' } : { prompt };
     url = new URL(unescapeHtml(form[1] ?? ''), url).href;
-    init = { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+    init = {
+      method: 'POST',
+      body: new URLSearchParams(fields),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    };
   }
   throw new Error(`the sign-in did not reach ${stopAt}: ${steps.join(' → ')}`);
 }
@@ -403,20 +474,39 @@ export class GatewayBrowser extends CookieJar {
     const method = (rest.method ?? 'GET').toUpperCase();
     const headers = new Headers(rest.headers);
     if (json !== undefined) headers.set('content-type', 'application/json');
-    const echo = typeof xsrf === 'string' ? xsrf : xsrf && !['GET', 'HEAD', 'OPTIONS'].includes(method) ? this.xsrf : undefined;
+    const echo =
+      typeof xsrf === 'string' ? xsrf : xsrf && !['GET', 'HEAD', 'OPTIONS'].includes(method) ? this.xsrf : undefined;
     if (echo !== undefined) headers.set('x-xsrf-token', echo);
-    return this.fetch(`${this.gatewayUrl}${path}`, { ...rest, method, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+    return this.fetch(`${this.gatewayUrl}${path}`, {
+      ...rest,
+      method,
+      headers,
+      ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+    });
   }
 
   getJson<T = unknown>(path: string): Promise<{ status: number; body: T; response: Response }> {
-    return this.request(path).then(async (response) => ({ status: response.status, body: await response.json() as T, response }));
+    return this.request(path).then(async (response) => ({
+      status: response.status,
+      body: (await response.json()) as T,
+      response,
+    }));
   }
 }
 
 /** Starts a sign-in at the gateway and drives the provider until it sends the browser back: the callback URL, not yet fetched. */
-export async function reachCallback(browser: GatewayBrowser, account: string, options: { returnTo?: string } = {}): Promise<string> {
+export async function reachCallback(
+  browser: GatewayBrowser,
+  account: string,
+  options: { returnTo?: string } = {},
+): Promise<string> {
   const query = options.returnTo === undefined ? '' : `?returnTo=${encodeURIComponent(options.returnTo)}`;
-  return authorize(browser, `${browser.gatewayUrl}${loginStartPath}${query}`, account, `${browser.gatewayUrl}${callbackPath}`);
+  return authorize(
+    browser,
+    `${browser.gatewayUrl}${loginStartPath}${query}`,
+    account,
+    `${browser.gatewayUrl}${callbackPath}`,
+  );
 }
 
 /**
@@ -424,13 +514,19 @@ export async function reachCallback(browser: GatewayBrowser, account: string, op
  * back to /login/oauth2/code/idp, whose answer (302 to returnTo, Set-Cookie GATEWAY_SESSION) is kept
  * in `callback`. Throws when no session cookie results.
  */
-export async function login(gatewayUrl: string, account: string, options: { returnTo?: string } = {}): Promise<GatewayBrowser> {
+export async function login(
+  gatewayUrl: string,
+  account: string,
+  options: { returnTo?: string } = {},
+): Promise<GatewayBrowser> {
   const browser = new GatewayBrowser(gatewayUrl);
   const url = await reachCallback(browser, account, options);
   const response = await browser.fetch(url);
   browser.callback = { url, response };
   if (!browser.sessionId) {
-    throw new Error(`signing in as ${account} set no ${sessionCookieName} cookie: ${response.status} ${await response.clone().text()}`);
+    throw new Error(
+      `signing in as ${account} set no ${sessionCookieName} cookie: ${response.status} ${await response.clone().text()}`,
+    );
   }
   return browser;
 }
@@ -438,7 +534,12 @@ export async function login(gatewayUrl: string, account: string, options: { retu
 // ---------------------------------------------------------------------------------------------
 // A gateway on the provider
 
-export type ClaimMappingEntry = Readonly<{ claim: string; value: string; role: 'admin' | 'approver' | 'auditor'; marketplace?: string }>;
+export type ClaimMappingEntry = Readonly<{
+  claim: string;
+  value: string;
+  role: 'admin' | 'approver' | 'auditor';
+  marketplace?: string;
+}>;
 
 export type OidcGatewayOptions = Readonly<{
   /** Accounts added to the provider's defaults (ignored when `idp` is given). */
@@ -475,10 +576,12 @@ export type OidcGateway = Readonly<{
 export async function startGatewayWithOidc(t: Test, options: OidcGatewayOptions = {}): Promise<OidcGateway> {
   const port = await freePort();
   const baseUrl = options.baseUrl ?? `http://127.0.0.1:${port}`;
-  const idp = options.idp ?? await startOidcProvider(t, {
-    redirectUris: [`${baseUrl}${callbackPath}`],
-    ...(options.accounts ? { accounts: options.accounts } : {}),
-  });
+  const idp =
+    options.idp ??
+    (await startOidcProvider(t, {
+      redirectUris: [`${baseUrl}${callbackPath}`],
+      ...(options.accounts ? { accounts: options.accounts } : {}),
+    }));
   const databaseUrl = options.databaseUrl ?? (await testDatabase(t)).url;
 
   const dir = mkdtempSync(join(tmpdir(), 'gateway-oidc-test-'));
@@ -493,7 +596,10 @@ export async function startGatewayWithOidc(t: Test, options: OidcGatewayOptions 
   };
   if (options.claimMappings) {
     const file = join(dir, 'gateway.yaml');
-    writeFileSync(file, stringify({ gateway: { roles: { 'claim-mappings': options.claimMappings.map((m) => ({ ...m })) } } }));
+    writeFileSync(
+      file,
+      stringify({ gateway: { roles: { 'claim-mappings': options.claimMappings.map((m) => ({ ...m })) } } }),
+    );
     env.GATEWAY_CONFIG = file;
   }
   const config = loadConfig({ env: { ...env, ...options.env }, cwd: dir });
@@ -505,7 +611,10 @@ export async function startGatewayWithOidc(t: Test, options: OidcGatewayOptions 
     settled: async () => started.waiter.waitFor(await started.core.store.head()),
   };
   return {
-    gateway, idp, baseUrl, databaseUrl,
+    gateway,
+    idp,
+    baseUrl,
+    databaseUrl,
     login: (account, loginOptions) => login(baseUrl, account, loginOptions),
     browser: () => new GatewayBrowser(baseUrl),
   };

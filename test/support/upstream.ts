@@ -8,24 +8,42 @@ import type { Test } from 'tap';
 
 const run = promisify(execFile);
 const gitEnv = {
-  ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0',
-  GIT_AUTHOR_NAME: 'Upstream', GIT_AUTHOR_EMAIL: 'upstream@example.test', GIT_COMMITTER_NAME: 'Upstream', GIT_COMMITTER_EMAIL: 'upstream@example.test',
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'Upstream',
+  GIT_AUTHOR_EMAIL: 'upstream@example.test',
+  GIT_COMMITTER_NAME: 'Upstream',
+  GIT_COMMITTER_EMAIL: 'upstream@example.test',
 };
-export const gitIn = async (cwd: string, ...args: string[]) => (await run('git', args, { cwd, env: gitEnv, maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+export const gitIn = async (cwd: string, ...args: string[]) =>
+  (await run('git', args, { cwd, env: gitEnv, maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 
 export type Files = Readonly<Record<string, string>>;
 
 /** A plugin marketplace in the Claude Code format with the given plugins (relative sources). */
 export function marketplaceFiles(name: string, plugins: readonly string[]): Files {
   const files: Record<string, string> = {
-    '.claude-plugin/marketplace.json': JSON.stringify({
-      name, owner: { name: 'Upstream' }, description: `${name} test marketplace`,
-      plugins: plugins.map((plugin) => ({ name: plugin, source: `./plugins/${plugin}`, description: `the ${plugin} plugin` })),
-    }, null, 2),
+    '.claude-plugin/marketplace.json': JSON.stringify(
+      {
+        name,
+        owner: { name: 'Upstream' },
+        description: `${name} test marketplace`,
+        plugins: plugins.map((plugin) => ({
+          name: plugin,
+          source: `./plugins/${plugin}`,
+          description: `the ${plugin} plugin`,
+        })),
+      },
+      null,
+      2,
+    ),
   };
   for (const plugin of plugins) {
     files[`plugins/${plugin}/.claude-plugin/plugin.json`] = JSON.stringify({ name: plugin, version: '1.0.0' });
-    files[`plugins/${plugin}/skills/${plugin}-skill/SKILL.md`] = `---\nname: ${plugin}-skill\ndescription: a skill of ${plugin}\n---\nDo the ${plugin} thing.\n`;
+    files[`plugins/${plugin}/skills/${plugin}-skill/SKILL.md`] =
+      `---\nname: ${plugin}-skill\ndescription: a skill of ${plugin}\n---\nDo the ${plugin} thing.\n`;
   }
   return files;
 }
@@ -76,9 +94,16 @@ export async function serveRepos(t: Test, root: string) {
     const url = new URL(req.url ?? '/', 'http://upstream');
     const cgi = spawn(backend, [], {
       env: {
-        PATH: process.env.PATH ?? '', GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', REQUEST_METHOD: req.method ?? 'GET',
-        PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '',
-        REMOTE_ADDR: '127.0.0.1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
+        PATH: process.env.PATH ?? '',
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: '1',
+        REQUEST_METHOD: req.method ?? 'GET',
+        PATH_INFO: url.pathname,
+        QUERY_STRING: url.search.slice(1),
+        CONTENT_TYPE: req.headers['content-type'] ?? '',
+        REMOTE_ADDR: '127.0.0.1',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
         ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
       },
@@ -87,7 +112,10 @@ export async function serveRepos(t: Test, root: string) {
     let head = Buffer.alloc(0);
     let headersDone = false;
     cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) { res.write(chunk); return; }
+      if (headersDone) {
+        res.write(chunk);
+        return;
+      }
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
@@ -103,7 +131,10 @@ export async function serveRepos(t: Test, root: string) {
       res.write(head.subarray(end + 4));
     });
     cgi.stdout.on('end', () => res.end());
-    cgi.on('error', () => { res.statusCode = 500; res.end(); });
+    cgi.on('error', () => {
+      res.statusCode = 500;
+      res.end();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   let open = true;
@@ -122,7 +153,10 @@ export async function serveRepos(t: Test, root: string) {
 export function gitClient(t: Test, token: string | null) {
   const home = mkdtempSync(join(tmpdir(), 'gw-client-'));
   t.teardown(() => {});
-  const auth = token === null ? [] : ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`any:${token}`).toString('base64')}`];
+  const auth =
+    token === null
+      ? []
+      : ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`any:${token}`).toString('base64')}`];
   const env = { ...gitEnv, HOME: home };
   const gitRun = async (args: string[], cwd = home) => {
     try {

@@ -5,18 +5,20 @@ import cron from 'node-cron';
 export type StringCheck = (value: string) => string | null;
 
 /** An http(s) URL without credentials; `bare` also refuses a query or fragment. */
-export const httpUrl = ({ bare }: { bare: boolean }): StringCheck => (text) => {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `${quote(text)} is not a URL (expected http:// or https://)`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${quote(text)} is not an http or https URL`;
-  if (url.username !== '' || url.password !== '') return 'must not contain credentials';
-  if (bare && (url.search !== '' || url.hash !== '')) return `${quote(text)} must not have a query or fragment`;
-  return null;
-};
+export const httpUrl =
+  ({ bare }: { bare: boolean }): StringCheck =>
+  (text) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return `${quote(text)} is not a URL (expected http:// or https://)`;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${quote(text)} is not an http or https URL`;
+    if (url.username !== '' || url.password !== '') return 'must not contain credentials';
+    if (bare && (url.search !== '' || url.hash !== '')) return `${quote(text)} must not have a query or fragment`;
+    return null;
+  };
 
 /**
  * A schedule node-cron accepts: the gateway hands it to node-cron unchanged, so node-cron's own

@@ -75,8 +75,10 @@ export function startupWarnings({ config, given }: LoadedConfig): string[] {
     }
   }
   if (config.devInsecureAuth) {
-    warnings.push('gateway.dev-insecure-auth is on: any caller can act as anyone via the X-Dev-User header; ' +
-      'for development only, never in production');
+    warnings.push(
+      'gateway.dev-insecure-auth is on: any caller can act as anyone via the X-Dev-User header; ' +
+        'for development only, never in production',
+    );
   }
   return warnings;
 }

@@ -63,8 +63,9 @@ export interface ConfigKeySpec<S extends TSchema = TSchema> {
   readonly notBuiltValues?: readonly string[];
 }
 
-type Options = Partial<Pick<ConfigKeySpec,
-  'secret' | 'fileOnly' | 'notBuilt' | 'notBuiltValues' | 'check' | 'normalise' | 'pattern'>>;
+type Options = Partial<
+  Pick<ConfigKeySpec, 'secret' | 'fileOnly' | 'notBuilt' | 'notBuiltValues' | 'check' | 'normalise' | 'pattern'>
+>;
 type IntegerOptions = Options & { readonly min?: number; readonly max?: number };
 type DurationOptions = Options & { readonly positive?: boolean; readonly allowNegative?: boolean };
 
@@ -74,58 +75,131 @@ const nullable = <S extends TSchema>(schema: S): TUnion<[S, TNull]> => Type.Unio
 
 /** A string; its default may be computed from other keys. */
 export const text = (
-  key: string, fallback: string | DerivedDefault, description: string, options: Options = {},
+  key: string,
+  fallback: string | DerivedDefault,
+  description: string,
+  options: Options = {},
 ): ConfigKeySpec<TString> => ({
-  key, kind: 'string', schema: Type.String(), description, ...options,
+  key,
+  kind: 'string',
+  schema: Type.String(),
+  description,
+  ...options,
   ...(typeof fallback === 'string' ? { default: fallback } : { default: null, derivedDefault: fallback }),
 });
 
 export const optionalText = (
-  key: string, description: string, options: Options = {},
-): ConfigKeySpec<TUnion<[TString, TNull]>> =>
-  ({ key, kind: 'string', schema: nullable(Type.String()), default: null, description, ...options });
+  key: string,
+  description: string,
+  options: Options = {},
+): ConfigKeySpec<TUnion<[TString, TNull]>> => ({
+  key,
+  kind: 'string',
+  schema: nullable(Type.String()),
+  default: null,
+  description,
+  ...options,
+});
 
 export const integer = (
-  key: string, fallback: number, description: string, options: IntegerOptions = {},
+  key: string,
+  fallback: number,
+  description: string,
+  options: IntegerOptions = {},
 ): ConfigKeySpec<TInteger> => {
   const min = options.min ?? 0;
   const max = options.max ?? MAX_INT;
   return {
-    key, kind: 'integer', schema: Type.Integer({ minimum: min, maximum: max }), default: fallback, description,
-    ...options, min, max,
+    key,
+    kind: 'integer',
+    schema: Type.Integer({ minimum: min, maximum: max }),
+    default: fallback,
+    description,
+    ...options,
+    min,
+    max,
   };
 };
 
 /** A positive integer (sizes, counts). */
 export const count = (
-  key: string, fallback: number, description: string, options: Options = {},
+  key: string,
+  fallback: number,
+  description: string,
+  options: Options = {},
 ): ConfigKeySpec<TInteger> => integer(key, fallback, description, { ...options, min: 1 });
 
 export const flag = (
-  key: string, fallback: boolean, description: string, options: Options = {},
-): ConfigKeySpec<TBoolean> =>
-  ({ key, kind: 'boolean', schema: Type.Boolean(), default: fallback, description, ...options });
+  key: string,
+  fallback: boolean,
+  description: string,
+  options: Options = {},
+): ConfigKeySpec<TBoolean> => ({
+  key,
+  kind: 'boolean',
+  schema: Type.Boolean(),
+  default: fallback,
+  description,
+  ...options,
+});
 
 /** A duration written as `5s`, held in milliseconds. */
 export const duration = (
-  key: string, fallback: string, description: string, options: DurationOptions = {},
-): ConfigKeySpec<TInteger> =>
-  ({ key, kind: 'duration', schema: Type.Integer(), default: fallback, description, ...options });
+  key: string,
+  fallback: string,
+  description: string,
+  options: DurationOptions = {},
+): ConfigKeySpec<TInteger> => ({
+  key,
+  kind: 'duration',
+  schema: Type.Integer(),
+  default: fallback,
+  description,
+  ...options,
+});
 
 export const optionalDuration = (
-  key: string, description: string, options: DurationOptions = {},
-): ConfigKeySpec<TUnion<[TInteger, TNull]>> =>
-  ({ key, kind: 'duration', schema: nullable(Type.Integer()), default: null, description, ...options });
+  key: string,
+  description: string,
+  options: DurationOptions = {},
+): ConfigKeySpec<TUnion<[TInteger, TNull]>> => ({
+  key,
+  kind: 'duration',
+  schema: nullable(Type.Integer()),
+  default: null,
+  description,
+  ...options,
+});
 
 export const choice = <const V extends string[]>(
-  key: string, allowed: readonly [...V], fallback: V[number], description: string, options: Options = {},
-): ConfigKeySpec<TEnum<V>> =>
-  ({ key, kind: 'enum', schema: Type.Enum(allowed), default: fallback, allowed, description, ...options });
+  key: string,
+  allowed: readonly [...V],
+  fallback: V[number],
+  description: string,
+  options: Options = {},
+): ConfigKeySpec<TEnum<V>> => ({
+  key,
+  kind: 'enum',
+  schema: Type.Enum(allowed),
+  default: fallback,
+  allowed,
+  description,
+  ...options,
+});
 
 export const list = (
-  key: string, fallback: readonly string[], description: string, options: Options = {},
-): ConfigKeySpec<TArray<TString>> =>
-  ({ key, kind: 'string-list', schema: Type.Array(Type.String()), default: fallback, description, ...options });
+  key: string,
+  fallback: readonly string[],
+  description: string,
+  options: Options = {},
+): ConfigKeySpec<TArray<TString>> => ({
+  key,
+  kind: 'string-list',
+  schema: Type.Array(Type.String()),
+  default: fallback,
+  description,
+  ...options,
+});
 
 // ---------------------------------------------------------------------------------------
 // From the tree to the result schema and the key table.
@@ -138,7 +212,9 @@ export interface ConfigTree {
 export type SchemaOfTree<T extends ConfigTree> = {
   -readonly [K in keyof T]: T[K] extends ConfigKeySpec<infer S>
     ? S
-    : T[K] extends ConfigTree ? TObject<SchemaOfTree<T[K]>> : never;
+    : T[K] extends ConfigTree
+      ? TObject<SchemaOfTree<T[K]>>
+      : never;
 };
 
 export function isKeySpec(node: ConfigKeySpec | ConfigTree): node is ConfigKeySpec {
@@ -159,5 +235,6 @@ export type PlacedKeySpec = ConfigKeySpec & { readonly prop: string };
 /** Every key of the tree, in the order the description lists them. */
 export function keysOf(tree: ConfigTree, at: readonly string[] = []): PlacedKeySpec[] {
   return Object.entries(tree).flatMap(([name, node]) =>
-    isKeySpec(node) ? [{ ...node, prop: [...at, name].join('.') }] : keysOf(node, [...at, name]));
+    isKeySpec(node) ? [{ ...node, prop: [...at, name].join('.') }] : keysOf(node, [...at, name]),
+  );
 }

@@ -94,22 +94,47 @@ const objectStoreNeeds = 'is required when gateway.storage.backend is object-sto
 
 /** Each rule: the key to name, and the problem when the rule is broken (null when it holds). */
 const crossKeyRules: ReadonlyArray<readonly [string, (config: GatewayConfig) => string | null]> = [
-  ['gateway.storage.object-store.bucket', ({ storage: s }) =>
-    s.backend === 'object-store' && s.objectStore.bucket === null ? objectStoreNeeds : null],
-  ['gateway.storage.object-store.region', ({ storage: s }) =>
-    s.backend === 'object-store' && s.objectStore.region === null ? objectStoreNeeds : null],
-  ['gateway.dev-insecure-auth', (c) => c.devInsecureAuth && c.oidc.issuer !== null
-    ? 'cannot be combined with an identity provider (gateway.oidc.issuer is set); unset one of them' : null],
-  ['gateway.oidc.client-id', (c) => c.oidc.issuer !== null && c.oidc.clientId === null
-    ? 'is required when gateway.oidc.issuer is set' : null],
-  ['gateway.event-store.url', (c) => c.eventStore.backend === 'eventstoredb' && c.eventStore.url === null
-    ? 'is required when gateway.event-store.backend is eventstoredb' : null],
-  ['gateway.webhooks.max-backoff', ({ webhooks: w }) => w.maxBackoffMs < w.baseBackoffMs
-    ? `must be at least gateway.webhooks.base-backoff (${formatDuration(w.baseBackoffMs)}), ` +
-      `got ${formatDuration(w.maxBackoffMs)}`
-    : null],
-  ['gateway.audit-export.default-page-size', ({ auditExport: a }) => a.defaultPageSize > a.maxPageSize
-    ? `must be at most gateway.audit-export.max-page-size (${a.maxPageSize}), got ${a.defaultPageSize}` : null],
+  [
+    'gateway.storage.object-store.bucket',
+    ({ storage: s }) => (s.backend === 'object-store' && s.objectStore.bucket === null ? objectStoreNeeds : null),
+  ],
+  [
+    'gateway.storage.object-store.region',
+    ({ storage: s }) => (s.backend === 'object-store' && s.objectStore.region === null ? objectStoreNeeds : null),
+  ],
+  [
+    'gateway.dev-insecure-auth',
+    (c) =>
+      c.devInsecureAuth && c.oidc.issuer !== null
+        ? 'cannot be combined with an identity provider (gateway.oidc.issuer is set); unset one of them'
+        : null,
+  ],
+  [
+    'gateway.oidc.client-id',
+    (c) => (c.oidc.issuer !== null && c.oidc.clientId === null ? 'is required when gateway.oidc.issuer is set' : null),
+  ],
+  [
+    'gateway.event-store.url',
+    (c) =>
+      c.eventStore.backend === 'eventstoredb' && c.eventStore.url === null
+        ? 'is required when gateway.event-store.backend is eventstoredb'
+        : null,
+  ],
+  [
+    'gateway.webhooks.max-backoff',
+    ({ webhooks: w }) =>
+      w.maxBackoffMs < w.baseBackoffMs
+        ? `must be at least gateway.webhooks.base-backoff (${formatDuration(w.baseBackoffMs)}), ` +
+          `got ${formatDuration(w.maxBackoffMs)}`
+        : null,
+  ],
+  [
+    'gateway.audit-export.default-page-size',
+    ({ auditExport: a }) =>
+      a.defaultPageSize > a.maxPageSize
+        ? `must be at most gateway.audit-export.max-page-size (${a.maxPageSize}), got ${a.defaultPageSize}`
+        : null,
+  ],
 ];
 
 function checkCrossKeyRules(config: GatewayConfig): void {

@@ -25,14 +25,19 @@ export function defaultValue(spec: ConfigKeySpec): KeyValue {
 export function readValue(spec: ConfigKeySpec, value: unknown, origin: string): KeyValue {
   const fail: Fail = (problem, key = spec.key) => new ConfigError(key, `${problem}${origin}`);
   switch (spec.kind) {
-    case 'string': return readString(spec, value, fail);
-    case 'integer': return readInteger(spec, value, fail);
+    case 'string':
+      return readString(spec, value, fail);
+    case 'integer':
+      return readInteger(spec, value, fail);
     case 'boolean':
       if (typeof value === 'boolean') return value;
       throw fail(`must be true or false, got ${show(value, spec.secret)}`);
-    case 'enum': return readEnum(spec, value, fail);
-    case 'duration': return readDuration(spec, value, fail);
-    case 'string-list': return readList(spec, value, fail);
+    case 'enum':
+      return readEnum(spec, value, fail);
+    case 'duration':
+      return readDuration(spec, value, fail);
+    case 'string-list':
+      return readList(spec, value, fail);
     case 'claim-mappings':
       if (!Array.isArray(value)) throw fail(`must be a list of maps, got ${show(value, spec.secret)}`);
       return value.map((item: unknown, i) => readClaimMapping(`${spec.key}[${i}]`, item));
@@ -117,8 +122,10 @@ function readClaimMapping(at: string, item: unknown): ClaimMapping {
     throw new ConfigError(`${at}.marketplace`, 'is required when role is approver');
   }
   if (role !== 'approver' && marketplace !== undefined) {
-    throw new ConfigError(`${at}.marketplace`,
-      `is not allowed when role is ${role} (only approver grants are per marketplace)`);
+    throw new ConfigError(
+      `${at}.marketplace`,
+      `is not allowed when role is ${role} (only approver grants are per marketplace)`,
+    );
   }
   return { claim, value, role, marketplace: marketplace ?? null };
 }

@@ -141,7 +141,10 @@ function fromEnvText(spec: PlacedKeySpec, text: string, variable: string): unkno
       }
       return text === 'true';
     case 'string-list':
-      return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      return text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
     case 'claim-mappings':
       throw new Error(`internal: ${spec.key} cannot be set from the environment`);
     case 'string':

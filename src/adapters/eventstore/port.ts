@@ -36,7 +36,11 @@ export type AppendResult = Readonly<{ nextRevision: bigint; position: Position }
 
 /** Thrown by {@link EventStore.append} when the stream is not at the expected revision. */
 export class RevisionConflict extends Error {
-  constructor(readonly streamId: string, readonly expected: ExpectedRevision, readonly actual: StreamRevision) {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: StreamRevision,
+  ) {
     super(`stream ${streamId} is at revision ${String(actual)}, expected ${String(expected)}`);
     this.name = 'RevisionConflict';
   }
@@ -60,8 +64,11 @@ export interface EventStore {
    * Calls `handle` for every event after `after`, first those stored, then live ones, in global
    * order with none skipped; a handler's rejection ends the subscription and reaches `onError`.
    */
-  subscribeToAll(after: Position, handle: (event: RecordedEvent) => Promise<void>,
-    onError?: (error: unknown) => void): Subscription;
+  subscribeToAll(
+    after: Position,
+    handle: (event: RecordedEvent) => Promise<void>,
+    onError?: (error: unknown) => void,
+  ): Subscription;
   /** Calls `onAppend` (at least once, possibly spuriously) after events are appended; returns the stop. */
   watch(onAppend: () => void): Promise<() => void>;
   /** The position of the newest event, 0n when the store is empty. */

@@ -1,6 +1,11 @@
 import type { CommandMeta, Decider, Decision } from '../../domain/shared/decider.ts';
 import {
-  RevisionConflict, type EventMetadata, type EventStore, type NewEvent, type Position, type RecordedEvent,
+  RevisionConflict,
+  type EventMetadata,
+  type EventStore,
+  type NewEvent,
+  type Position,
+  type RecordedEvent,
 } from './port.ts';
 
 type AnyCommand = { type: string; meta: CommandMeta };
@@ -28,11 +33,18 @@ export class ConcurrencyExhausted extends Error {
 
 /** Load, decide, append; retried only on a revision conflict. Refusals may append events too. */
 export async function runCommand<S, C extends AnyCommand, E extends AnyEvent>(
-  store: EventStore, decider: Decider<S, C, E>, streamId: string, command: C, retries = 3,
+  store: EventStore,
+  decider: Decider<S, C, E>,
+  streamId: string,
+  command: C,
+  retries = 3,
 ): Promise<{ decision: Decision<E>; position: Position | null }> {
   for (let attempt = 0; ; attempt++) {
     const { events, revision } = await store.readStream(streamId);
-    const state = events.reduce((s, recorded: RecordedEvent) => decider.evolve(s, { type: recorded.type, data: recorded.data } as E), decider.initialState());
+    const state = events.reduce(
+      (s, recorded: RecordedEvent) => decider.evolve(s, { type: recorded.type, data: recorded.data } as E),
+      decider.initialState(),
+    );
     const decision = decider.decide(command, state);
     if (decision.events.length === 0) return { decision, position: null };
     try {

@@ -18,8 +18,12 @@ const maxCachedRecords = 32;
 function identityAt(instant: string): Record<string, string> {
   const date = `@${Math.floor(Date.parse(instant) / 1000)} +0000`;
   return {
-    GIT_AUTHOR_NAME: 'Skill Marketplace Gateway', GIT_AUTHOR_EMAIL: 'gateway@localhost', GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: 'Skill Marketplace Gateway', GIT_COMMITTER_EMAIL: 'gateway@localhost', GIT_COMMITTER_DATE: date,
+    GIT_AUTHOR_NAME: 'Skill Marketplace Gateway',
+    GIT_AUTHOR_EMAIL: 'gateway@localhost',
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: 'Skill Marketplace Gateway',
+    GIT_COMMITTER_EMAIL: 'gateway@localhost',
+    GIT_COMMITTER_DATE: date,
   };
 }
 
@@ -59,8 +63,12 @@ export class CatalogStore {
     const key = `${sha}:${path}`;
     const cached = this.records.get(key);
     if (cached !== undefined) return cached;
-    const text = await git(['-C', this.servedPath(name), 'cat-file', 'blob', key], { maxOutputBytes: 16 * 1024 * 1024 })
-      .then((out) => out.toString('utf8'), () => null);
+    const text = await git(['-C', this.servedPath(name), 'cat-file', 'blob', key], {
+      maxOutputBytes: 16 * 1024 * 1024,
+    }).then(
+      (out) => out.toString('utf8'),
+      () => null,
+    );
     if (text === null) return null;
     if (this.records.size >= maxCachedRecords) this.records.delete(this.records.keys().next().value as string);
     this.records.set(key, text);
@@ -76,9 +84,24 @@ export class CatalogStore {
     const ref = `${constituentsPrefix}${marketplaceId}`;
     const pinned = await gitText(['-C', work, 'rev-parse', '--verify', '--quiet', ref]).catch(() => '');
     if (pinned === sha) return;
-    const present = await git(['-C', work, 'cat-file', '-e', `${sha}^{commit}`]).then(() => true, () => false);
+    const present = await git(['-C', work, 'cat-file', '-e', `${sha}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
     if (!present) {
-      await git(['-C', work, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', quarantineRepo, `+refs/quarantine/${sha}:${ref}`], { timeoutMs: 600_000 });
+      await git(
+        [
+          '-C',
+          work,
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          quarantineRepo,
+          `+refs/quarantine/${sha}:${ref}`,
+        ],
+        { timeoutMs: 600_000 },
+      );
     }
     await git(['-C', work, 'update-ref', ref, sha]);
   }
@@ -87,13 +110,21 @@ export class CatalogStore {
   async keepConstituents(marketplaceIds: readonly number[]): Promise<void> {
     if (!existsSync(join(this.workPath, 'HEAD'))) return;
     const keep = new Set(marketplaceIds.map((id) => `${constituentsPrefix}${id}`));
-    const stale = [...(await readRefs(this.workPath)).keys()].filter((ref) => ref.startsWith(constituentsPrefix) && !keep.has(ref));
-    if (stale.length > 0) await git(['-C', this.workPath, 'update-ref', '--stdin'], { input: stale.map((ref) => `delete ${ref}\n`).join('') });
+    const stale = [...(await readRefs(this.workPath)).keys()].filter(
+      (ref) => ref.startsWith(constituentsPrefix) && !keep.has(ref),
+    );
+    if (stale.length > 0)
+      await git(['-C', this.workPath, 'update-ref', '--stdin'], {
+        input: stale.map((ref) => `delete ${ref}\n`).join(''),
+      });
   }
 
   /** A file of a constituent commit in the work repository, or null (absent, or over `maxBytes`). */
   async constituentFile(sha: string, path: string, maxBytes = 16 * 1024 * 1024): Promise<string | null> {
-    return git(['-C', this.workPath, 'cat-file', 'blob', `${sha}:${path}`], { maxOutputBytes: maxBytes }).then((out) => out.toString('utf8'), () => null);
+    return git(['-C', this.workPath, 'cat-file', 'blob', `${sha}:${path}`], { maxOutputBytes: maxBytes }).then(
+      (out) => out.toString('utf8'),
+      () => null,
+    );
   }
 
   /** The tree id of `<sha>:<dir>` for each request ('' is the root), in order; null where that is not a directory. */
@@ -101,8 +132,12 @@ export class CatalogStore {
     if (requests.length === 0) return [];
     // One object name per line: a path with a line break cannot be asked for (and is answered null).
     const askable = requests.map((r) => !/[\n\r]/.test(r.dir));
-    const input = requests.filter((_, i) => askable[i]).map((r) => `${r.sha}:${r.dir}\n`).join('');
-    const lines = input === '' ? [] : (await gitText(['-C', this.workPath, 'cat-file', '--batch-check'], { input })).split('\n');
+    const input = requests
+      .filter((_, i) => askable[i])
+      .map((r) => `${r.sha}:${r.dir}\n`)
+      .join('');
+    const lines =
+      input === '' ? [] : (await gitText(['-C', this.workPath, 'cat-file', '--batch-check'], { input })).split('\n');
     let next = 0;
     return requests.map((_, i) => {
       if (!askable[i]) return null;
@@ -116,7 +151,14 @@ export class CatalogStore {
    * holds `blobs` and `trees` at their paths, dated `generatedAt`, with a fixed identity: the same inputs
    * give the same commit. Trees are composed by id with `git mktree`, directory by directory.
    */
-  async commit(input: Readonly<{ blobs: readonly CatalogBlob[]; trees: readonly CatalogTree[]; message: string; generatedAt: string }>): Promise<string> {
+  async commit(
+    input: Readonly<{
+      blobs: readonly CatalogBlob[];
+      trees: readonly CatalogTree[];
+      message: string;
+      generatedAt: string;
+    }>,
+  ): Promise<string> {
     const work = await initBare(this.workPath);
     const root: Dir = new Map();
     const place = (path: string, leaf: Leaf) => {
@@ -133,7 +175,11 @@ export class CatalogStore {
       dir.set(name, leaf);
     };
     for (const blob of input.blobs) {
-      place(blob.path, { mode: '100644', type: 'blob', oid: await gitText(['-C', work, 'hash-object', '-w', '--stdin'], { input: blob.text }) });
+      place(blob.path, {
+        mode: '100644',
+        type: 'blob',
+        oid: await gitText(['-C', work, 'hash-object', '-w', '--stdin'], { input: blob.text }),
+      });
     }
     for (const tree of input.trees) place(tree.path, { mode: '040000', type: 'tree', oid: tree.tree });
     const write = async (dir: Dir): Promise<string> => {
@@ -158,7 +204,9 @@ export class CatalogStore {
     if ((await this.servedSha(name)) === sha) return;
     restamp(served);
     try {
-      await git(['-C', this.workPath, 'push', '--quiet', '--no-verify', served, `+${sha}:refs/heads/main`], { timeoutMs: 600_000 });
+      await git(['-C', this.workPath, 'push', '--quiet', '--no-verify', served, `+${sha}:refs/heads/main`], {
+        timeoutMs: 600_000,
+      });
     } finally {
       restamp(served);
     }

@@ -2,7 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { executableSearchPath } from '../system/environment.ts';
 
 export class GitError extends Error {
-  constructor(message: string, readonly exitCode: number | null, readonly stderr: string, readonly timedOut: boolean) {
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+    readonly stderr: string,
+    readonly timedOut: boolean,
+  ) {
     super(message);
     this.name = 'GitError';
   }
@@ -35,25 +40,43 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
-      cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: options.cwd,
+      env: { ...baseEnv(), ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';
     let timedOut = false;
     let overflow = false;
-    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxOutput) { overflow = true; child.kill('SIGKILL'); return; }
+      if (size > maxOutput) {
+        overflow = true;
+        child.kill('SIGKILL');
+        return;
+      }
       chunks.push(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => { if (stderr.length < 16_384) stderr += chunk.toString(); });
-    child.on('error', (error) => { clearTimeout(timer); reject(new GitError(`git could not start: ${error.message}`, null, '', false)); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < 16_384) stderr += chunk.toString();
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new GitError(`git could not start: ${error.message}`, null, '', false));
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0 && !overflow && !timedOut) return resolve(Buffer.concat(chunks));
-      const why = timedOut ? `timed out after ${timeoutMs} ms` : overflow ? `produced more than ${maxOutput} bytes` : `exited with ${code}`;
+      const why = timedOut
+        ? `timed out after ${timeoutMs} ms`
+        : overflow
+          ? `produced more than ${maxOutput} bytes`
+          : `exited with ${code}`;
       reject(new GitError(`git ${subcommandOf(args)} ${why}: ${telling(stderr)}`, code, stderr, timedOut));
     });
     child.stdin.on('error', () => {}); // git may exit before reading all of its input
@@ -65,14 +88,24 @@ export const gitText = async (args: readonly string[], options: GitOptions = {})
   (await git(args, options)).toString('utf8').trim();
 
 /** A long-running git whose output is streamed (upload-pack); the caller wires the pipes. */
-export function spawnGit(args: readonly string[], options: Readonly<{ cwd?: string; env?: Readonly<Record<string, string>> }> = {}): ChildProcess {
-  return spawn('git', args, { cwd: options.cwd, env: { ...baseEnv(), ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnGit(
+  args: readonly string[],
+  options: Readonly<{ cwd?: string; env?: Readonly<Record<string, string>> }> = {},
+): ChildProcess {
+  return spawn('git', args, {
+    cwd: options.cwd,
+    env: { ...baseEnv(), ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 /** The subcommand of a git command line (after `-C <dir>` and `-c <key=value>`). */
 const subcommandOf = (args: readonly string[]): string => {
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '-C' || args[i] === '-c') { i++; continue; }
+    if (args[i] === '-C' || args[i] === '-c') {
+      i++;
+      continue;
+    }
     if (!args[i]!.startsWith('-')) return args[i]!;
   }
   return args[0] ?? '';
@@ -80,6 +113,10 @@ const subcommandOf = (args: readonly string[]): string => {
 
 /** The line of git's stderr that says what went wrong: the first fatal or error line, else the last. */
 const telling = (text: string): string => {
-  const lines = text.trim().split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   return (lines.find((line) => /^(fatal|error):/.test(line)) ?? lines.at(-1) ?? '').slice(0, 300);
 };

@@ -9,11 +9,19 @@ import { readRefs, restamp, ServedViews, type ServedView } from './served-view.t
 
 export type IngestLimits = Readonly<{ timeoutMs: number; maxPackBytes: number; maxObjects: number }>;
 
-export const defaultIngestLimits: IngestLimits = { timeoutMs: 300_000, maxPackBytes: 1024 * 1024 * 1024, maxObjects: 2_000_000 };
+export const defaultIngestLimits: IngestLimits = {
+  timeoutMs: 300_000,
+  maxPackBytes: 1024 * 1024 * 1024,
+  maxObjects: 2_000_000,
+};
 
 /** Why an upstream could not be read, in the three parts the specification asks for. */
 export class UpstreamError extends Error {
-  constructor(readonly reason: string, readonly rootCause: string, readonly nextStep: string) {
+  constructor(
+    readonly reason: string,
+    readonly rootCause: string,
+    readonly nextStep: string,
+  ) {
     super(`${reason}: ${rootCause}`);
     this.name = 'UpstreamError';
   }
@@ -22,14 +30,27 @@ export class UpstreamError extends Error {
 // Upstream URLs are only http(s) (the trust boundary checks the scheme); git must not be talked into
 // reading local files or running helpers through a crafted URL or redirect.
 const upstreamConfig = [
-  '-c', 'protocol.file.allow=never', '-c', 'protocol.ext.allow=never', '-c', 'protocol.ssh.allow=never',
-  '-c', 'http.followRedirects=initial', '-c', 'credential.helper=', '-c', 'core.askPass=',
+  '-c',
+  'protocol.file.allow=never',
+  '-c',
+  'protocol.ext.allow=never',
+  '-c',
+  'protocol.ssh.allow=never',
+  '-c',
+  'http.followRedirects=initial',
+  '-c',
+  'credential.helper=',
+  '-c',
+  'core.askPass=',
 ];
 
 const rootCauseOf = (error: unknown): string => {
   if (!(error instanceof GitError)) return error instanceof Error ? error.message : String(error);
   if (error.timedOut) return error.message;
-  const lines = error.stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = error.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines.filter((l) => l.startsWith('fatal:') || l.startsWith('error:')).at(-1) ?? lines.at(-1);
   return line ? line.replace(/^(fatal|error): /, '') : `git exited with code ${error.exitCode ?? 'unknown'}`;
 };
@@ -69,57 +90,105 @@ export class GitStore {
   async remoteDefaultBranch(url: string, timeoutMs = 30_000): Promise<{ branch: string; sha: string }> {
     let output: string;
     try {
-      output = await gitText([...upstreamConfig, 'ls-remote', '--symref', url, 'HEAD'], { timeoutMs, maxOutputBytes: 1024 * 1024 });
+      output = await gitText([...upstreamConfig, 'ls-remote', '--symref', url, 'HEAD'], {
+        timeoutMs,
+        maxOutputBytes: 1024 * 1024,
+      });
     } catch (error) {
-      throw new UpstreamError('upstream unreadable', rootCauseOf(error),
-        'check that the URL is a git repository reachable from the gateway and readable without credentials');
+      throw new UpstreamError(
+        'upstream unreadable',
+        rootCauseOf(error),
+        'check that the URL is a git repository reachable from the gateway and readable without credentials',
+      );
     }
     const branch = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(output)?.[1];
     const sha = /^([0-9a-f]{40})\tHEAD$/m.exec(output)?.[1];
     if (!branch || !sha) {
-      throw new UpstreamError('upstream has no default branch', 'the repository advertises no HEAD branch (empty, or HEAD detached)',
-        'push a default branch (main) to the upstream repository');
+      throw new UpstreamError(
+        'upstream has no default branch',
+        'the repository advertises no HEAD branch (empty, or HEAD detached)',
+        'push a default branch (main) to the upstream repository',
+      );
     }
     return { branch, sha };
   }
 
   /** Fetches the upstream default branch into quarantine and pins its tip; returns the commit. */
-  async fetchUpstream(marketplaceId: number, url: string, limits: IngestLimits = defaultIngestLimits): Promise<{ sha: string; branch: string }> {
+  async fetchUpstream(
+    marketplaceId: number,
+    url: string,
+    limits: IngestLimits = defaultIngestLimits,
+  ): Promise<{ sha: string; branch: string }> {
     const { branch } = await this.remoteDefaultBranch(url);
-    return this.fetchStaged(marketplaceId, { url, source: `refs/heads/${branch}`, label: '', limits }, {
-      unreadable: (error) => new UpstreamError('upstream fetch failed', rootCauseOf(error),
-        error instanceof GitError && error.timedOut ? 'the repository is too slow or too large to fetch; ingest again later or contact its owner'
-          : 'check that the upstream is reachable and the default branch exists, then ingest again'),
-      tooLarge: ({ objects, bytes }) => new UpstreamError('upstream too large', `fetching added ${objects} objects and ${bytes} bytes`,
-        `the gateway accepts at most ${limits.maxObjects} objects and ${limits.maxPackBytes} bytes per ingest; ask the upstream owner to slim the repository`),
-    }, async (repo, sha) => {
-      // Pinned before the capture event is appended; content-addressed, so a retry is harmless.
-      await git(['-C', repo, 'update-ref', `refs/quarantine/${sha}`, sha]);
-      return { sha, branch };
-    });
+    return this.fetchStaged(
+      marketplaceId,
+      { url, source: `refs/heads/${branch}`, label: '', limits },
+      {
+        unreadable: (error) =>
+          new UpstreamError(
+            'upstream fetch failed',
+            rootCauseOf(error),
+            error instanceof GitError && error.timedOut
+              ? 'the repository is too slow or too large to fetch; ingest again later or contact its owner'
+              : 'check that the upstream is reachable and the default branch exists, then ingest again',
+          ),
+        tooLarge: ({ objects, bytes }) =>
+          new UpstreamError(
+            'upstream too large',
+            `fetching added ${objects} objects and ${bytes} bytes`,
+            `the gateway accepts at most ${limits.maxObjects} objects and ${limits.maxPackBytes} bytes per ingest; ask the upstream owner to slim the repository`,
+          ),
+      },
+      async (repo, sha) => {
+        // Pinned before the capture event is appended; content-addressed, so a retry is harmless.
+        await git(['-C', repo, 'update-ref', `refs/quarantine/${sha}`, sha]);
+        return { sha, branch };
+      },
+    );
   }
 
   /** Fetches one external plugin source into quarantine and pins it; returns its commit and plugin tree. */
-  fetchExternal(marketplaceId: number, external: ExternalPlugin, limits: IngestLimits = defaultIngestLimits): Promise<{ commit: string; tree: string }> {
-    const unreadable = (error: unknown) => new UpstreamError(`external plugin source of '${external.name}' unreadable`, rootCauseOf(error),
-      `check that ${external.url} is reachable from the gateway and has ${external.sha ?? external.ref ?? 'a default branch'}`);
+  fetchExternal(
+    marketplaceId: number,
+    external: ExternalPlugin,
+    limits: IngestLimits = defaultIngestLimits,
+  ): Promise<{ commit: string; tree: string }> {
+    const unreadable = (error: unknown) =>
+      new UpstreamError(
+        `external plugin source of '${external.name}' unreadable`,
+        rootCauseOf(error),
+        `check that ${external.url} is reachable from the gateway and has ${external.sha ?? external.ref ?? 'a default branch'}`,
+      );
     const source = external.sha ?? external.ref ?? 'HEAD';
-    return this.fetchStaged(marketplaceId, { url: external.url, source, label: 'external-', limits }, {
-      unreadable,
-      tooLarge: ({ objects }) => new UpstreamError(`external plugin source of '${external.name}' too large`, `fetching added ${objects} objects`,
-        'ask the upstream owner to point the plugin at a smaller repository or a git-subdir path'),
-    }, async (repo, commit) => {
-      if (external.sha !== null && commit !== external.sha) throw unreadable(new Error(`the source answered ${commit} for ${external.sha}`));
-      const spec = external.path === '' ? `${commit}^{tree}` : `${commit}:${external.path}`;
-      const tree = await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', spec]).catch(() => '');
-      const type = tree ? await gitText(['-C', repo, 'cat-file', '-t', tree]) : '';
-      if (type !== 'tree') {
-        throw new UpstreamError(`external plugin source of '${external.name}' has no directory '${external.path}'`, `${external.url} at ${commit}`,
-          'fix the path of the git-subdir source in the marketplace manifest');
-      }
-      await git(['-C', repo, 'update-ref', `refs/quarantine/external/${commit}`, commit]);
-      return { commit, tree };
-    });
+    return this.fetchStaged(
+      marketplaceId,
+      { url: external.url, source, label: 'external-', limits },
+      {
+        unreadable,
+        tooLarge: ({ objects }) =>
+          new UpstreamError(
+            `external plugin source of '${external.name}' too large`,
+            `fetching added ${objects} objects`,
+            'ask the upstream owner to point the plugin at a smaller repository or a git-subdir path',
+          ),
+      },
+      async (repo, commit) => {
+        if (external.sha !== null && commit !== external.sha)
+          throw unreadable(new Error(`the source answered ${commit} for ${external.sha}`));
+        const spec = external.path === '' ? `${commit}^{tree}` : `${commit}:${external.path}`;
+        const tree = await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', spec]).catch(() => '');
+        const type = tree ? await gitText(['-C', repo, 'cat-file', '-t', tree]) : '';
+        if (type !== 'tree') {
+          throw new UpstreamError(
+            `external plugin source of '${external.name}' has no directory '${external.path}'`,
+            `${external.url} at ${commit}`,
+            'fix the path of the git-subdir source in the marketplace manifest',
+          );
+        }
+        await git(['-C', repo, 'update-ref', `refs/quarantine/external/${commit}`, commit]);
+        return { commit, tree };
+      },
+    );
   }
 
   /**
@@ -127,17 +196,35 @@ export class GitStore {
    * refused when it added more objects or bytes than `limits` allow (then pruned again), and hands the
    * fetched commit to `pin`; the staging ref is dropped whatever happens.
    */
-  private async fetchStaged<T>(marketplaceId: number, fetch: Readonly<{ url: string; source: string; label: string; limits: IngestLimits }>,
-    errors: Readonly<{ unreadable(error: unknown): UpstreamError; tooLarge(added: { objects: number; bytes: number }): UpstreamError }>,
-    pin: (repo: string, commit: string) => Promise<T>): Promise<T> {
+  private async fetchStaged<T>(
+    marketplaceId: number,
+    fetch: Readonly<{ url: string; source: string; label: string; limits: IngestLimits }>,
+    errors: Readonly<{
+      unreadable(error: unknown): UpstreamError;
+      tooLarge(added: { objects: number; bytes: number }): UpstreamError;
+    }>,
+    pin: (repo: string, commit: string) => Promise<T>,
+  ): Promise<T> {
     const { url, source, label, limits } = fetch;
     const repo = await this.ensureQuarantine(marketplaceId);
     const staging = `refs/staging/${label}${Date.now().toString(36)}-${process.pid}`;
     const before = await this.objectStats(repo);
     try {
       try {
-        await git([...upstreamConfig, '-C', repo, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', url, `+${source}:${staging}`],
-          { timeoutMs: limits.timeoutMs });
+        await git(
+          [
+            ...upstreamConfig,
+            '-C',
+            repo,
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--no-write-fetch-head',
+            url,
+            `+${source}:${staging}`,
+          ],
+          { timeoutMs: limits.timeoutMs },
+        );
       } catch (error) {
         throw errors.unreadable(error);
       }
@@ -160,22 +247,52 @@ export class GitStore {
    * git plumbing (no blob passes through the gateway but the manifest), with the upstream commit as
    * its only parent and its committer date, so the same inputs always give the same commit.
    */
-  async composite(marketplaceId: number, base: string, externals: ReadonlyArray<{ name: string; tree: string }>, manifest: string): Promise<string> {
+  async composite(
+    marketplaceId: number,
+    base: string,
+    externals: ReadonlyArray<{ name: string; tree: string }>,
+    manifest: string,
+  ): Promise<string> {
     const repo = this.quarantinePath(marketplaceId);
     const scratch = mkdtempSync(join(tmpdir(), 'gateway-index-'));
     const env = { GIT_INDEX_FILE: join(scratch, 'index') };
     try {
       await git(['-C', repo, 'read-tree', base], { env });
       const existing = await gitText(['-C', repo, 'ls-tree', '--name-only', base, '--', externalRoot]);
-      if (existing !== '') throw new UpstreamError('manifest cannot be composed', `the repository already has ${externalRoot}/`, `rename ${externalRoot}/ upstream`);
+      if (existing !== '')
+        throw new UpstreamError(
+          'manifest cannot be composed',
+          `the repository already has ${externalRoot}/`,
+          `rename ${externalRoot}/ upstream`,
+        );
       // Index commands want a work tree even when they never touch one; the scratch directory stands in.
-      for (const { name, tree } of externals) await git(['-C', repo, `--work-tree=${scratch}`, 'read-tree', `--prefix=${externalRoot}/${name}/`, tree], { env });
+      for (const { name, tree } of externals)
+        await git(['-C', repo, `--work-tree=${scratch}`, 'read-tree', `--prefix=${externalRoot}/${name}/`, tree], {
+          env,
+        });
       const blob = await gitText(['-C', repo, 'hash-object', '-w', '--stdin'], { input: manifest });
-      await git(['-C', repo, `--work-tree=${scratch}`, 'update-index', '--add', '--cacheinfo', `100644,${blob},${manifestPath}`], { env });
+      await git(
+        [
+          '-C',
+          repo,
+          `--work-tree=${scratch}`,
+          'update-index',
+          '--add',
+          '--cacheinfo',
+          `100644,${blob},${manifestPath}`,
+        ],
+        { env },
+      );
       const tree = await gitText(['-C', repo, 'write-tree'], { env });
       const date = await gitText(['-C', repo, 'show', '-s', '--format=%cI', base]);
-      const identity = { GIT_AUTHOR_NAME: 'Skill Marketplace Gateway', GIT_AUTHOR_EMAIL: 'gateway@localhost', GIT_COMMITTER_NAME: 'Skill Marketplace Gateway',
-        GIT_COMMITTER_EMAIL: 'gateway@localhost', GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+      const identity = {
+        GIT_AUTHOR_NAME: 'Skill Marketplace Gateway',
+        GIT_AUTHOR_EMAIL: 'gateway@localhost',
+        GIT_COMMITTER_NAME: 'Skill Marketplace Gateway',
+        GIT_COMMITTER_EMAIL: 'gateway@localhost',
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_DATE: date,
+      };
       const message = `Resolve external plugin sources\n\n${externals.map((e) => `${e.name}: ${e.tree}`).join('\n')}\n`;
       const commit = await gitText(['-C', repo, 'commit-tree', tree, '-p', base], { env: identity, input: message });
       await git(['-C', repo, 'update-ref', `refs/quarantine/${commit}`, commit]);
@@ -235,8 +352,12 @@ export class GitStore {
     const current = await this.refs(published);
     for (const [ref, sha] of desired.refs) {
       if (current.get(ref) === sha) continue;
-      const present = await git(['-C', published, 'cat-file', '-e', `${sha}^{commit}`]).then(() => true, () => false);
-      if (!present) await git(['-C', quarantine, 'push', '--quiet', '--no-verify', published, `${sha}:refs/snapshots/${sha}`]);
+      const present = await git(['-C', published, 'cat-file', '-e', `${sha}^{commit}`]).then(
+        () => true,
+        () => false,
+      );
+      if (!present)
+        await git(['-C', quarantine, 'push', '--quiet', '--no-verify', published, `${sha}:refs/snapshots/${sha}`]);
     }
     const commands: string[] = [];
     for (const [ref, sha] of desired.refs) if (current.get(ref) !== sha) commands.push(`update ${ref} ${sha}`);

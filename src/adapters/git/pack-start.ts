@@ -19,12 +19,19 @@ export class PackStartDetector {
     while (offset + 4 <= this.buffer.length) {
       const head = this.buffer.toString('latin1', offset, offset + 4);
       if (this.version === 0 && head === 'PACK') return this.markStarted();
-      if (!/^[0-9a-f]{4}$/.test(head)) { this.done = true; return false; }
+      if (!/^[0-9a-f]{4}$/.test(head)) {
+        this.done = true;
+        return false;
+      }
       const length = Number.parseInt(head, 16);
-      if (length < 4) { offset += 4; continue; }
+      if (length < 4) {
+        offset += 4;
+        continue;
+      }
       if (offset + length > this.buffer.length) {
         // A side-band packet can be recognised from its first payload byte.
-        if (this.version === 0 && offset + 5 <= this.buffer.length && this.buffer[offset + 4] === 1) return this.markStarted();
+        if (this.version === 0 && offset + 5 <= this.buffer.length && this.buffer[offset + 4] === 1)
+          return this.markStarted();
         break;
       }
       const payload = this.buffer.subarray(offset + 4, offset + length);

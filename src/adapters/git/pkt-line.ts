@@ -2,12 +2,14 @@
 // (including themselves), then the payload; 0000 flush, 0001 delimiter (v2), 0002 response end (v2).
 
 export type PktLine =
-  | Readonly<{ kind: 'data'; payload: Buffer }>
-  | Readonly<{ kind: 'flush' | 'delim' | 'response-end' }>;
+  Readonly<{ kind: 'data'; payload: Buffer }> | Readonly<{ kind: 'flush' | 'delim' | 'response-end' }>;
 
 export class PktLineError extends Error {
   readonly code = 'malformed-pkt-line';
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(`${message} at byte ${offset}`);
     this.name = 'PktLineError';
   }
@@ -22,7 +24,8 @@ export function decodePktLines(buffer: Buffer): PktLine[] {
   while (offset < buffer.length) {
     if (offset + 4 > buffer.length) throw new PktLineError('truncated length prefix', offset);
     const prefix = buffer.toString('latin1', offset, offset + 4);
-    if (!/^[0-9a-f]{4}$/i.test(prefix)) throw new PktLineError(`invalid length prefix '${prefix.replace(/[^\x20-\x7e]/g, '?')}'`, offset);
+    if (!/^[0-9a-f]{4}$/i.test(prefix))
+      throw new PktLineError(`invalid length prefix '${prefix.replace(/[^\x20-\x7e]/g, '?')}'`, offset);
     const length = Number.parseInt(prefix, 16);
     if (length === 0) lines.push({ kind: 'flush' });
     else if (length === 1) lines.push({ kind: 'delim' });

@@ -10,7 +10,11 @@ export type ReceiveLimits = Readonly<{
   maxCommandBytes: number;
 }>;
 
-export const defaultReceiveLimits: ReceiveLimits = { timeoutMs: 300_000, maxBodyBytes: 1024 * 1024 * 1024, maxCommandBytes: 1024 * 1024 };
+export const defaultReceiveLimits: ReceiveLimits = {
+  timeoutMs: 300_000,
+  maxBodyBytes: 1024 * 1024 * 1024,
+  maxCommandBytes: 1024 * 1024,
+};
 
 export class ReceiveLimitError extends Error {
   constructor(message: string) {
@@ -26,21 +30,40 @@ export class ReceiveLimitError extends Error {
  * or server-info update runs.
  */
 const receiveConfig = (policy: PushPolicy, limits: ReceiveLimits): string[] => [
-  '-c', 'receive.hideRefs=refs/', '-c', 'receive.hideRefs=!refs/heads/main',
-  '-c', 'receive.denyDeletes=true',
-  '-c', `receive.denyNonFastForwards=${policy === 'append-only' ? 'true' : 'false'}`,
-  '-c', 'receive.fsckObjects=true',
-  '-c', 'receive.shallowUpdate=false',
-  '-c', 'receive.advertisePushOptions=false',
-  '-c', 'receive.autogc=false',
-  '-c', 'receive.updateServerInfo=false',
-  '-c', `receive.maxInputSize=${limits.maxBodyBytes}`,
-  '-c', 'core.hooksPath=/dev/null',
+  '-c',
+  'receive.hideRefs=refs/',
+  '-c',
+  'receive.hideRefs=!refs/heads/main',
+  '-c',
+  'receive.denyDeletes=true',
+  '-c',
+  `receive.denyNonFastForwards=${policy === 'append-only' ? 'true' : 'false'}`,
+  '-c',
+  'receive.fsckObjects=true',
+  '-c',
+  'receive.shallowUpdate=false',
+  '-c',
+  'receive.advertisePushOptions=false',
+  '-c',
+  'receive.autogc=false',
+  '-c',
+  'receive.updateServerInfo=false',
+  '-c',
+  `receive.maxInputSize=${limits.maxBodyBytes}`,
+  '-c',
+  'core.hooksPath=/dev/null',
 ];
 
 /** The ref advertisement of `git receive-pack --advertise-refs` (without the smart-HTTP service preamble). */
-export function advertiseReceivePack(repo: string, policy: PushPolicy, limits: ReceiveLimits = defaultReceiveLimits): Promise<Buffer> {
-  return git([...receiveConfig(policy, limits), 'receive-pack', '--stateless-rpc', '--advertise-refs', repo], { timeoutMs: 30_000, maxOutputBytes: 1024 * 1024 });
+export function advertiseReceivePack(
+  repo: string,
+  policy: PushPolicy,
+  limits: ReceiveLimits = defaultReceiveLimits,
+): Promise<Buffer> {
+  return git([...receiveConfig(policy, limits), 'receive-pack', '--stateless-rpc', '--advertise-refs', repo], {
+    timeoutMs: 30_000,
+    maxOutputBytes: 1024 * 1024,
+  });
 }
 
 export type ReceiveRun = Readonly<{ output: Buffer; exitCode: number | null; stderr: string }>;
@@ -50,31 +73,50 @@ export type ReceiveRun = Readonly<{ output: Buffer; exitCode: number | null; std
  * the body on its standard input, counting the body against the limit. Its output (the report, and
  * side-band messages) is collected, not streamed: the gateway answers after it has recorded the push.
  */
-export async function runReceivePack(repo: string, policy: PushPolicy, head: Buffer, rest: AsyncIterator<Buffer>,
-  limits: ReceiveLimits = defaultReceiveLimits): Promise<ReceiveRun> {
+export async function runReceivePack(
+  repo: string,
+  policy: PushPolicy,
+  head: Buffer,
+  rest: AsyncIterator<Buffer>,
+  limits: ReceiveLimits = defaultReceiveLimits,
+): Promise<ReceiveRun> {
   const child = spawnGit([...receiveConfig(policy, limits), 'receive-pack', '--stateless-rpc', repo]);
   const output: Buffer[] = [];
   let outputBytes = 0;
   let stderr = '';
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, limits.timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, limits.timeoutMs);
   child.stdout?.on('data', (chunk: Buffer) => {
     outputBytes += chunk.length;
-    if (outputBytes > 16 * 1024 * 1024) { child.kill('SIGKILL'); return; }
+    if (outputBytes > 16 * 1024 * 1024) {
+      child.kill('SIGKILL');
+      return;
+    }
     output.push(chunk);
   });
-  child.stderr?.on('data', (chunk: Buffer) => { if (stderr.length < 16_384) stderr += chunk.toString(); });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (stderr.length < 16_384) stderr += chunk.toString();
+  });
   const closed = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve(code));
   });
   let inputOpen = true;
-  child.stdin?.on('error', () => { inputOpen = false; });
+  child.stdin?.on('error', () => {
+    inputOpen = false;
+  });
   const write = async (chunk: Buffer) => {
     if (!inputOpen || !child.stdin || child.stdin.destroyed) return;
     if (!child.stdin.write(chunk)) {
       await new Promise<void>((resolve) => {
-        const done = () => { child.stdin?.off('drain', done); child.stdin?.off('close', done); resolve(); };
+        const done = () => {
+          child.stdin?.off('drain', done);
+          child.stdin?.off('close', done);
+          resolve();
+        };
         child.stdin?.on('drain', done);
         child.stdin?.on('close', done);
       });
@@ -85,7 +127,8 @@ export async function runReceivePack(repo: string, policy: PushPolicy, head: Buf
     await write(head);
     for (let next = await rest.next(); !next.done; next = await rest.next()) {
       size += next.value.length;
-      if (size > limits.maxBodyBytes) throw new ReceiveLimitError(`the push is larger than ${limits.maxBodyBytes} bytes`);
+      if (size > limits.maxBodyBytes)
+        throw new ReceiveLimitError(`the push is larger than ${limits.maxBodyBytes} bytes`);
       await write(next.value);
     }
     child.stdin?.end();
@@ -119,7 +162,7 @@ export async function refTip(repo: string, ref: string): Promise<string | null> 
 
 /** Pins a pushed commit in quarantine (`refs/quarantine/<sha>`), as ingestion pins what it fetches. */
 export async function pinPushed(repo: string, sha: string): Promise<boolean> {
-  if (await refTip(repo, `refs/quarantine/${sha}`) !== null) return false;
+  if ((await refTip(repo, `refs/quarantine/${sha}`)) !== null) return false;
   await git(['-C', repo, 'update-ref', `refs/quarantine/${sha}`, sha]);
   return true;
 }

@@ -36,7 +36,8 @@ export function readCommandSection(head: Buffer): CommandSection | null {
   for (;;) {
     if (offset + 4 > head.length) return null;
     const prefix = head.toString('latin1', offset, offset + 4);
-    if (!/^[0-9a-f]{4}$/i.test(prefix)) throw new PktLineError(`invalid length prefix '${prefix.replace(/[^\x20-\x7e]/g, '?')}'`, offset);
+    if (!/^[0-9a-f]{4}$/i.test(prefix))
+      throw new PktLineError(`invalid length prefix '${prefix.replace(/[^\x20-\x7e]/g, '?')}'`, offset);
     const length = Number.parseInt(prefix, 16);
     if (length === 0) return { updates, capabilities, length: offset + 4 };
     if (length < 4) throw new PktLineError(`unexpected special packet ${prefix} in the command list`, offset);
@@ -47,7 +48,10 @@ export function readCommandSection(head: Buffer): CommandSection | null {
     const nul = line.indexOf('\0');
     if (nul >= 0) {
       if (updates.length > 0) throw new PktLineError('capabilities after the first command', offset);
-      capabilities = line.slice(nul + 1).split(' ').filter(Boolean);
+      capabilities = line
+        .slice(nul + 1)
+        .split(' ')
+        .filter(Boolean);
       line = line.slice(0, nul);
     }
     if (line.startsWith('shallow ')) {
@@ -61,7 +65,8 @@ export function readCommandSection(head: Buffer): CommandSection | null {
       const first = line.indexOf(' ');
       const second = line.indexOf(' ', first + 1);
       const ref = second < 0 ? '' : line.slice(second + 1);
-      if (first !== 40 || second !== 81 || ref === '' || ref.includes(' ')) throw new PktLineError(`malformed command '${line.slice(0, 120)}'`, offset);
+      if (first !== 40 || second !== 81 || ref === '' || ref.includes(' '))
+        throw new PktLineError(`malformed command '${line.slice(0, 120)}'`, offset);
       updates.push({ oldSha: sha(line.slice(0, 40), offset), newSha: sha(line.slice(41, 81), offset), ref });
     }
     offset += length;
@@ -93,7 +98,11 @@ function parseReport(bytes: Buffer): PushReport | null {
     else if (text.startsWith('ng ')) {
       const rest = text.slice(3);
       const space = rest.indexOf(' ');
-      refs.push(space < 0 ? { ref: rest, ok: false, reason: null } : { ref: rest.slice(0, space), ok: false, reason: rest.slice(space + 1) });
+      refs.push(
+        space < 0
+          ? { ref: rest, ok: false, reason: null }
+          : { ref: rest.slice(0, space), ok: false, reason: rest.slice(space + 1) },
+      );
     }
     // report-status-v2 `option …` lines follow an `ok` only for proc-receive, which is never configured.
   }
@@ -118,23 +127,29 @@ export function parseReceiveAnswer(output: Buffer, sideband: boolean): ReceiveAn
   return { messages, report: primary.length === 0 ? null : parseReport(Buffer.concat(primary)), fatal };
 }
 
-const reportBytes = (report: PushReport): Buffer => Buffer.concat([
-  encodePktLine(`unpack ${report.unpack}\n`),
-  ...report.refs.map((r) => encodePktLine(r.ok ? `ok ${r.ref}\n` : `ng ${r.ref} ${r.reason ?? 'rejected'}\n`)),
-  flushPkt,
-]);
+const reportBytes = (report: PushReport): Buffer =>
+  Buffer.concat([
+    encodePktLine(`unpack ${report.unpack}\n`),
+    ...report.refs.map((r) => encodePktLine(r.ok ? `ok ${r.ref}\n` : `ng ${r.ref} ${r.reason ?? 'rejected'}\n`)),
+    flushPkt,
+  ]);
 
-const band = (channel: 1 | 2, payload: Buffer): Buffer => encodePktLine(Buffer.concat([Buffer.from([channel]), payload]));
+const band = (channel: 1 | 2, payload: Buffer): Buffer =>
+  encodePktLine(Buffer.concat([Buffer.from([channel]), payload]));
 
 /**
  * The answer to a push as the client reads it: with side-band, the messages on band 2 (the client
  * prints them as `remote: …`) and the report on band 1, then a flush; without, the report alone.
  */
-export function encodeReceiveAnswer(answer: Readonly<{ messages: readonly Buffer[]; report: PushReport }>, sideband: boolean): Buffer {
+export function encodeReceiveAnswer(
+  answer: Readonly<{ messages: readonly Buffer[]; report: PushReport }>,
+  sideband: boolean,
+): Buffer {
   const report = reportBytes(answer.report);
   if (!sideband) return report;
   const parts = answer.messages.map((message) => band(2, message));
-  for (let at = 0; at < report.length; at += maxPktLength - 5) parts.push(band(1, report.subarray(at, at + maxPktLength - 5)));
+  for (let at = 0; at < report.length; at += maxPktLength - 5)
+    parts.push(band(1, report.subarray(at, at + maxPktLength - 5)));
   parts.push(flushPkt);
   return Buffer.concat(parts);
 }

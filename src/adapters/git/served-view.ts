@@ -61,7 +61,9 @@ function memo<T>(compute: () => Promise<T>): () => Promise<T> {
   return () => {
     if (!value) {
       value = compute();
-      value.catch(() => { value = null; });
+      value.catch(() => {
+        value = null;
+      });
     }
     return value;
   };
@@ -76,7 +78,10 @@ function uncachedView(repo: string, refs: ReadonlyMap<string, string>): ServedVi
 }
 
 function cachedView(repo: string, refs: ReadonlyMap<string, string>): ServedView {
-  const advertisements = { 0: memo(() => upload(repo, 0, ['--advertise-refs'])), 2: memo(() => upload(repo, 2, ['--advertise-refs'])) };
+  const advertisements = {
+    0: memo(() => upload(repo, 0, ['--advertise-refs'])),
+    2: memo(() => upload(repo, 2, ['--advertise-refs'])),
+  };
   const answers = new Map<string, () => Promise<Buffer>>();
   return {
     refs,
@@ -105,7 +110,9 @@ export class ServedViews {
     if (known && known.stamp === stamp) return known.view;
     const view = readRefs(repo).then((refs) => cachedView(repo, refs));
     this.views.set(repo, { stamp, view });
-    view.catch(() => { if (this.views.get(repo)?.view === view) this.views.delete(repo); });
+    view.catch(() => {
+      if (this.views.get(repo)?.view === view) this.views.delete(repo);
+    });
     return view;
   }
 }

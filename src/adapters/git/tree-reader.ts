@@ -1,18 +1,36 @@
 import type { ScanFile, ScanInput } from '../../domain/vetting/findings.ts';
 import { git } from './git-process.ts';
 
-export type TreeEntry = Readonly<{ path: string; mode: string; type: 'blob' | 'tree' | 'commit'; oid: string; size: number | null }>;
+export type TreeEntry = Readonly<{
+  path: string;
+  mode: string;
+  type: 'blob' | 'tree' | 'commit';
+  oid: string;
+  size: number | null;
+}>;
 
 /** Every entry of a commit's tree, recursively (`git ls-tree -r -t -l -z`): blobs, trees and submodules. */
-export async function listTree(repo: string, sha: string, options: Readonly<{ trees?: boolean }> = {}): Promise<TreeEntry[]> {
-  const output = await git(['-C', repo, 'ls-tree', '-r', ...(options.trees ? ['-t'] : []), '-l', '-z', sha], { maxOutputBytes: 512 * 1024 * 1024 });
+export async function listTree(
+  repo: string,
+  sha: string,
+  options: Readonly<{ trees?: boolean }> = {},
+): Promise<TreeEntry[]> {
+  const output = await git(['-C', repo, 'ls-tree', '-r', ...(options.trees ? ['-t'] : []), '-l', '-z', sha], {
+    maxOutputBytes: 512 * 1024 * 1024,
+  });
   const entries: TreeEntry[] = [];
   for (const record of output.toString('utf8').split('\0')) {
     if (!record) continue;
     const tab = record.indexOf('\t');
     const [mode, type, oid, size] = record.slice(0, tab).split(/\s+/);
     if (!mode || !type || !oid) continue;
-    entries.push({ path: record.slice(tab + 1), mode, type: type as TreeEntry['type'], oid, size: size === '-' || size === undefined ? null : Number(size) });
+    entries.push({
+      path: record.slice(tab + 1),
+      mode,
+      type: type as TreeEntry['type'],
+      oid,
+      size: size === '-' || size === undefined ? null : Number(size),
+    });
   }
   return entries;
 }
@@ -22,7 +40,11 @@ export async function readBlobs(repo: string, oids: readonly string[]): Promise<
   const unique = [...new Set(oids)];
   const blobs = new Map<string, Buffer>();
   if (unique.length === 0) return blobs;
-  const output = await git(['-C', repo, 'cat-file', '--batch'], { input: `${unique.join('\n')}\n`, maxOutputBytes: 2 * 1024 * 1024 * 1024, timeoutMs: 600_000 });
+  const output = await git(['-C', repo, 'cat-file', '--batch'], {
+    input: `${unique.join('\n')}\n`,
+    maxOutputBytes: 2 * 1024 * 1024 * 1024,
+    timeoutMs: 600_000,
+  });
   let offset = 0;
   while (offset < output.length) {
     const newline = output.indexOf(0x0a, offset);
@@ -45,14 +67,19 @@ export const isBinary = (content: Buffer): boolean => content.subarray(0, 8000).
  * binary files and files over `maxFileBytes` (those are listed, not read). Symlinks are listed with
  * their target as text; submodules are skipped.
  */
-export async function readScanInput(repo: string, sha: string, settings: Omit<ScanInput, 'files' | 'byPath'>): Promise<ScanInput> {
+export async function readScanInput(
+  repo: string,
+  sha: string,
+  settings: Omit<ScanInput, 'files' | 'byPath'>,
+): Promise<ScanInput> {
   const entries = (await listTree(repo, sha)).filter((entry) => entry.type === 'blob');
   const wanted = entries.filter((entry) => (entry.size ?? 0) <= settings.maxFileBytes).map((entry) => entry.oid);
   const blobs = await readBlobs(repo, wanted);
   const files: ScanFile[] = entries.map((entry) => {
     const size = entry.size ?? 0;
     const content = blobs.get(entry.oid);
-    if (size > settings.maxFileBytes || !content) return { path: entry.path, size, text: null, binary: false, oversized: size > settings.maxFileBytes };
+    if (size > settings.maxFileBytes || !content)
+      return { path: entry.path, size, text: null, binary: false, oversized: size > settings.maxFileBytes };
     const binary = isBinary(content);
     return { path: entry.path, size, text: binary ? null : content.toString('utf8'), binary, oversized: false };
   });
@@ -66,7 +93,10 @@ export type ChangedPath = Readonly<{ path: string; type: 'added' | 'modified' | 
 
 /** Paths that differ between two commits (or the empty tree), in git's path order, renames not paired. */
 export async function changedPaths(repo: string, base: string | null, sha: string): Promise<ChangedPath[]> {
-  const output = await git(['-C', repo, 'diff-tree', '-r', '-z', '--no-renames', '--no-commit-id', base ?? emptyTree, sha], { maxOutputBytes: 256 * 1024 * 1024 });
+  const output = await git(
+    ['-C', repo, 'diff-tree', '-r', '-z', '--no-renames', '--no-commit-id', base ?? emptyTree, sha],
+    { maxOutputBytes: 256 * 1024 * 1024 },
+  );
   const fields = output.toString('utf8').split('\0');
   const changes: ChangedPath[] = [];
   // Records are ":<modes> <oids> <status>\0<path>\0".
@@ -85,26 +115,55 @@ export type PathDiff = Readonly<{ path: string; binary: boolean; truncated: bool
  * Unified diffs of the given paths between two commits, each cut at `maxBytes` (the cut is marked
  * `truncated`). One `git diff` per hundred paths; the paths are passed literally, never as patterns.
  */
-export async function unifiedDiffs(repo: string, base: string | null, sha: string, paths: readonly string[], maxBytes: number): Promise<Map<string, PathDiff>> {
+export async function unifiedDiffs(
+  repo: string,
+  base: string | null,
+  sha: string,
+  paths: readonly string[],
+  maxBytes: number,
+): Promise<Map<string, PathDiff>> {
   const diffs = new Map<string, PathDiff>();
   if (paths.length === 0) return diffs;
   // Batches keep the command line short (git diff takes paths as arguments only).
   for (let start = 0; start < paths.length; start += 100) {
     const batch = paths.slice(start, start + 100);
     const output = await git(
-      ['-C', repo, '-c', 'core.quotePath=false', '--literal-pathspecs', 'diff', '--no-color', '--no-ext-diff', '--no-renames', '--full-index',
-        base ?? emptyTree, sha, '--', ...batch],
+      [
+        '-C',
+        repo,
+        '-c',
+        'core.quotePath=false',
+        '--literal-pathspecs',
+        'diff',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-renames',
+        '--full-index',
+        base ?? emptyTree,
+        sha,
+        '--',
+        ...batch,
+      ],
       { maxOutputBytes: 512 * 1024 * 1024, timeoutMs: 120_000 },
     );
     // Chunks come in git's path order (byte order) for the same paths; pair them by position.
-    const chunks = output.toString('utf8').split(/^(?=diff --git )/m).filter((chunk) => chunk.startsWith('diff --git '));
+    const chunks = output
+      .toString('utf8')
+      .split(/^(?=diff --git )/m)
+      .filter((chunk) => chunk.startsWith('diff --git '));
     const ordered = [...batch].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     for (const [index, chunk] of chunks.entries()) {
       const path = ordered[index];
       if (path === undefined) break;
       const binary = /^Binary files .* differ$/m.test(chunk);
       const bytes = Buffer.byteLength(chunk);
-      const text = bytes > maxBytes ? Buffer.from(chunk).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '') : chunk;
+      const text =
+        bytes > maxBytes
+          ? Buffer.from(chunk)
+              .subarray(0, maxBytes)
+              .toString('utf8')
+              .replace(/\uFFFD$/, '')
+          : chunk;
       diffs.set(path, { path, binary, truncated: bytes > maxBytes, diff: text });
     }
   }

@@ -30,7 +30,9 @@ export function streamUploadPack(run: UploadPackRun): void {
   const child = spawnGit(['upload-pack', '--stateless-rpc', run.repo], env);
   child.stdin?.on('error', () => {});
   child.stdin?.end(run.body);
-  out.on('close', () => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  out.on('close', () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
   const detector = new PackStartDetector(run.version);
   const held: Buffer[] = [];
   let starting: Promise<void> | null = null;
@@ -38,19 +40,25 @@ export function streamUploadPack(run: UploadPackRun): void {
     held.push(chunk);
     if (starting || !detector.feed(chunk)) return;
     child.stdout?.pause();
-    starting = run.beforePack().then(() => {
-      for (const part of held.splice(0)) out.write(part);
-      child.stdout?.removeAllListeners('data');
-      child.stdout?.pipe(out);
-      child.stdout?.resume();
-    }, (error: unknown) => {
-      run.refused(error);
-      child.kill('SIGKILL');
-      out.destroy();
-    });
+    starting = run.beforePack().then(
+      () => {
+        for (const part of held.splice(0)) out.write(part);
+        child.stdout?.removeAllListeners('data');
+        child.stdout?.pipe(out);
+        child.stdout?.resume();
+      },
+      (error: unknown) => {
+        run.refused(error);
+        child.kill('SIGKILL');
+        out.destroy();
+      },
+    );
   });
   child.stdout?.on('end', () => {
-    if (!starting) { for (const part of held.splice(0)) out.write(part); out.end(); }
+    if (!starting) {
+      for (const part of held.splice(0)) out.write(part);
+      out.end();
+    }
   });
   child.on('error', () => out.destroy());
 }

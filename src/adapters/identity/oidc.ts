@@ -39,12 +39,18 @@ export class OidcProvider {
     this.configuration ??= (async () => {
       const { issuer, clientId, clientSecret } = this.settings;
       const insecure = new URL(issuer).protocol === 'http:';
-      return client.discovery(new URL(issuer), clientId, clientSecret ?? undefined,
+      return client.discovery(
+        new URL(issuer),
+        clientId,
+        clientSecret ?? undefined,
         clientSecret ? client.ClientSecretBasic(clientSecret) : client.None(),
-        insecure ? { execute: [client.allowInsecureRequests] } : undefined);
+        insecure ? { execute: [client.allowInsecureRequests] } : undefined,
+      );
     })().catch((error: unknown) => {
       this.configuration = null;
-      throw new IdentityError(`the identity provider at ${this.settings.issuer} could not be discovered`, { cause: error });
+      throw new IdentityError(`the identity provider at ${this.settings.issuer} could not be discovered`, {
+        cause: error,
+      });
     });
     return this.configuration;
   }
@@ -67,7 +73,10 @@ export class OidcProvider {
     let tokens;
     try {
       tokens = await client.authorizationCodeGrant(config, callbackUrl, {
-        pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true,
+        pkceCodeVerifier: checks.codeVerifier,
+        expectedState: checks.state,
+        expectedNonce: checks.nonce,
+        idTokenExpected: true,
       });
     } catch (error) {
       throw new IdentityError('the identity provider did not complete the sign-in', { cause: error });

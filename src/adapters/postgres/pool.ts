@@ -1,6 +1,11 @@
 import {
-  createBigintTypeParser, createPool, SchemaValidationError, sql,
-  type DatabasePool, type DriverTypeParser, type Interceptor,
+  createBigintTypeParser,
+  createPool,
+  SchemaValidationError,
+  sql,
+  type DatabasePool,
+  type DriverTypeParser,
+  type Interceptor,
 } from 'slonik';
 
 export { sql };

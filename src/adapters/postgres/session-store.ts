@@ -6,11 +6,12 @@ import type { Migration } from '../eventstore/postgres/migrations.ts';
 
 // Browser sessions and login attempts are operational state, not facts: they live in schema `state`,
 // shared by every replica, outside the event store and the rebuilt read models.
-const stateMigrations: readonly Migration[] = [{
-  version: 1,
-  name: 'sessions and login requests',
-  statements: [
-    `create table state.sessions (
+const stateMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions and login requests',
+    statements: [
+      `create table state.sessions (
       digest text primary key,
       principal text not null,
       claims jsonb not null,
@@ -18,21 +19,32 @@ const stateMigrations: readonly Migration[] = [{
       created_at timestamptz not null,
       expires_at timestamptz not null
     )`,
-    'create index sessions_expiry on state.sessions (expires_at)',
-    `create table state.login_requests (
+      'create index sessions_expiry on state.sessions (expires_at)',
+      `create table state.login_requests (
       state_digest text primary key,
       code_verifier text not null,
       nonce text not null,
       return_to text not null,
       expires_at timestamptz not null
     )`,
-  ],
-}];
+    ],
+  },
+];
 
-export type Session = Readonly<{ principal: string; claims: Record<string, unknown>; claimsTruncated: boolean; expiresAt: string }>;
+export type Session = Readonly<{
+  principal: string;
+  claims: Record<string, unknown>;
+  claimsTruncated: boolean;
+  expiresAt: string;
+}>;
 export type LoginRequest = Readonly<{ codeVerifier: string; nonce: string; returnTo: string }>;
 
-const SessionRow = z.object({ principal: z.string(), claims: z.record(z.unknown()), claims_truncated: z.boolean(), expires_at: z.string() });
+const SessionRow = z.object({
+  principal: z.string(),
+  claims: z.record(z.unknown()),
+  claims_truncated: z.boolean(),
+  expires_at: z.string(),
+});
 const LoginRow = z.object({ code_verifier: z.string(), nonce: z.string(), return_to: z.string() });
 
 /** Session ids and OAuth states are stored as digests: a database read does not yield a usable cookie. */
@@ -57,7 +69,14 @@ export class SessionStore {
     const row = await this.pool.maybeOne(sql.type(SessionRow)`
       select principal, claims, claims_truncated, expires_at from state.sessions
       where digest = ${digestOf(id)} and expires_at > ${at}::timestamptz`);
-    return row ? { principal: row.principal, claims: row.claims, claimsTruncated: row.claims_truncated, expiresAt: row.expires_at } : null;
+    return row
+      ? {
+          principal: row.principal,
+          claims: row.claims,
+          claimsTruncated: row.claims_truncated,
+          expiresAt: row.expires_at,
+        }
+      : null;
   }
 
   async delete(id: string): Promise<void> {

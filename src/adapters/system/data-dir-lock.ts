@@ -2,8 +2,13 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { join } from 'node:path';
 
 export class DataDirLocked extends Error {
-  constructor(readonly dataDir: string, readonly pid: number) {
-    super(`another gateway process (pid ${pid}) is using the data directory ${dataDir}; stop it, or give this one its own gateway.data-dir`);
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `another gateway process (pid ${pid}) is using the data directory ${dataDir}; stop it, or give this one its own gateway.data-dir`,
+    );
     this.name = 'DataDirLocked';
   }
 }

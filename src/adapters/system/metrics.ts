@@ -7,7 +7,12 @@ export function createMetrics() {
   return {
     registry,
     // spec, Holdings check: nothing is appended to the ledger; a counter tagged by answered state is kept.
-    holdings: new Counter({ name: 'gateway_holdings_answers_total', help: 'Holdings check answers by state', labelNames: ['state'] as const, registers: [registry] }),
+    holdings: new Counter({
+      name: 'gateway_holdings_answers_total',
+      help: 'Holdings check answers by state',
+      labelNames: ['state'] as const,
+      registers: [registry],
+    }),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -6,20 +6,39 @@ import type { Connector, ConnectorResult, ScanSubject } from './connector.ts';
 /** A connector's verdict before the run's ids are given (the command allocates them). */
 export type DraftVerdict = Omit<Verdict, 'verdictId'> & Readonly<{ elapsedMs: number }>;
 
-export type ChainOptions = Readonly<{ mode: ChainMode; timeoutMs: number; onVerdict?: (verdict: DraftVerdict) => void }>;
+export type ChainOptions = Readonly<{
+  mode: ChainMode;
+  timeoutMs: number;
+  onVerdict?: (verdict: DraftVerdict) => void;
+}>;
 
 class Timeout extends Error {}
 
 /** A connector over a pure scanner of the domain (no I/O; it still yields so the timeout can be seen). */
 export function pureConnector(name: string, description: string, scan: (input: ScanInput) => ScanReport): Connector {
-  return { name, description, scan: async (input) => { await Promise.resolve(); return scan(input); } };
+  return {
+    name,
+    description,
+    scan: async (input) => {
+      await Promise.resolve();
+      return scan(input);
+    },
+  };
 }
 
-async function withTimeout(connector: Connector, input: ScanInput, subject: ScanSubject, timeoutMs: number): Promise<ConnectorResult> {
+async function withTimeout(
+  connector: Connector,
+  input: ScanInput,
+  subject: ScanSubject,
+  timeoutMs: number,
+): Promise<ConnectorResult> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => { controller.abort(); reject(new Timeout()); }, timeoutMs);
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Timeout());
+    }, timeoutMs);
   });
   try {
     return await Promise.race([connector.scan(input, subject, controller.signal), expired]);
@@ -33,7 +52,12 @@ async function withTimeout(connector: Connector, input: ScanInput, subject: Scan
  * throws, records ERROR (which blocks). In `stop-on-failure` mode the chain stops after the first
  * FAIL or ERROR; the connectors after it do not run and have no verdict.
  */
-export async function runChain(connectors: readonly Connector[], input: ScanInput, subject: ScanSubject, options: ChainOptions): Promise<DraftVerdict[]> {
+export async function runChain(
+  connectors: readonly Connector[],
+  input: ScanInput,
+  subject: ScanSubject,
+  options: ChainOptions,
+): Promise<DraftVerdict[]> {
   const verdicts: DraftVerdict[] = [];
   for (const [position, connector] of connectors.entries()) {
     const started = performance.now();
@@ -44,13 +68,28 @@ export async function runChain(connectors: readonly Connector[], input: ScanInpu
       // A synchronous scanner cannot be interrupted; one that overran is held to the limit all the same.
       if (elapsedMs > options.timeoutMs) throw new Timeout();
       verdict = {
-        connector: connector.name, position, state: result.pending ? 'PENDING' : stateOf(result.findings), detail: result.detail,
-        reportUrl: result.reportUrl ?? null, findings: result.findings, elapsedMs,
+        connector: connector.name,
+        position,
+        state: result.pending ? 'PENDING' : stateOf(result.findings),
+        detail: result.detail,
+        reportUrl: result.reportUrl ?? null,
+        findings: result.findings,
+        elapsedMs,
       };
     } catch (error) {
-      const detail = error instanceof Timeout ? `timed out after ${options.timeoutMs} ms (gateway.vetting.timeout)`
-        : `connector failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
-      verdict = { connector: connector.name, position, state: 'ERROR', detail, reportUrl: null, findings: [], elapsedMs: performance.now() - started };
+      const detail =
+        error instanceof Timeout
+          ? `timed out after ${options.timeoutMs} ms (gateway.vetting.timeout)`
+          : `connector failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+      verdict = {
+        connector: connector.name,
+        position,
+        state: 'ERROR',
+        detail,
+        reportUrl: null,
+        findings: [],
+        elapsedMs: performance.now() - started,
+      };
     }
     verdicts.push(verdict);
     options.onVerdict?.(verdict);

@@ -1,7 +1,19 @@
 import { createRequire } from 'node:module';
 import parseSpdx from 'spdx-expression-parse';
-import { fileNotScanned, locationOf, pathOfLocation, type Finding, type ScanFile, type ScanInput } from '../../domain/vetting/findings.ts';
-import { evaluateExpression, evaluateLicense, type LicenseEntry, type LicenseReport } from '../../domain/vetting/license.ts';
+import {
+  fileNotScanned,
+  locationOf,
+  pathOfLocation,
+  type Finding,
+  type ScanFile,
+  type ScanInput,
+} from '../../domain/vetting/findings.ts';
+import {
+  evaluateExpression,
+  evaluateLicense,
+  type LicenseEntry,
+  type LicenseReport,
+} from '../../domain/vetting/license.ts';
 import type { Connector } from './connector.ts';
 
 // --- LICENSE files: identified by text similarity to the SPDX license texts --------------------------
@@ -63,7 +75,9 @@ let references: readonly Reference[] | null = null;
 function spdxReferences(): readonly Reference[] {
   if (references !== null) return references;
   // Loaded on first use rather than at import: the full list is ~5 MB of JSON.
-  const full = createRequire(import.meta.url)('spdx-license-list/full.js') as typeof import('spdx-license-list/full.js');
+  const full = createRequire(import.meta.url)(
+    'spdx-license-list/full.js',
+  ) as typeof import('spdx-license-list/full.js');
   const index = (word: string): number => {
     let n = vocabulary.get(word);
     if (n === undefined) vocabulary.set(word, (n = vocabulary.size));
@@ -87,7 +101,10 @@ function spdxReferences(): readonly Reference[] {
 export function identifyLicenseText(text: string): readonly string[] | null {
   const refs = spdxReferences();
   const local = new Map<string, number>();
-  const bigrams = bigramsOf(wordsOf(text), (word) => vocabulary.get(word) ?? local.get(word) ?? local.set(word, shift - 1 - local.size).get(word)!);
+  const bigrams = bigramsOf(
+    wordsOf(text),
+    (word) => vocabulary.get(word) ?? local.get(word) ?? local.set(word, shift - 1 - local.size).get(word)!,
+  );
   const size = bigrams.size;
   if (size === 0) return null;
   // Dice ≤ 2·min/(a+b): only texts whose size is within [size·t/(2−t), size·(2−t)/t] can reach t.
@@ -110,7 +127,8 @@ export function identifyLicenseText(text: string): readonly string[] | null {
 // --- manifests: the `license` field of marketplace entries and plugin.json -----------------------------
 
 const manifestKind = (path: string): 'marketplace' | 'plugin' | null =>
-  (/(?:^|\/)\.claude-plugin\/(marketplace|plugin)\.json$/.exec(path)?.[1] as 'marketplace' | 'plugin' | undefined) ?? null;
+  (/(?:^|\/)\.claude-plugin\/(marketplace|plugin)\.json$/.exec(path)?.[1] as 'marketplace' | 'plugin' | undefined) ??
+  null;
 
 const lineAt = (text: string, index: number): number => {
   let line = 1;
@@ -127,7 +145,7 @@ function declaredLicenses(kind: 'marketplace' | 'plugin', text: string): unknown
     return []; // an unreadable manifest declares nothing (the manifest policy reports it)
   }
   const record = (value: unknown): Record<string, unknown> | null =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null;
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   const root = record(json);
   const holders = kind === 'plugin' ? [root] : Array.isArray(root?.plugins) ? root.plugins.map(record) : [];
   return holders.filter((holder) => holder !== null && 'license' in holder).map((holder) => holder!.license);
@@ -141,7 +159,7 @@ function manifestEntries(file: ScanFile, kind: 'marketplace' | 'plugin', input: 
   const text = file.text ?? '';
   const keys = [...text.matchAll(/"license"\s*:\s*/g)].map((match) => match.index + match[0].length);
   return declaredLicenses(kind, text).map((value) => {
-    const declared = typeof value === 'string' ? value : JSON.stringify(value) ?? 'null';
+    const declared = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
     const at = keys.findIndex((index) => text.startsWith(JSON.stringify(value) ?? 'null', index));
     const line = at === -1 ? 1 : lineAt(text, keys.splice(at, 1)[0]!);
     let evaluated: Pick<LicenseEntry, 'spdxId' | 'evaluation'> = { spdxId: null, evaluation: 'UNKNOWN' };
@@ -167,7 +185,15 @@ export function licenseReport(input: ScanInput): LicenseReport {
   const licenses = input.files.flatMap((file): LicenseEntry[] => {
     if (isLicenseFile(file.path)) {
       const ids = file.text === null ? null : identifyLicenseText(file.text);
-      return [{ spdxId: ids?.[0] ?? null, source: 'file', location: locationOf(file.path), declared: null, evaluation: evaluateLicense(ids, input.license) }];
+      return [
+        {
+          spdxId: ids?.[0] ?? null,
+          source: 'file',
+          location: locationOf(file.path),
+          declared: null,
+          evaluation: evaluateLicense(ids, input.license),
+        },
+      ];
     }
     const kind = manifestKind(file.path);
     return kind === null || file.text === null ? [] : manifestEntries(file, kind, input);
@@ -178,21 +204,35 @@ export function licenseReport(input: ScanInput): LicenseReport {
 const clip = (text: string): string => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
 function findingOf(entry: LicenseEntry, input: ScanInput): Finding | null {
-  const subject = entry.source === 'file'
-    ? `license file identified as ${entry.spdxId}`
-    : `license "${clip(entry.declared ?? '')}"${entry.spdxId !== null && entry.spdxId !== entry.declared ? ` (evaluated as ${entry.spdxId})` : ''}`;
+  const subject =
+    entry.source === 'file'
+      ? `license file identified as ${entry.spdxId}`
+      : `license "${clip(entry.declared ?? '')}"${entry.spdxId !== null && entry.spdxId !== entry.declared ? ` (evaluated as ${entry.spdxId})` : ''}`;
   const at = { location: entry.location };
   switch (entry.evaluation) {
-    case 'OK': return null;
+    case 'OK':
+      return null;
     case 'BANNED':
-      return { id: 'license-banned', severity: 'HIGH', ...at, message: `${subject}: ${entry.spdxId} is banned (gateway.vetting.license.ban)` };
+      return {
+        id: 'license-banned',
+        severity: 'HIGH',
+        ...at,
+        message: `${subject}: ${entry.spdxId} is banned (gateway.vetting.license.ban)`,
+      };
     case 'NOT_ALLOWED':
-      return { id: 'license-not-allowed', severity: 'HIGH', ...at, message: `${subject}: ${entry.spdxId} is not on the allow list (gateway.vetting.license.allow)` };
+      return {
+        id: 'license-not-allowed',
+        severity: 'HIGH',
+        ...at,
+        message: `${subject}: ${entry.spdxId} is not on the allow list (gateway.vetting.license.allow)`,
+      };
     case 'UNKNOWN': {
       let message = `${subject}: ${entry.spdxId} is a custom license reference on neither list; its terms are unknown`;
       if (entry.source === 'file' && entry.spdxId === null) {
         const unread = input.byPath.get(pathOfLocation(entry.location))?.text === null;
-        message = unread ? 'license file not read (binary or over the size limit): license unknown' : 'license file text matches no SPDX license: license unknown';
+        message = unread
+          ? 'license file not read (binary or over the size limit): license unknown'
+          : 'license file text matches no SPDX license: license unknown';
       } else if (entry.spdxId === null) message = `${subject} is not a valid SPDX license expression: license unknown`;
       return { id: 'license-unknown', severity: 'LOW', ...at, message };
     }
@@ -208,11 +248,14 @@ const summary = (licenses: readonly LicenseEntry[]): string => {
 
 export const licenseConnector: Connector = {
   name: 'license',
-  description: 'Licenses of LICENSE files (by SPDX text similarity) and manifest `license` fields, against the allow and ban lists',
+  description:
+    'Licenses of LICENSE files (by SPDX text similarity) and manifest `license` fields, against the allow and ban lists',
   async scan(input, _subject, signal) {
     signal.throwIfAborted();
     const report = licenseReport(input);
-    const oversized = input.files.filter((file) => file.oversized && isLicenseFile(file.path)).map((file) => fileNotScanned(file, input.maxFileBytes));
+    const oversized = input.files
+      .filter((file) => file.oversized && isLicenseFile(file.path))
+      .map((file) => fileNotScanned(file, input.maxFileBytes));
     const findings = report.licenses.map((entry) => findingOf(entry, input)).filter((finding) => finding !== null);
     return { findings: [...oversized, ...findings], detail: summary(report.licenses) };
   },

@@ -15,7 +15,9 @@ export type ConnectorSettings = Readonly<{ http: Readonly<{ url: string | null; 
  * the external scanner last. `http` is present only when gateway.vetting.http.url is set.
  */
 export function builtInConnectors(settings: ConnectorSettings): Connector[] {
-  const pure = [manifestConnector, hooksConnector, mcpConnector, instructionsConnector].map((c) => pureConnector(c.name, c.description, c.scan));
+  const pure = [manifestConnector, hooksConnector, mcpConnector, instructionsConnector].map((c) =>
+    pureConnector(c.name, c.description, c.scan),
+  );
   const [manifest, hooks, mcp, instructions] = pure as [Connector, Connector, Connector, Connector];
   const connectors = [manifest, secretsConnector, hooks, mcp, instructions, licenseConnector];
   if (settings.http.url !== null) connectors.push(httpConnector(settings.http as HttpScannerSettings));

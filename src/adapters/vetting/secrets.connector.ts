@@ -25,7 +25,11 @@ const config: SecretLintCoreConfig = {
 
 /** `@secretlint/secretlint-rule-aws` → `aws`: the stable part of a finding id (`secrets-aws`). */
 const shortRuleName = (ruleId: string): string =>
-  ruleId.replace(/^@secretlint\/secretlint-rule-/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'unknown';
+  ruleId
+    .replace(/^@secretlint\/secretlint-rule-/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '') || 'unknown';
 
 /**
  * What kind of credential a message is about, never the credential. Every recommended rule words its
@@ -34,7 +38,10 @@ const shortRuleName = (ruleId: string): string =>
  * falls back to the message id ("AWSSecretAccessKey"), which is a constant of the rule.
  */
 function kindOf(message: SecretLintCoreResultMessage): string {
-  const kind = (message.message.split(':')[0] ?? '').replace(/\([^)]*\*[^)]*\)/g, '').replace(/^found\s+/i, '').trim();
+  const kind = (message.message.split(':')[0] ?? '')
+    .replace(/\([^)]*\*[^)]*\)/g, '')
+    .replace(/^found\s+/i, '')
+    .trim();
   return /^[\w .'()/-]{1,80}$/.test(kind) && !kind.includes('*') ? kind : message.messageId;
 }
 
@@ -46,7 +53,8 @@ const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const secretsConnector: Connector = {
   name: 'secrets',
-  description: "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings",
+  description:
+    "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings",
   async scan(input, _subject, signal) {
     const findings: Finding[] = [];
     let scanned = 0;
@@ -72,7 +80,9 @@ export const secretsConnector: Connector = {
       for (const message of result.messages) {
         const rule = shortRuleName(message.ruleId);
         findings.push({
-          id: `secrets-${rule}`, severity: severityOf(rule), location: locationOf(file.path, message.loc.start.line),
+          id: `secrets-${rule}`,
+          severity: severityOf(rule),
+          location: locationOf(file.path, message.loc.start.line),
           message: `possible ${kindOf(message)} (secretlint rule ${rule}, ${message.messageId}); the value is not shown`,
         });
       }
@@ -81,7 +91,13 @@ export const secretsConnector: Connector = {
         lastBreath = performance.now();
       }
     }
-    const skipped = [binary > 0 ? `${binary} binary skipped` : '', oversized > 0 ? `${oversized} over the size limit` : ''].filter((part) => part !== '');
-    return { findings, detail: `${scanned.toLocaleString('en-US')} file${scanned === 1 ? '' : 's'} scanned${skipped.length > 0 ? ` (${skipped.join(', ')})` : ''}` };
+    const skipped = [
+      binary > 0 ? `${binary} binary skipped` : '',
+      oversized > 0 ? `${oversized} over the size limit` : '',
+    ].filter((part) => part !== '');
+    return {
+      findings,
+      detail: `${scanned.toLocaleString('en-US')} file${scanned === 1 ? '' : 's'} scanned${skipped.length > 0 ? ` (${skipped.join(', ')})` : ''}`,
+    };
   },
 };

@@ -3,7 +3,10 @@ export const maxClaimListLength = 256;
 export const maxClaimStringLength = 1024;
 
 /** The claims as kept, and whether anything was cut (GET /me reports it as claimsTruncated). */
-export function boundClaims(claims: Readonly<Record<string, unknown>>): { claims: Record<string, unknown>; truncated: boolean } {
+export function boundClaims(claims: Readonly<Record<string, unknown>>): {
+  claims: Record<string, unknown>;
+  truncated: boolean;
+} {
   let truncated = false;
   const bound = (value: unknown): unknown => {
     if (typeof value === 'string' && value.length > maxClaimStringLength) {

@@ -51,7 +51,8 @@ export type CatalogRecord = Readonly<{
 }>;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 // Code-point order: the same on every machine whatever its locale.
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -59,7 +60,14 @@ const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 // separators, no leading dot, so never `.git`, no trailing dot or space). Any other name gets `.entry-<n>`.
 const portableName = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,126}[A-Za-z0-9_-])?$/;
 
-type Claim = Readonly<{ marketplace: string; sha: string; name: string; index: number; entry: Json; pluginRoot: string | null | undefined }>;
+type Claim = Readonly<{
+  marketplace: string;
+  sha: string;
+  name: string;
+  index: number;
+  entry: Json;
+  pluginRoot: string | null | undefined;
+}>;
 
 function claimsOf(served: ServedManifest, skipped: Skipped[]): Claim[] {
   let parsed: unknown = null;
@@ -73,7 +81,8 @@ function claimsOf(served: ServedManifest, skipped: Skipped[]): Claim[] {
     return [];
   }
   const metadata = parsed.metadata;
-  const pluginRoot = isObject(metadata) && typeof metadata.pluginRoot === 'string' ? inside('', metadata.pluginRoot) : undefined;
+  const pluginRoot =
+    isObject(metadata) && typeof metadata.pluginRoot === 'string' ? inside('', metadata.pluginRoot) : undefined;
   const claims: Claim[] = [];
   for (const [index, entry] of parsed.plugins.entries()) {
     if (!isObject(entry) || typeof entry.name !== 'string' || entry.name.trim() === '') continue;
@@ -91,7 +100,8 @@ export function planCatalog(served: readonly ServedManifest[]): CatalogPlan {
   const skipped: Skipped[] = [];
   const byName = new Map<string, Claim[]>();
   for (const constituent of ordered) {
-    for (const claim of claimsOf(constituent, skipped)) byName.set(claim.name, [...(byName.get(claim.name) ?? []), claim]);
+    for (const claim of claimsOf(constituent, skipped))
+      byName.set(claim.name, [...(byName.get(claim.name) ?? []), claim]);
   }
   const collisions: CatalogCollision[] = [];
   const candidates: Candidate[] = [];
@@ -105,7 +115,11 @@ export function planCatalog(served: readonly ServedManifest[]): CatalogPlan {
     const claim = claims[0]!;
     const resolved = resolveSource(claim.entry.source, claim.pluginRoot);
     if (resolved.root === null) {
-      skipped.push({ marketplace: claim.marketplace, name, reason: resolved.problem?.message ?? 'the plugin source is not inside the served commit' });
+      skipped.push({
+        marketplace: claim.marketplace,
+        name,
+        reason: resolved.problem?.message ?? 'the plugin source is not inside the served commit',
+      });
       continue;
     }
     // Directories differing only in case would clash on a case-insensitive checkout.
@@ -113,9 +127,21 @@ export function planCatalog(served: readonly ServedManifest[]): CatalogPlan {
     usedDirs.set(claim.marketplace, used);
     const dir = portableName.test(name) && !used.has(name.toLowerCase()) ? name : `.entry-${claim.index}`;
     used.add(dir.toLowerCase());
-    candidates.push({ marketplace: claim.marketplace, sha: claim.sha, name, root: resolved.root, dir, entry: claim.entry });
+    candidates.push({
+      marketplace: claim.marketplace,
+      sha: claim.sha,
+      name,
+      root: resolved.root,
+      dir,
+      entry: claim.entry,
+    });
   }
-  return { constituents: ordered.map((c) => ({ marketplace: c.marketplace, sha: c.sha })), candidates, collisions, skipped };
+  return {
+    constituents: ordered.map((c) => ({ marketplace: c.marketplace, sha: c.sha })),
+    candidates,
+    collisions,
+    skipped,
+  };
 }
 
 /** Where a listed plugin lives in the catalog tree. */
@@ -129,11 +155,18 @@ export type CatalogFiles = Readonly<{ manifest: string; recordText: string; reco
  * its copy in the catalog), the record of constituents and collisions, and the commit message.
  * `listed` are the candidates whose directory was found; `missing` those whose was not.
  */
-export function catalogFiles(input: Readonly<{
-  catalog: string; generatedAt: string; plan: CatalogPlan; listed: readonly Candidate[]; missing: readonly Skipped[];
-}>): CatalogFiles {
+export function catalogFiles(
+  input: Readonly<{
+    catalog: string;
+    generatedAt: string;
+    plan: CatalogPlan;
+    listed: readonly Candidate[];
+    missing: readonly Skipped[];
+  }>,
+): CatalogFiles {
   const { catalog, generatedAt, plan } = input;
-  const plugins = [...input.listed].sort((a, b) => byText(a.name, b.name))
+  const plugins = [...input.listed]
+    .sort((a, b) => byText(a.name, b.name))
     .map((candidate) => ({ ...candidate.entry, source: `./${catalogPluginPath(candidate)}` }));
   const manifest = {
     name: catalog,
@@ -142,7 +175,11 @@ export function catalogFiles(input: Readonly<{
     plugins,
   };
   const record: CatalogRecord = {
-    format: catalogFormat, catalog, generatedAt, constituents: plan.constituents, collisions: plan.collisions,
+    format: catalogFormat,
+    catalog,
+    generatedAt,
+    constituents: plan.constituents,
+    collisions: plan.collisions,
     skipped: [...plan.skipped, ...input.missing],
   };
   const message = [
@@ -152,10 +189,21 @@ export function catalogFiles(input: Readonly<{
     '',
     'Constituents:',
     ...plan.constituents.map((c) => `  ${c.marketplace} ${c.sha}`),
-    ...(plan.collisions.length === 0 ? [] : ['', 'Withheld (name claimed more than once):', ...plan.collisions.map((c) => `  ${c.name}: ${c.marketplaces.join(', ')}`)]),
+    ...(plan.collisions.length === 0
+      ? []
+      : [
+          '',
+          'Withheld (name claimed more than once):',
+          ...plan.collisions.map((c) => `  ${c.name}: ${c.marketplaces.join(', ')}`),
+        ]),
     '',
   ].join('\n');
-  return { manifest: `${JSON.stringify(manifest, null, 2)}\n`, recordText: `${JSON.stringify(record, null, 2)}\n`, record, message };
+  return {
+    manifest: `${JSON.stringify(manifest, null, 2)}\n`,
+    recordText: `${JSON.stringify(record, null, 2)}\n`,
+    record,
+    message,
+  };
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string';
@@ -169,36 +217,55 @@ export function readCatalogRecord(text: string | null): CatalogRecord | null {
   } catch {
     return null;
   }
-  if (!isObject(value) || typeof value.format !== 'number' || !isText(value.catalog) || !isText(value.generatedAt)) return null;
+  if (!isObject(value) || typeof value.format !== 'number' || !isText(value.catalog) || !isText(value.generatedAt))
+    return null;
   const { constituents, collisions, skipped } = value;
   if (!Array.isArray(constituents) || !Array.isArray(collisions)) return null;
   const okConstituents = constituents.every((c) => isObject(c) && isText(c.marketplace) && isText(c.sha));
-  const okCollisions = collisions.every((c) => isObject(c) && isText(c.name) && Array.isArray(c.marketplaces) && c.marketplaces.every(isText));
+  const okCollisions = collisions.every(
+    (c) => isObject(c) && isText(c.name) && Array.isArray(c.marketplaces) && c.marketplaces.every(isText),
+  );
   if (!okConstituents || !okCollisions) return null;
   return {
     format: value.format,
     catalog: value.catalog,
     generatedAt: value.generatedAt,
     constituents: (constituents as Json[]).map((c) => ({ marketplace: c.marketplace as string, sha: c.sha as string })),
-    collisions: (collisions as Json[]).map((c) => ({ name: c.name as string, marketplaces: [...(c.marketplaces as string[])] })),
+    collisions: (collisions as Json[]).map((c) => ({
+      name: c.name as string,
+      marketplaces: [...(c.marketplaces as string[])],
+    })),
     skipped: Array.isArray(skipped)
-      ? skipped.filter((s): s is Json => isObject(s) && isText(s.marketplace) && isText(s.name) && isText(s.reason))
-        .map((s) => ({ marketplace: s.marketplace as string, name: s.name as string, reason: s.reason as string }))
+      ? skipped
+          .filter((s): s is Json => isObject(s) && isText(s.marketplace) && isText(s.name) && isText(s.reason))
+          .map((s) => ({ marketplace: s.marketplace as string, name: s.name as string, reason: s.reason as string }))
       : [],
   };
 }
 
-const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Whether a served catalog was built, in this layout and under this name, from exactly these commits. */
-export function isCurrent(record: CatalogRecord | null, catalog: string, constituents: readonly CatalogConstituent[]): boolean {
+export function isCurrent(
+  record: CatalogRecord | null,
+  catalog: string,
+  constituents: readonly CatalogConstituent[],
+): boolean {
   if (record === null || record.format !== catalogFormat || record.catalog !== catalog) return false;
   const ordered = [...constituents].sort((a, b) => byText(a.marketplace, b.marketplace));
-  return record.constituents.length === ordered.length
-    && record.constituents.every((c, i) => c.marketplace === ordered[i]!.marketplace && c.sha === ordered[i]!.sha);
+  return (
+    record.constituents.length === ordered.length &&
+    record.constituents.every((c, i) => c.marketplace === ordered[i]!.marketplace && c.sha === ordered[i]!.sha)
+  );
 }
 
 /** Collisions not withheld (with the same claimants) by the revision served before: each is recorded once. */
-export function newlyWithheld(previous: readonly CatalogCollision[] | null, current: readonly CatalogCollision[]): CatalogCollision[] {
-  return current.filter((c) => !(previous ?? []).some((p) => p.name === c.name && sameList(p.marketplaces, c.marketplaces)));
+export function newlyWithheld(
+  previous: readonly CatalogCollision[] | null,
+  current: readonly CatalogCollision[],
+): CatalogCollision[] {
+  return current.filter(
+    (c) => !(previous ?? []).some((p) => p.name === c.name && sameList(p.marketplaces, c.marketplaces)),
+  );
 }

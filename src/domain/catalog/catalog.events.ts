@@ -11,25 +11,31 @@ export type CatalogTrigger = 'api' | 'reactor' | 'startup';
  * A catalog revision was built and is served (`sha`), or the catalog was withdrawn because no
  * marketplace is served any more (`sha` null, nothing listed).
  */
-export type CatalogRebuilt = Event<'catalog-rebuilt', {
-  catalog: string;
-  sha: string | null;
-  generatedAt: string;
-  trigger: CatalogTrigger;
-  constituents: readonly CatalogConstituent[];
-  collisions: readonly CatalogCollision[];
-  /** Plugins listed in the revision. */
-  plugins: number;
-}>;
+export type CatalogRebuilt = Event<
+  'catalog-rebuilt',
+  {
+    catalog: string;
+    sha: string | null;
+    generatedAt: string;
+    trigger: CatalogTrigger;
+    constituents: readonly CatalogConstituent[];
+    collisions: readonly CatalogCollision[];
+    /** Plugins listed in the revision. */
+    plugins: number;
+  }
+>;
 
 /** spec, Events: one per withheld contested name (principal catalog-builder), when the name becomes withheld. */
-export type CatalogNameCollision = Event<'catalog-name-collision', {
-  catalog: string;
-  /** The catalog revision that withholds it. */
-  sha: string;
-  name: string;
-  marketplaces: readonly string[];
-}>;
+export type CatalogNameCollision = Event<
+  'catalog-name-collision',
+  {
+    catalog: string;
+    /** The catalog revision that withholds it. */
+    sha: string;
+    name: string;
+    marketplaces: readonly string[];
+  }
+>;
 
 /**
  * POST /api/v1/catalog/rebuild: the leader's catalog reactor builds a new revision, recorded as

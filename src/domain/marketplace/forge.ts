@@ -8,13 +8,22 @@ export function forgeOf(url: string | null): { forge: string; forgeProject: stri
     return { forge: 'unknown', forgeProject: '' };
   }
   const host = parsed.hostname.toLowerCase();
-  const project = parsed.pathname.replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.git$/i, '');
-  const forge = host === 'github.com' || host.endsWith('.github.com') ? 'github'
-    : host.includes('gitlab') ? 'gitlab'
-      : host === 'bitbucket.org' ? 'bitbucket'
-        : host === 'codeberg.org' || host.includes('gitea') || host.includes('forgejo') ? 'gitea'
-          : host.includes('azure.com') || host.includes('visualstudio.com') ? 'azure-devops'
-            : 'git';
+  const project = parsed.pathname
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/i, '');
+  const forge =
+    host === 'github.com' || host.endsWith('.github.com')
+      ? 'github'
+      : host.includes('gitlab')
+        ? 'gitlab'
+        : host === 'bitbucket.org'
+          ? 'bitbucket'
+          : host === 'codeberg.org' || host.includes('gitea') || host.includes('forgejo')
+            ? 'gitea'
+            : host.includes('azure.com') || host.includes('visualstudio.com')
+              ? 'azure-devops'
+              : 'git';
   return { forge, forgeProject: project };
 }
 
@@ -22,7 +31,10 @@ export function forgeOf(url: string | null): { forge: string; forgeProject: stri
 export function normalizedCloneUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    const path = parsed.pathname.replace(/\/+$/, '').replace(/\.git$/i, '').replace(/\/+$/, '');
+    const path = parsed.pathname
+      .replace(/\/+$/, '')
+      .replace(/\.git$/i, '')
+      .replace(/\/+$/, '');
     return `${parsed.protocol.toLowerCase()}//${parsed.host.toLowerCase()}${path}`;
   } catch {
     return url.replace(/\/+$/, '').replace(/\.git$/i, '');

@@ -2,50 +2,71 @@ import type { PolicyDenied } from '../policy/policy.events.ts';
 import { accept, refuse, type Command, type Decider, type Instant } from '../shared/decider.ts';
 import { isMarketplaceName } from '../shared/names.ts';
 import {
-  decideSnapshot, evolveSnapshots, noSnapshots, type SnapshotCommand, type SnapshotsState,
+  decideSnapshot,
+  evolveSnapshots,
+  noSnapshots,
+  type SnapshotCommand,
+  type SnapshotsState,
 } from '../snapshot/snapshot.decider.ts';
 import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
 import type {
-  MarketplaceEvent, MarketplaceNameEvent, MarketplaceOrigin, PushPolicy, SyncMode,
+  MarketplaceEvent,
+  MarketplaceNameEvent,
+  MarketplaceOrigin,
+  PushPolicy,
+  SyncMode,
 } from './marketplace.events.ts';
 
-export type RegisterMarketplace = Command<'register-marketplace', {
-  marketplaceId: number;
-  name: string;
-  origin: MarketplaceOrigin;
-  url: string | null;
-  pushPolicy: PushPolicy | null;
-}>;
-export type RemoveMarketplace = Command<'remove-marketplace', {
-  reason: string;
-  /** Tokens whose publish grant names this marketplace, read by the handler. */
-  pushScopeTokenIds: readonly number[];
-}>;
-export type RecordIngest = Command<'record-ingest', {
-  /** Allocated before deciding; used only when the commit was not captured before. */
-  snapshotId: number;
-  sha: string;
-  upstreamSha: string;
-  violation: string | null;
-  trigger: IngestTrigger;
-  committedAt: Instant | null;
-  description: string | null;
-}>;
-export type RecordIngestFailure = Command<'record-ingest-failure', { reason: string; rootCause: string; nextStep: string; trigger: IngestTrigger }>;
+export type RegisterMarketplace = Command<
+  'register-marketplace',
+  {
+    marketplaceId: number;
+    name: string;
+    origin: MarketplaceOrigin;
+    url: string | null;
+    pushPolicy: PushPolicy | null;
+  }
+>;
+export type RemoveMarketplace = Command<
+  'remove-marketplace',
+  {
+    reason: string;
+    /** Tokens whose publish grant names this marketplace, read by the handler. */
+    pushScopeTokenIds: readonly number[];
+  }
+>;
+export type RecordIngest = Command<
+  'record-ingest',
+  {
+    /** Allocated before deciding; used only when the commit was not captured before. */
+    snapshotId: number;
+    sha: string;
+    upstreamSha: string;
+    violation: string | null;
+    trigger: IngestTrigger;
+    committedAt: Instant | null;
+    description: string | null;
+  }
+>;
+export type RecordIngestFailure = Command<
+  'record-ingest-failure',
+  { reason: string; rootCause: string; nextStep: string; trigger: IngestTrigger }
+>;
 /** The sealed secret is made by the handler (the domain holds no key); used only when entering webhook mode. */
 export type ChangeSyncMode = Command<'change-sync-mode', { mode: SyncMode; sealedWebhookSecret: string }>;
-export type MarketplaceCommand = RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ChangeSyncMode | SnapshotCommand;
+export type MarketplaceCommand =
+  RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ChangeSyncMode | SnapshotCommand;
 
 export type MarketplaceState =
   | { status: 'none' }
   | {
-    status: 'live' | 'removed';
-    marketplaceId: number;
-    name: string;
-    /** The snapshot decider's state: snapshots are decided in their marketplace's stream. */
-    snapshots: SnapshotsState;
-    syncMode: SyncMode;
-  };
+      status: 'live' | 'removed';
+      marketplaceId: number;
+      name: string;
+      /** The snapshot decider's state: snapshots are decided in their marketplace's stream. */
+      snapshots: SnapshotsState;
+      syncMode: SyncMode;
+    };
 
 // Snapshots live in their marketplace's stream: capturing a commit once, deciding on it, and
 // withdrawing every approval on removal are each one atomic append (docs/decisions.md).
@@ -56,7 +77,13 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
   evolve(state, event) {
     switch (event.type) {
       case 'marketplace-registered':
-        return { status: 'live', marketplaceId: event.data.marketplaceId, name: event.data.name, snapshots: noSnapshots, syncMode: 'on-demand' };
+        return {
+          status: 'live',
+          marketplaceId: event.data.marketplaceId,
+          name: event.data.name,
+          snapshots: noSnapshots,
+          syncMode: 'on-demand',
+        };
       case 'sync-mode-changed':
         return state.status === 'none' ? state : { ...state, syncMode: event.data.mode };
       case 'marketplace-removed':
@@ -83,10 +110,15 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
           detail: `'${data.name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`,
         });
       }
-      if (state.status !== 'none') return refuse({ code: 'conflict', detail: `marketplace ${data.marketplaceId} already exists` });
-      return accept({ type: 'marketplace-registered', data: { ...data, registeredAt: meta.at, registeredBy: meta.principal } });
+      if (state.status !== 'none')
+        return refuse({ code: 'conflict', detail: `marketplace ${data.marketplaceId} already exists` });
+      return accept({
+        type: 'marketplace-registered',
+        data: { ...data, registeredAt: meta.at, registeredBy: meta.principal },
+      });
     }
-    if (state.status !== 'live') return refuse({ code: 'marketplace-not-found', detail: 'no live marketplace has that name' });
+    if (state.status !== 'live')
+      return refuse({ code: 'marketplace-not-found', detail: 'no live marketplace has that name' });
     const base = { marketplaceId: state.marketplaceId, marketplace: state.name };
 
     switch (command.type) {
@@ -96,17 +128,37 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
         return accept<Event>(
           ...approved.map((s): Event => ({
             type: 'snapshot-revoked',
-            data: { ...base, snapshotId: s.snapshotId, sha: s.sha, reason, administrative: true, revokedAt: meta.at, revokedBy: meta.principal },
+            data: {
+              ...base,
+              snapshotId: s.snapshotId,
+              sha: s.sha,
+              reason,
+              administrative: true,
+              revokedAt: meta.at,
+              revokedBy: meta.principal,
+            },
           })),
-          ...(command.data.pushScopeTokenIds.length === 0 ? [] : [{
-            type: 'marketplace-push-scopes-removed' as const,
-            data: { marketplaceId: state.marketplaceId, name: state.name, tokenIds: command.data.pushScopeTokenIds },
-          }]),
+          ...(command.data.pushScopeTokenIds.length === 0
+            ? []
+            : [
+                {
+                  type: 'marketplace-push-scopes-removed' as const,
+                  data: {
+                    marketplaceId: state.marketplaceId,
+                    name: state.name,
+                    tokenIds: command.data.pushScopeTokenIds,
+                  },
+                },
+              ]),
           {
             type: 'marketplace-removed',
             data: {
-              marketplaceId: state.marketplaceId, name: state.name, reason: command.data.reason, removedAt: meta.at,
-              removedBy: meta.principal, withdrawnSnapshotIds: approved.map((s) => s.snapshotId),
+              marketplaceId: state.marketplaceId,
+              name: state.name,
+              reason: command.data.reason,
+              removedAt: meta.at,
+              removedBy: meta.principal,
+              withdrawnSnapshotIds: approved.map((s) => s.snapshotId),
             },
           },
         );
@@ -115,25 +167,40 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
         const { data } = command;
         const existing = state.snapshots.captured.get(data.sha);
         const ingested = (snapshotId: number, created: boolean): Event => ({
-          type: 'ingest-succeeded', data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
+          type: 'ingest-succeeded',
+          data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
         });
         // spec: ingesting a captured commit creates no second snapshot.
         if (existing !== undefined) return accept(ingested(existing, false));
-        return accept<Event>({
-          type: 'snapshot-captured',
-          data: {
-            ...base, snapshotId: data.snapshotId, sha: data.sha, upstreamSha: data.upstreamSha,
-            state: data.violation === null ? 'held' : 'rejected', violation: data.violation, capturedAt: meta.at,
-            ingestedBy: meta.principal, trigger: data.trigger, committedAt: data.committedAt, description: data.description,
+        return accept<Event>(
+          {
+            type: 'snapshot-captured',
+            data: {
+              ...base,
+              snapshotId: data.snapshotId,
+              sha: data.sha,
+              upstreamSha: data.upstreamSha,
+              state: data.violation === null ? 'held' : 'rejected',
+              violation: data.violation,
+              capturedAt: meta.at,
+              ingestedBy: meta.principal,
+              trigger: data.trigger,
+              committedAt: data.committedAt,
+              description: data.description,
+            },
           },
-        }, ingested(data.snapshotId, true));
+          ingested(data.snapshotId, true),
+        );
       }
       case 'record-ingest-failure':
         return accept({ type: 'ingest-failed', data: { ...base, at: meta.at, ...command.data } });
       case 'approve-snapshot':
       case 'reject-snapshot':
       case 'revoke-snapshot':
-        return decideSnapshot(command, state.snapshots, { marketplaceId: state.marketplaceId, marketplace: state.name });
+        return decideSnapshot(command, state.snapshots, {
+          marketplaceId: state.marketplaceId,
+          marketplace: state.name,
+        });
       case 'change-sync-mode': {
         const { mode } = command.data;
         // PUT is idempotent: the mode it already has changes nothing (and issues no new secret).
@@ -141,7 +208,10 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
         return accept({
           type: 'sync-mode-changed',
           data: {
-            marketplaceId: state.marketplaceId, name: state.name, mode, previousMode: state.syncMode,
+            marketplaceId: state.marketplaceId,
+            name: state.name,
+            mode,
+            previousMode: state.syncMode,
             sealedWebhookSecret: mode === 'webhook' ? command.data.sealedWebhookSecret : null,
           },
         });

@@ -5,24 +5,30 @@ export type MarketplaceOrigin = (typeof marketplaceOrigins)[number];
 export const pushPolicies = ['append-only', 'allow-rewrite'] as const;
 export type PushPolicy = (typeof pushPolicies)[number];
 
-export type MarketplaceRegistered = Event<'marketplace-registered', {
-  marketplaceId: number;
-  name: string;
-  origin: MarketplaceOrigin;
-  url: string | null;
-  pushPolicy: PushPolicy | null;
-  registeredAt: Instant;
-  registeredBy: string | null;
-}>;
+export type MarketplaceRegistered = Event<
+  'marketplace-registered',
+  {
+    marketplaceId: number;
+    name: string;
+    origin: MarketplaceOrigin;
+    url: string | null;
+    pushPolicy: PushPolicy | null;
+    registeredAt: Instant;
+    registeredBy: string | null;
+  }
+>;
 
-export type MarketplaceRemoved = Event<'marketplace-removed', {
-  marketplaceId: number;
-  name: string;
-  reason: string;
-  removedAt: Instant;
-  removedBy: string;
-  withdrawnSnapshotIds: readonly number[];
-}>;
+export type MarketplaceRemoved = Event<
+  'marketplace-removed',
+  {
+    marketplaceId: number;
+    name: string;
+    reason: string;
+    removedAt: Instant;
+    removedBy: string;
+    withdrawnSnapshotIds: readonly number[];
+  }
+>;
 
 // A live name is reserved by its own stream (`marketplacename-<name>`), so that two registrations
 // racing for one name cannot both win; removal releases it for a new marketplace.
@@ -30,11 +36,14 @@ export type MarketplaceNameReserved = Event<'marketplace-name-reserved', { name:
 export type MarketplaceNameReleased = Event<'marketplace-name-released', { name: string; marketplaceId: number }>;
 
 /** spec, Removal: the name leaves every token's publish grant (fetch grants are kept). */
-export type MarketplacePushScopesRemoved = Event<'marketplace-push-scopes-removed', {
-  marketplaceId: number;
-  name: string;
-  tokenIds: readonly number[];
-}>;
+export type MarketplacePushScopesRemoved = Event<
+  'marketplace-push-scopes-removed',
+  {
+    marketplaceId: number;
+    name: string;
+    tokenIds: readonly number[];
+  }
+>;
 
 export const syncModes = ['on-demand', 'scheduled', 'webhook'] as const;
 export type SyncMode = (typeof syncModes)[number];
@@ -43,14 +52,18 @@ export type SyncMode = (typeof syncModes)[number];
  * spec, Marketplaces: entering webhook mode issues a new secret; leaving it discards the secret. The
  * event carries the secret sealed (AES-256-GCM under gateway.secrets.key), never in clear.
  */
-export type SyncModeChanged = Event<'sync-mode-changed', {
-  marketplaceId: number;
-  name: string;
-  mode: SyncMode;
-  previousMode: SyncMode;
-  /** Sealed webhook secret in webhook mode; null otherwise. */
-  sealedWebhookSecret: string | null;
-}>;
+export type SyncModeChanged = Event<
+  'sync-mode-changed',
+  {
+    marketplaceId: number;
+    name: string;
+    mode: SyncMode;
+    previousMode: SyncMode;
+    /** Sealed webhook secret in webhook mode; null otherwise. */
+    sealedWebhookSecret: string | null;
+  }
+>;
 
-export type MarketplaceEvent = MarketplaceRegistered | MarketplaceRemoved | MarketplacePushScopesRemoved | SyncModeChanged;
+export type MarketplaceEvent =
+  MarketplaceRegistered | MarketplaceRemoved | MarketplacePushScopesRemoved | SyncModeChanged;
 export type MarketplaceNameEvent = MarketplaceNameReserved | MarketplaceNameReleased;

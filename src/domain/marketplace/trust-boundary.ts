@@ -13,14 +13,17 @@ const boundary = (detail: string): Rejection => ({ code: 'trust-boundary', detai
 /** spec, Registration rules: the 400 cases, checked before anything is read upstream. */
 export function registrationRefusal(request: RegistrationRequest, allowedSchemes: readonly string[]): Rejection | null {
   const { origin, url, ref, pushPolicy } = request;
-  if (origin === 'hosted' && url !== null) return boundary('a hosted marketplace has no url: publishers push to /publish/{name}');
+  if (origin === 'hosted' && url !== null)
+    return boundary('a hosted marketplace has no url: publishers push to /publish/{name}');
   if (origin === 'upstream' && url === null) return boundary('an upstream marketplace needs the url of its repository');
   if (origin === 'upstream' && pushPolicy !== null) return boundary('pushPolicy applies only to hosted marketplaces');
   // spec, Registration: the upstream's default branch is ingested whatever its name (master too) and
   // served as main; `ref` can only name that served branch, so anything but main is refused.
   if (ref !== null && ref !== 'main' && ref !== 'refs/heads/main') {
-    return boundary(`ref '${ref}' is refused: the gateway ingests the upstream's default branch, whatever its name (master too), `
-      + 'and serves it as main; ref may only be main, or omitted');
+    return boundary(
+      `ref '${ref}' is refused: the gateway ingests the upstream's default branch, whatever its name (master too), ` +
+        'and serves it as main; ref may only be main, or omitted',
+    );
   }
   if (url === null) return null;
   let parsed: URL;
@@ -31,11 +34,14 @@ export function registrationRefusal(request: RegistrationRequest, allowedSchemes
   }
   const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
   if (!allowedSchemes.includes(scheme)) {
-    return boundary(`URL scheme '${scheme}' is not allowed; allowed: ${allowedSchemes.join(', ')} (gateway.allowed-url-schemes)`);
+    return boundary(
+      `URL scheme '${scheme}' is not allowed; allowed: ${allowedSchemes.join(', ')} (gateway.allowed-url-schemes)`,
+    );
   }
   // A backslash, whitespace or control character is read one way by a URL parser and another by git
   // (http://token\@host/ hides userinfo from the first): such URLs are refused, not interpreted.
-  if (/[\\\s\u0000-\u001f\u007f]/.test(url)) return boundary('the url contains a backslash, whitespace or a control character');
+  if (/[\\\s\u0000-\u001f\u007f]/.test(url))
+    return boundary('the url contains a backslash, whitespace or a control character');
   if (parsed.username !== '' || parsed.password !== '') {
     return boundary('the url carries user information; credentials never go in URLs');
   }

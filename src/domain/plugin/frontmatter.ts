@@ -26,14 +26,17 @@ const indicator = /[{}[\]*&#!|>%@`]|: /;
  * split on `\n` only, so a CRLF line (ending in `\r`, which `.` does not match) is left as it is, as there.
  */
 function quoteValues(body: string): string {
-  return body.split('\n').map((line) => {
-    const match = simpleLine.exec(line);
-    if (match === null) return line;
-    const [, key, value] = match as unknown as [string, string, string];
-    const quoted = (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"));
-    if (quoted || !indicator.test(value)) return line;
-    return `${key}: "${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  }).join('\n');
+  return body
+    .split('\n')
+    .map((line) => {
+      const match = simpleLine.exec(line);
+      if (match === null) return line;
+      const [, key, value] = match as unknown as [string, string, string];
+      const quoted = (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"));
+      if (quoted || !indicator.test(value)) return line;
+      return `${key}: "${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    })
+    .join('\n');
 }
 
 /** How `yaml` names a plain map key in the object it builds, or null for a key that is a collection. */
@@ -44,10 +47,17 @@ function keyName(key: unknown): string | null {
 }
 
 const own = (node: unknown, key: string | number): unknown =>
-  typeof node === 'object' && node !== null && Object.hasOwn(node, key) ? (node as Record<string | number, unknown>)[key] : undefined;
+  typeof node === 'object' && node !== null && Object.hasOwn(node, key)
+    ? (node as Record<string | number, unknown>)[key]
+    : undefined;
 
 /** The lines of every collection of `value`, found by walking the syntax tree beside the value it became. */
-function marksOf(root: unknown, value: unknown, resolve: (alias: unknown) => unknown, line: (offset: number) => number): Marks {
+function marksOf(
+  root: unknown,
+  value: unknown,
+  resolve: (alias: unknown) => unknown,
+  line: (offset: number) => number,
+): Marks {
   const marks: Marks = new WeakMap();
   const pending: Array<readonly [unknown, unknown]> = [[root, value]];
   const lineOf = (node: unknown, fallback: number): number => {
@@ -58,7 +68,10 @@ function marksOf(root: unknown, value: unknown, resolve: (alias: unknown) => unk
     const [node, js] = pending.pop()!;
     if (typeof js !== 'object' || js === null || marks.has(js)) continue;
     // An alias yields the very object its anchor built: mark it where the anchor wrote it.
-    if (isAlias(node)) { pending.push([resolve(node), js]); continue; }
+    if (isAlias(node)) {
+      pending.push([resolve(node), js]);
+      continue;
+    }
     if (!isMap(node) && !isSeq(node)) continue;
     const mark: Mark = { line: lineOf(node, 1), keys: new Map() };
     marks.set(js, mark);
@@ -109,7 +122,13 @@ function parseOnce(text: string, firstLine: number, uniqueKeys: boolean): Readin
     });
     return failed(at ?? 0, thrown instanceof Error ? thrown.message : 'unreadable');
   }
-  return { ok: true, doc: docOf(value, marksOf(document.contents, value, (alias) => isAlias(alias) ? alias.resolve(document) : null, line)) };
+  return {
+    ok: true,
+    doc: docOf(
+      value,
+      marksOf(document.contents, value, (alias) => (isAlias(alias) ? alias.resolve(document) : null), line),
+    ),
+  };
 }
 
 /** A parse as Claude Code makes it: as written, then once more with indicator-holding values quoted. */
@@ -139,7 +158,12 @@ export function frontmatterOf(text: string): Frontmatter | null {
   const others: OtherReading[] = [];
   if (!read.ok) {
     const lenient = readYaml(body, firstLine, false);
-    if (lenient.ok) others.push({ doc: lenient.doc, line: read.line, why: 'repeats a key: Claude Code reads no field from it, a parser keeping the last value would' });
+    if (lenient.ok)
+      others.push({
+        doc: lenient.doc,
+        line: read.line,
+        why: 'repeats a key: Claude Code reads no field from it, a parser keeping the last value would',
+      });
   }
   // The first `---` closes the frontmatter even inside a line; a reader that wants `---` alone on its line
   // would read on to that line.
@@ -148,7 +172,12 @@ export function frontmatterOf(text: string): Frontmatter | null {
   const closing = alone.exec(source);
   if (closing !== null && closing.index !== end) {
     const wider = readYaml(source.slice(start, closing.index), firstLine);
-    if (wider.ok) others.push({ doc: wider.doc, line: linesBefore(source, end), why: "closes at a '---' inside a line, and Claude Code reads only what comes before it" });
+    if (wider.ok)
+      others.push({
+        doc: wider.doc,
+        line: linesBefore(source, end),
+        why: "closes at a '---' inside a line, and Claude Code reads only what comes before it",
+      });
   }
   return read.ok ? { ok: true, doc: read.doc, others } : { ...read, mentionsHooks: mentionsHooks(body), others };
 }

@@ -5,7 +5,12 @@ import type { MarketplaceLayout } from './layout.ts';
 
 export type InventoryComponent = Readonly<{ name: string; path: string }>;
 export type InventoryHook = Readonly<{
-  event: string; matcher: string | null; type: string; runs: string; location: string; declaredBy: string;
+  event: string;
+  matcher: string | null;
+  type: string;
+  runs: string;
+  location: string;
+  declaredBy: string;
 }>;
 export type InventoryPlugin = Readonly<{
   name: string;
@@ -32,7 +37,14 @@ export function inventoryOf(layout: MarketplaceLayout): Inventory {
       skills: named(plugin.skills),
       commands: named(plugin.commands),
       agents: named(plugin.agents),
-      hooks: plugin.hooks.map(({ event, matcher, type, runs, location, declaredBy }) => ({ event, matcher, type, runs, location, declaredBy })),
+      hooks: plugin.hooks.map(({ event, matcher, type, runs, location, declaredBy }) => ({
+        event,
+        matcher,
+        type,
+        runs,
+        location,
+        declaredBy,
+      })),
       mcpServers: named(plugin.mcpServers),
       lspServers: named(plugin.lspServers),
     })),

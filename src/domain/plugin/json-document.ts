@@ -61,7 +61,9 @@ function scanJson(text: string, on: ScanEvents): number {
   const stack: Array<'{' | '['> = [];
   let i = 0;
   let state: 'value' | 'key' | 'after' = 'value';
-  const skip = () => { while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++; };
+  const skip = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
   const token = (pattern: RegExp): string | null => {
     pattern.lastIndex = i;
     const match = pattern.exec(text);
@@ -76,7 +78,12 @@ function scanJson(text: string, on: ScanEvents): number {
         on.open(i);
         i++;
         skip();
-        if (text[i] === (c === '{' ? '}' : ']')) { i++; on.close(); state = 'after'; continue; }
+        if (text[i] === (c === '{' ? '}' : ']')) {
+          i++;
+          on.close();
+          state = 'after';
+          continue;
+        }
         stack.push(c);
         if (c === '{') state = 'key';
         else on.item(i);
@@ -99,7 +106,10 @@ function scanJson(text: string, on: ScanEvents): number {
         i++;
         skip();
         if (top === '{') state = 'key';
-        else { on.item(i); state = 'value'; }
+        else {
+          on.item(i);
+          state = 'value';
+        }
       } else if (text[i] === (top === '{' ? '}' : ']')) {
         i++;
         stack.pop();
@@ -110,7 +120,9 @@ function scanJson(text: string, on: ScanEvents): number {
 }
 
 const own = (node: unknown, key: string | number): unknown =>
-  typeof node === 'object' && node !== null && Object.hasOwn(node, key) ? (node as Record<string | number, unknown>)[key] : undefined;
+  typeof node === 'object' && node !== null && Object.hasOwn(node, key)
+    ? (node as Record<string | number, unknown>)[key]
+    : undefined;
 
 /**
  * The lines of `root` (the JSON.parse value of `text`). The scan follows the value down: the collection a key
@@ -138,7 +150,9 @@ function marksOf(text: string, root: unknown, line: (offset: number) => number):
       top.mark.keys.set(top.index, line(at));
       next = own(top.node, top.index);
     },
-    close: () => { open.pop(); },
+    close: () => {
+      open.pop();
+    },
   });
   return marks;
 }

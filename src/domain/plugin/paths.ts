@@ -4,7 +4,8 @@ import type { ScanFile } from '../vetting/findings.ts';
 import { relativeSourceProblem } from '../snapshot/manifest-policy.ts';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 export const join = (...parts: string[]): string => parts.filter((part) => part !== '').join('/');
 export const basename = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 export const dirname = (path: string): string => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
@@ -46,7 +47,9 @@ export function sourceText(source: unknown): string {
   if (typeof source === 'string') return source;
   if (!isObject(source)) return '';
   const kind = typeof source.source === 'string' ? source.source : 'unknown';
-  const where = [source.repo, source.url, source.package, source.command].find((v): v is string => typeof v === 'string');
+  const where = [source.repo, source.url, source.package, source.command].find(
+    (v): v is string => typeof v === 'string',
+  );
   const path = typeof source.path === 'string' && source.path !== '' ? `//${source.path}` : '';
   return where === undefined ? kind : `${kind}:${where}${path}`;
 }
@@ -62,7 +65,10 @@ export type SourceResolution = Readonly<{
 
 /** Where an entry's source puts the plugin; `pluginRoot` is metadata.pluginRoot (undefined: not set; null: escaping). */
 export function resolveSource(source: unknown, pluginRoot: string | null | undefined): SourceResolution {
-  const refuse = (kind: 'escapes' | 'unsupported' | 'invalid', message: string): SourceResolution => ({ root: null, problem: { kind, message } });
+  const refuse = (kind: 'escapes' | 'unsupported' | 'invalid', message: string): SourceResolution => ({
+    root: null,
+    problem: { kind, message },
+  });
   if (typeof source === 'string') {
     if (source.startsWith('./')) {
       const reason = relativeSourceProblem(source);
@@ -77,6 +83,10 @@ export function resolveSource(source: unknown, pluginRoot: string | null | undef
   }
   if (!isObject(source)) return refuse('invalid', 'has no source');
   const kind = typeof source.source === 'string' ? source.source : '';
-  if (!externalKinds.has(kind)) return refuse('unsupported', `source type '${kind.slice(0, 40)}' is not supported (relative paths, github, url and git-subdir are)`);
+  if (!externalKinds.has(kind))
+    return refuse(
+      'unsupported',
+      `source type '${kind.slice(0, 40)}' is not supported (relative paths, github, url and git-subdir are)`,
+    );
   return { root: null, problem: null };
 }

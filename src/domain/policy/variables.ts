@@ -18,7 +18,12 @@ export type PolicyInputs = Readonly<{
   /** The instant the rules are evaluated at (the approval's, or the playground call's): releaseAge is measured to it. */
   at: Instant;
   snapshot: Readonly<{
-    id: number; sha: string; upstreamSha: string; state: SnapshotState; capturedAt: Instant; ingestedBy: string | null;
+    id: number;
+    sha: string;
+    upstreamSha: string;
+    state: SnapshotState;
+    capturedAt: Instant;
+    ingestedBy: string | null;
     /** Files in the snapshot's tree. */
     fileCount: number;
   }>;
@@ -38,24 +43,55 @@ export type PolicyInputs = Readonly<{
 // int and timestamp from the schema below. No nulls: an absent string is '' so a rule never needs has().
 
 export type PolicyComponent = { name: string; path: string };
-export type PolicyHook = { event: string; matcher: string; type: string; runs: string; location: string; declaredBy: string };
+export type PolicyHook = {
+  event: string;
+  matcher: string;
+  type: string;
+  runs: string;
+  location: string;
+  declaredBy: string;
+};
 export type PolicyPlugin = {
-  name: string; description: string; source: string;
-  skills: PolicyComponent[]; commands: PolicyComponent[]; agents: PolicyComponent[]; hooks: PolicyHook[];
-  mcpServers: PolicyComponent[]; lspServers: PolicyComponent[];
+  name: string;
+  description: string;
+  source: string;
+  skills: PolicyComponent[];
+  commands: PolicyComponent[];
+  agents: PolicyComponent[];
+  hooks: PolicyHook[];
+  mcpServers: PolicyComponent[];
+  lspServers: PolicyComponent[];
 };
 export type PolicySnapshot = {
-  id: number; sha: string; upstreamSha: string; state: string; marketplace: string; capturedAt: Instant; ingestedBy: string;
-  plugins: PolicyPlugin[]; files: number;
+  id: number;
+  sha: string;
+  upstreamSha: string;
+  state: string;
+  marketplace: string;
+  capturedAt: Instant;
+  ingestedBy: string;
+  plugins: PolicyPlugin[];
+  files: number;
 };
 export type PolicyMarketplace = { name: string; origin: string; url: string; forge: string };
-export type PolicyFinding = { connector: string; id: string; severity: string; location: string; message: string; waived: boolean };
+export type PolicyFinding = {
+  connector: string;
+  id: string;
+  severity: string;
+  location: string;
+  message: string;
+  waived: boolean;
+};
 export type PolicyLicense = { spdxId: string; source: string; location: string; declared: string; evaluation: string };
 export type PolicyReleaseAge = { seconds: number; minimumSeconds: number };
 export type PolicyApprover = { principal: string; roles: string[] };
 export type PolicyVariables = {
-  snapshot: PolicySnapshot; marketplace: PolicyMarketplace; findings: PolicyFinding[]; licenses: PolicyLicense[];
-  releaseAge: PolicyReleaseAge; approver: PolicyApprover;
+  snapshot: PolicySnapshot;
+  marketplace: PolicyMarketplace;
+  findings: PolicyFinding[];
+  licenses: PolicyLicense[];
+  releaseAge: PolicyReleaseAge;
+  approver: PolicyApprover;
 };
 
 const component = ({ name, path }: InventoryComponent): PolicyComponent => ({ name, path });
@@ -66,18 +102,54 @@ export function policyVariables(inputs: PolicyInputs): PolicyVariables {
   const detected = marketplace.origin === 'hosted' ? '' : forgeOf(marketplace.url).forge;
   return {
     snapshot: {
-      id: snapshot.id, sha: snapshot.sha, upstreamSha: snapshot.upstreamSha, state: snapshot.state, marketplace: marketplace.name,
-      capturedAt: snapshot.capturedAt, ingestedBy: snapshot.ingestedBy ?? '', files: snapshot.fileCount,
+      id: snapshot.id,
+      sha: snapshot.sha,
+      upstreamSha: snapshot.upstreamSha,
+      state: snapshot.state,
+      marketplace: marketplace.name,
+      capturedAt: snapshot.capturedAt,
+      ingestedBy: snapshot.ingestedBy ?? '',
+      files: snapshot.fileCount,
       plugins: inputs.plugins.map((p) => ({
-        name: p.name, description: p.description ?? '', source: p.source,
-        skills: p.skills.map(component), commands: p.commands.map(component), agents: p.agents.map(component),
-        hooks: p.hooks.map((h) => ({ event: h.event, matcher: h.matcher ?? '', type: h.type, runs: h.runs, location: h.location, declaredBy: h.declaredBy })),
-        mcpServers: p.mcpServers.map(component), lspServers: p.lspServers.map(component),
+        name: p.name,
+        description: p.description ?? '',
+        source: p.source,
+        skills: p.skills.map(component),
+        commands: p.commands.map(component),
+        agents: p.agents.map(component),
+        hooks: p.hooks.map((h) => ({
+          event: h.event,
+          matcher: h.matcher ?? '',
+          type: h.type,
+          runs: h.runs,
+          location: h.location,
+          declaredBy: h.declaredBy,
+        })),
+        mcpServers: p.mcpServers.map(component),
+        lspServers: p.lspServers.map(component),
       })),
     },
-    marketplace: { name: marketplace.name, origin: marketplace.origin, url: marketplace.url ?? '', forge: detected === 'unknown' ? '' : detected },
-    findings: inputs.findings.map((f) => ({ connector: f.connector, id: f.id, severity: f.severity, location: f.location, message: f.message, waived: f.waived })),
-    licenses: inputs.licenses.map((l) => ({ spdxId: l.spdxId ?? '', source: l.source, location: l.location, declared: l.declared ?? '', evaluation: l.evaluation })),
+    marketplace: {
+      name: marketplace.name,
+      origin: marketplace.origin,
+      url: marketplace.url ?? '',
+      forge: detected === 'unknown' ? '' : detected,
+    },
+    findings: inputs.findings.map((f) => ({
+      connector: f.connector,
+      id: f.id,
+      severity: f.severity,
+      location: f.location,
+      message: f.message,
+      waived: f.waived,
+    })),
+    licenses: inputs.licenses.map((l) => ({
+      spdxId: l.spdxId ?? '',
+      source: l.source,
+      location: l.location,
+      declared: l.declared ?? '',
+      evaluation: l.evaluation,
+    })),
     releaseAge: {
       // A capture stamped after `at` (clock skew between writers) reads as age 0, not a negative age.
       seconds: Math.max(0, Math.floor((Date.parse(inputs.at) - Date.parse(snapshot.capturedAt)) / 1000)),
@@ -85,7 +157,13 @@ export function policyVariables(inputs: PolicyInputs): PolicyVariables {
     },
     approver: {
       principal: inputs.approver.principal,
-      roles: [...new Set(inputs.approver.roles.filter((r) => r.marketplace === null || r.marketplace === marketplace.name).map((r) => r.role))].sort(),
+      roles: [
+        ...new Set(
+          inputs.approver.roles
+            .filter((r) => r.marketplace === null || r.marketplace === marketplace.name)
+            .map((r) => r.role),
+        ),
+      ].sort(),
     },
   };
 }
@@ -177,14 +255,18 @@ export const policyVariableTypes = {
 /** Condensed reference of the variables (docs/policy-variables.md in full); the CEL adapter adds its limits (policyVariablesDoc). */
 export const policyVariablesReference: string = [
   'A rule is a CEL expression of type bool; it **denies** an approval when it evaluates to true (or fails to evaluate).',
-  'Variables (no nulls: an absent string is `\'\'`; integers are `int`, so compare with `86400`, not `86400.0`):',
+  "Variables (no nulls: an absent string is `''`; integers are `int`, so compare with `86400`, not `86400.0`):",
   '',
   ...Object.entries(policyVariableTypes).map(([name, [type, meaning]]) => `- \`${name}\` (${type}): ${meaning}`),
   '',
   'Types:',
   '',
-  ...Object.entries(policyTypes).map(([name, fields]) =>
-    `- ${name}: ${Object.entries(fields).map(([field, [type]]) => `${field} ${type}`).join(', ')}`),
+  ...Object.entries(policyTypes).map(
+    ([name, fields]) =>
+      `- ${name}: ${Object.entries(fields)
+        .map(([field, [type]]) => `${field} ${type}`)
+        .join(', ')}`,
+  ),
   '',
   'Examples: `snapshot.plugins.exists(p, size(p.hooks) > 0)`; `findings.exists(f, f.severity == "HIGH" && !f.waived)`;',
   '`licenses.exists(l, l.spdxId == "GPL-3.0-only")`; `releaseAge.seconds < 86400`.',

@@ -6,15 +6,18 @@ import type { PublishEvent } from './publish.events.ts';
  * Records a push git has applied to the quarantine's main. `fastForward` is read from the repository
  * (the previous tip is an ancestor of the new one). The handler undoes the ref update when this is refused.
  */
-export type RecordPush = Command<'record-push', {
-  marketplaceId: number;
-  marketplace: string;
-  pushPolicy: PushPolicy;
-  ref: string;
-  previousTip: string | null;
-  newTip: string;
-  fastForward: boolean;
-}>;
+export type RecordPush = Command<
+  'record-push',
+  {
+    marketplaceId: number;
+    marketplace: string;
+    pushPolicy: PushPolicy;
+    ref: string;
+    previousTip: string | null;
+    newTip: string;
+    fastForward: boolean;
+  }
+>;
 export type PublishCommand = RecordPush;
 
 /** The tip the last recorded push left on main. */
@@ -42,8 +45,14 @@ export const publishDecider: Decider<PublishState, PublishCommand, PublishEvent>
     return accept({
       type: 'marketplace-pushed',
       data: {
-        marketplaceId: data.marketplaceId, marketplace: data.marketplace, ref: data.ref, previousTip: data.previousTip,
-        newTip: data.newTip, forced: !data.fastForward, pushPolicy: data.pushPolicy, pushedAt: meta.at,
+        marketplaceId: data.marketplaceId,
+        marketplace: data.marketplace,
+        ref: data.ref,
+        previousTip: data.previousTip,
+        newTip: data.newTip,
+        forced: !data.fastForward,
+        pushPolicy: data.pushPolicy,
+        pushedAt: meta.at,
       },
     });
   },

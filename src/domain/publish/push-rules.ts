@@ -33,5 +33,8 @@ export function refusePush(commands: readonly PushCommand[]): PushRefusal[] {
     reason: pushChecks.map((check) => check.refusal(command)).find((reason) => reason !== null) ?? null,
   }));
   if (refused.every((r) => r.reason === null)) return [];
-  return refused.map((r) => ({ ref: r.ref, reason: r.reason ?? 'not applied: another ref of the same push was refused' }));
+  return refused.map((r) => ({
+    ref: r.ref,
+    reason: r.reason ?? 'not applied: another ref of the same push was refused',
+  }));
 }

@@ -1,16 +1,25 @@
 import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
 import type { RoleEvent, RoleName } from './role.events.ts';
 
-export type Grant = Readonly<{ grantId: number; principal: string; role: RoleName; marketplace: string | null; marketplaceId: number | null }>;
-
-export type GrantRole = Command<'grant-role', {
+export type Grant = Readonly<{
   grantId: number;
   principal: string;
   role: RoleName;
   marketplace: string | null;
-  /** Resolved by the handler from the live marketplaces; null when the name is unknown. */
   marketplaceId: number | null;
 }>;
+
+export type GrantRole = Command<
+  'grant-role',
+  {
+    grantId: number;
+    principal: string;
+    role: RoleName;
+    marketplace: string | null;
+    /** Resolved by the handler from the live marketplaces; null when the name is unknown. */
+    marketplaceId: number | null;
+  }
+>;
 export type RevokeRole = Command<'revoke-role', { grantId: number }>;
 export type RoleCommand = GrantRole | RevokeRole;
 
@@ -54,7 +63,10 @@ export const roleDecider: Decider<RoleState, RoleCommand, RoleEvent> = {
     }
     for (const grant of state.values()) {
       if (sameGrant(grant, { principal, role, marketplace })) {
-        return refuse({ code: 'grant-exists', detail: `grant ${grant.grantId} already gives ${principal} the ${role} role${marketplace ? ` on ${marketplace}` : ''}` });
+        return refuse({
+          code: 'grant-exists',
+          detail: `grant ${grant.grantId} already gives ${principal} the ${role} role${marketplace ? ` on ${marketplace}` : ''}`,
+        });
       }
     }
     return accept({

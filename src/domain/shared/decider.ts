@@ -18,7 +18,11 @@ export type CommandMeta = Readonly<{
 export type Command<T extends string, D> = Readonly<{ type: T; data: D; meta: CommandMeta }>;
 export type Event<T extends string, D> = Readonly<{ type: T; data: D }>;
 
-export type Rejection = Readonly<{ code: RejectionCode; detail: string; extensions?: Readonly<Record<string, unknown>> }>;
+export type Rejection = Readonly<{
+  code: RejectionCode;
+  detail: string;
+  extensions?: Readonly<Record<string, unknown>>;
+}>;
 
 export type Decision<E> =
   | Readonly<{ outcome: 'accepted'; events: readonly E[] }>
@@ -31,4 +35,8 @@ export interface Decider<S, C, E> {
 }
 
 export const accept = <E>(...events: E[]): Decision<E> => ({ outcome: 'accepted', events });
-export const refuse = <E>(rejection: Rejection, ...events: E[]): Decision<E> => ({ outcome: 'refused', rejection, events });
+export const refuse = <E>(rejection: Rejection, ...events: E[]): Decision<E> => ({
+  outcome: 'refused',
+  rejection,
+  events,
+});

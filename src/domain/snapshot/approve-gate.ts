@@ -26,15 +26,22 @@ export type ApproveInputs = Readonly<{
   policyDenials: readonly PolicyDenial[];
 }>;
 
-export type PolicyDenial = Readonly<{ rule: string; ruleId: number; outcome: 'matched' | 'error'; error: string | null }>;
+export type PolicyDenial = Readonly<{
+  rule: string;
+  ruleId: number;
+  outcome: 'matched' | 'error';
+  error: string | null;
+}>;
 
 export type GateContext = Readonly<{ snapshot: GateSnapshot; inputs: ApproveInputs; at: Instant }>;
 /** A refusal, with what it records (a policy denial is recorded as well as answered). */
-export type GateRefusal = Rejection & Readonly<{ record?: readonly Omit<PolicyDenied['data'], 'marketplaceId' | 'marketplace'>[] }>;
+export type GateRefusal = Rejection &
+  Readonly<{ record?: readonly Omit<PolicyDenied['data'], 'marketplaceId' | 'marketplace'>[] }>;
 export type GateCheck = Readonly<{ name: string; check: (context: GateContext) => GateRefusal | null }>;
 
 const day = 86_400_000;
-const describe = (ms: number) => (ms >= day ? `${Math.round((ms / day) * 10) / 10} days` : `${Math.round(ms / 60_000)} minutes`);
+const describe = (ms: number) =>
+  ms >= day ? `${Math.round((ms / day) * 10) / 10} days` : `${Math.round(ms / 60_000)} minutes`;
 
 /**
  * The approve gate: named checks in order; the first refusal wins. A later capability (vetting
@@ -43,18 +50,30 @@ const describe = (ms: number) => (ms >= day ? `${Math.round((ms / day) * 10) / 1
 export const approveGate: readonly GateCheck[] = [
   {
     name: 'notDecided',
-    check: ({ snapshot }) => snapshot.state === 'approved'
-      ? { code: 'snapshot-already-decided', detail: `snapshot ${snapshot.snapshotId} is already approved` } : null,
+    check: ({ snapshot }) =>
+      snapshot.state === 'approved'
+        ? { code: 'snapshot-already-decided', detail: `snapshot ${snapshot.snapshotId} is already approved` }
+        : null,
   },
   {
     name: 'notRejected',
-    check: ({ snapshot }) => snapshot.state === 'rejected'
-      ? { code: 'snapshot-already-decided', detail: `snapshot ${snapshot.snapshotId} was rejected; a rejected snapshot is not approved` } : null,
+    check: ({ snapshot }) =>
+      snapshot.state === 'rejected'
+        ? {
+            code: 'snapshot-already-decided',
+            detail: `snapshot ${snapshot.snapshotId} was rejected; a rejected snapshot is not approved`,
+          }
+        : null,
   },
   {
     name: 'notWithdrawn',
-    check: ({ snapshot, inputs }) => snapshot.withdrawn || inputs.withdrawnShas.includes(snapshot.sha)
-      ? { code: 'snapshot-withdrawn', detail: `commit ${snapshot.sha} was withdrawn administratively and cannot be approved again` } : null,
+    check: ({ snapshot, inputs }) =>
+      snapshot.withdrawn || inputs.withdrawnShas.includes(snapshot.sha)
+        ? {
+            code: 'snapshot-withdrawn',
+            detail: `commit ${snapshot.sha} was withdrawn administratively and cannot be approved again`,
+          }
+        : null,
   },
   {
     // spec: BLOCKED refuses with 409 unless an admin overrides with a reason (recorded on the approval).
@@ -62,8 +81,12 @@ export const approveGate: readonly GateCheck[] = [
     check: ({ snapshot, inputs }) => {
       const { vetting, overrideReason } = inputs;
       if (vetting.outcome !== 'BLOCKED' || overrideReason !== null) return null;
-      const why = vetting.uncovered.length > 0 ? `${vetting.uncovered.length} blocking finding(s) no active waiver covers`
-        : vetting.unanswered.length > 0 ? `no answer from ${vetting.unanswered.join(', ')}` : 'the snapshot has not been vetted';
+      const why =
+        vetting.uncovered.length > 0
+          ? `${vetting.uncovered.length} blocking finding(s) no active waiver covers`
+          : vetting.unanswered.length > 0
+            ? `no answer from ${vetting.unanswered.join(', ')}`
+            : 'the snapshot has not been vetted';
       return {
         code: 'vetting-blocked',
         detail: `snapshot ${snapshot.snapshotId} is BLOCKED by vetting (${why}); waive the findings, re-vet, or an admin may override with a reason`,
@@ -80,8 +103,21 @@ export const approveGate: readonly GateCheck[] = [
       return {
         code: 'policy-denied',
         detail: `denied by policy: ${denials.map((d) => (d.outcome === 'matched' ? `rule '${d.rule}' matched` : `rule '${d.rule}' failed to evaluate (${d.error ?? 'error'})`)).join('; ')}`,
-        extensions: { denials: denials.map((d) => ({ rule: d.rule, outcome: d.outcome, ...(d.error === null ? {} : { error: d.error }) })) },
-        record: denials.map((d) => ({ snapshotId: snapshot.snapshotId, sha: snapshot.sha, rule: d.rule, ruleId: d.ruleId, outcome: d.outcome, error: d.error })),
+        extensions: {
+          denials: denials.map((d) => ({
+            rule: d.rule,
+            outcome: d.outcome,
+            ...(d.error === null ? {} : { error: d.error }),
+          })),
+        },
+        record: denials.map((d) => ({
+          snapshotId: snapshot.snapshotId,
+          sha: snapshot.sha,
+          rule: d.rule,
+          ruleId: d.ruleId,
+          outcome: d.outcome,
+          error: d.error,
+        })),
       };
     },
   },
@@ -94,7 +130,9 @@ export const approveGate: readonly GateCheck[] = [
       return {
         code: 'release-age-not-elapsed',
         detail: `the minimum release age is ${describe(inputs.minimumReleaseAgeMs)}; this commit can be approved in ${describe(remaining)}`,
-        extensions: { approvableAt: new Date(Date.parse(snapshot.capturedAt) + inputs.minimumReleaseAgeMs).toISOString() },
+        extensions: {
+          approvableAt: new Date(Date.parse(snapshot.capturedAt) + inputs.minimumReleaseAgeMs).toISOString(),
+        },
       };
     },
   },

@@ -17,7 +17,14 @@ export type ExternalPlugin = Readonly<{
 }>;
 
 export type ManifestReading =
-  | Readonly<{ ok: true; name: string | null; description: string | null; plugins: readonly ManifestPlugin[]; externals: readonly ExternalPlugin[]; text: string }>
+  | Readonly<{
+      ok: true;
+      name: string | null;
+      description: string | null;
+      plugins: readonly ManifestPlugin[];
+      externals: readonly ExternalPlugin[];
+      text: string;
+    }>
   | Readonly<{ ok: false; violation: string }>;
 
 /** Where resolved external plugins are placed in the composite tree (relative sources point here). */
@@ -50,7 +57,8 @@ export function readManifest(text: string | null): ManifestReading {
   } catch (error) {
     return bad(`${manifestPath} is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return bad(`${manifestPath} is not a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return bad(`${manifestPath} is not a JSON object`);
   const manifest = parsed as Record<string, unknown>;
   if (!Array.isArray(manifest.plugins)) return bad(`${manifestPath} has no plugins array`);
   const plugins: ManifestPlugin[] = [];
@@ -78,36 +86,57 @@ export function readManifest(text: string | null): ManifestReading {
     }
     return bad(`plugin '${name}' has a source of type '${String(kind)}' that the gateway cannot pin to a commit`);
   }
-  if (externals.length > maxExternalSources) return bad(`${externals.length} external plugin sources; at most ${maxExternalSources} are resolved`);
-  const description = typeof manifest.description === 'string' ? manifest.description
-    : typeof (manifest.metadata as Record<string, unknown> | undefined)?.description === 'string'
-      ? String((manifest.metadata as Record<string, unknown>).description) : null;
-  return { ok: true, name: typeof manifest.name === 'string' ? manifest.name : null, description, plugins, externals, text };
+  if (externals.length > maxExternalSources)
+    return bad(`${externals.length} external plugin sources; at most ${maxExternalSources} are resolved`);
+  const description =
+    typeof manifest.description === 'string'
+      ? manifest.description
+      : typeof (manifest.metadata as Record<string, unknown> | undefined)?.description === 'string'
+        ? String((manifest.metadata as Record<string, unknown>).description)
+        : null;
+  return {
+    ok: true,
+    name: typeof manifest.name === 'string' ? manifest.name : null,
+    description,
+    plugins,
+    externals,
+    text,
+  };
 }
 
 const fullSha = /^[0-9a-f]{40}$/;
 const safeName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-function externalOf(name: string, kind: ExternalPlugin['kind'], source: Record<string, unknown>): ExternalPlugin | string {
+function externalOf(
+  name: string,
+  kind: ExternalPlugin['kind'],
+  source: Record<string, unknown>,
+): ExternalPlugin | string {
   if (!safeName.test(name)) return 'an external plugin needs a plain name (letters, digits, . _ -)';
   const ref = typeof source.ref === 'string' && source.ref !== '' ? source.ref : null;
   const sha = typeof source.sha === 'string' && source.sha !== '' ? source.sha : null;
   if (sha !== null && !fullSha.test(sha)) return `sha '${sha}' is not a full 40-character commit id`;
-  if (ref !== null && (ref.startsWith('-') || ref.includes('..') || /[\s~^:?*[\\]/.test(ref))) return `ref '${ref}' is not a valid ref name`;
+  if (ref !== null && (ref.startsWith('-') || ref.includes('..') || /[\s~^:?*[\\]/.test(ref)))
+    return `ref '${ref}' is not a valid ref name`;
   let url: string;
   if (kind === 'github') {
-    if (typeof source.repo !== 'string' || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(source.repo)) return 'a github source needs repo as owner/name';
+    if (typeof source.repo !== 'string' || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(source.repo))
+      return 'a github source needs repo as owner/name';
     url = `https://github.com/${source.repo.replace(/\.git$/, '')}.git`;
   } else {
     if (typeof source.url !== 'string') return `a ${kind} source needs a url`;
     // git-subdir accepts the owner/repo shorthand for GitHub.
-    url = kind === 'git-subdir' && /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(source.url) ? `https://github.com/${source.url}.git` : source.url;
+    url =
+      kind === 'git-subdir' && /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(source.url)
+        ? `https://github.com/${source.url}.git`
+        : source.url;
   }
   let path = '';
   if (kind === 'git-subdir') {
     if (typeof source.path !== 'string' || source.path.trim() === '') return 'a git-subdir source needs a path';
     path = source.path.replace(/^\.?\/+/, '').replace(/\/+$/, '');
-    if (path.split('/').some((segment) => segment === '..' || segment === '') || path.includes('\\')) return `path '${source.path}' escapes the repository`;
+    if (path.split('/').some((segment) => segment === '..' || segment === '') || path.includes('\\'))
+      return `path '${source.path}' escapes the repository`;
   }
   return { name, kind, url, ref, sha, path };
 }

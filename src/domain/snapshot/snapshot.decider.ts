@@ -9,10 +9,19 @@ export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
 export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
 export type SnapshotCommand = ApproveSnapshot | RejectSnapshot | RevokeSnapshot;
 
-export type SnapshotEntry = Readonly<{ snapshotId: number; sha: string; state: SnapshotState; capturedAt: Instant; withdrawn: boolean }>;
+export type SnapshotEntry = Readonly<{
+  snapshotId: number;
+  sha: string;
+  state: SnapshotState;
+  capturedAt: Instant;
+  withdrawn: boolean;
+}>;
 
 /** The snapshots of one marketplace, by id, and which commit each captured. */
-export type SnapshotsState = Readonly<{ snapshots: ReadonlyMap<number, SnapshotEntry>; captured: ReadonlyMap<string, number> }>;
+export type SnapshotsState = Readonly<{
+  snapshots: ReadonlyMap<number, SnapshotEntry>;
+  captured: ReadonlyMap<string, number>;
+}>;
 
 /** Where the snapshots live: their marketplace, named in every event. */
 export type SnapshotHome = Readonly<{ marketplaceId: number; marketplace: string }>;
@@ -54,10 +63,18 @@ export function evolveSnapshots(state: SnapshotsState, event: SnapshotDecisionEv
 }
 
 /** Decides on one snapshot of a live marketplace (the marketplace decider checks that it is live). */
-export function decideSnapshot(command: SnapshotCommand, state: SnapshotsState, home: SnapshotHome): Decision<SnapshotDecisionEvent> {
+export function decideSnapshot(
+  command: SnapshotCommand,
+  state: SnapshotsState,
+  home: SnapshotHome,
+): Decision<SnapshotDecisionEvent> {
   const { meta } = command;
   const snapshot = state.snapshots.get(command.data.snapshotId);
-  if (!snapshot) return refuse({ code: 'snapshot-not-found', detail: `no snapshot ${command.data.snapshotId} in ${home.marketplace}` });
+  if (!snapshot)
+    return refuse({
+      code: 'snapshot-not-found',
+      detail: `no snapshot ${command.data.snapshotId} in ${home.marketplace}`,
+    });
   const base = { ...home, snapshotId: snapshot.snapshotId, sha: snapshot.sha };
   switch (command.type) {
     case 'approve-snapshot': {
@@ -65,23 +82,38 @@ export function decideSnapshot(command: SnapshotCommand, state: SnapshotsState, 
       const refusal = runGate(approveGate, { snapshot, inputs, at: meta.at });
       if (refusal) {
         const { record = [], ...rejection } = refusal;
-        return refuse<SnapshotDecisionEvent>(rejection, ...record.map((denial): PolicyDenied => ({ type: 'policy-denied', data: { ...home, ...denial } })));
+        return refuse<SnapshotDecisionEvent>(
+          rejection,
+          ...record.map((denial): PolicyDenied => ({ type: 'policy-denied', data: { ...home, ...denial } })),
+        );
       }
       // The override is recorded only when it was what let the approval through.
       const overrideReason = inputs.vetting.outcome === 'BLOCKED' ? inputs.overrideReason : null;
-      return accept({ type: 'snapshot-approved', data: { ...base, approvedAt: meta.at, approvedBy: meta.principal, overrideReason } });
+      return accept({
+        type: 'snapshot-approved',
+        data: { ...base, approvedAt: meta.at, approvedBy: meta.principal, overrideReason },
+      });
     }
     case 'revoke-snapshot':
       // Only an approval can be withdrawn; a snapshot decided otherwise meanwhile is left as it is.
       if (snapshot.state !== 'approved') return accept();
       return accept({
         type: 'snapshot-revoked',
-        data: { ...base, reason: command.data.reason, administrative: false, revokedAt: meta.at, revokedBy: meta.principal },
+        data: {
+          ...base,
+          reason: command.data.reason,
+          administrative: false,
+          revokedAt: meta.at,
+          revokedBy: meta.principal,
+        },
       });
     case 'reject-snapshot':
       // spec, Snapshot state: held or revoked → rejected; never age-gated.
       if (snapshot.state === 'approved' || snapshot.state === 'rejected') {
-        return refuse({ code: 'snapshot-already-decided', detail: `snapshot ${snapshot.snapshotId} is already ${snapshot.state}` });
+        return refuse({
+          code: 'snapshot-already-decided',
+          detail: `snapshot ${snapshot.snapshotId} is already ${snapshot.state}`,
+        });
       }
       return accept({ type: 'snapshot-rejected', data: { ...base, rejectedAt: meta.at, rejectedBy: meta.principal } });
   }

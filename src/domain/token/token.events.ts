@@ -16,25 +16,31 @@ export type TokenFields = Readonly<{
   expiresAt: Instant | null;
 }>;
 
-export type TokenIssued = Event<'token-issued', TokenFields & {
-  tokenId: number;
-  /** SHA-256 of the secret, hex; the secret itself is never stored. */
-  digest: string;
-  rotatedFrom: number | null;
-  issuedAt: Instant;
-  issuedBy: string;
-}>;
+export type TokenIssued = Event<
+  'token-issued',
+  TokenFields & {
+    tokenId: number;
+    /** SHA-256 of the secret, hex; the secret itself is never stored. */
+    digest: string;
+    rotatedFrom: number | null;
+    issuedAt: Instant;
+    issuedBy: string;
+  }
+>;
 
-export type TokenRevoked = Event<'token-revoked', {
-  tokenId: number;
-  kind: TokenKind;
-  owner: string;
-  principal: string;
-  name: string;
-  cause: 'deleted' | 'rotated';
-  revokedAt: Instant;
-  revokedBy: string;
-}>;
+export type TokenRevoked = Event<
+  'token-revoked',
+  {
+    tokenId: number;
+    kind: TokenKind;
+    owner: string;
+    principal: string;
+    name: string;
+    cause: 'deleted' | 'rotated';
+    revokedAt: Instant;
+    revokedBy: string;
+  }
+>;
 
 /** A successful authentication, written at most once a minute per token (spec: lastUsedAt rules). */
 export type TokenUsed = Event<'token-used', { tokenId: number; usedAt: Instant }>;

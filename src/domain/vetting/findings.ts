@@ -39,7 +39,9 @@ export type ScanFile = Readonly<{
 
 /** The INFO finding for a file a connector wanted to read but that is over the size limit. */
 export const fileNotScanned = (file: ScanFile, maxFileBytes: number): Finding => ({
-  id: 'file-not-scanned', severity: 'INFO', location: locationOf(file.path),
+  id: 'file-not-scanned',
+  severity: 'INFO',
+  location: locationOf(file.path),
   message: `${file.size} bytes, over the ${maxFileBytes}-byte scanning limit (gateway.vetting.max-file-bytes); not scanned`,
 });
 

@@ -49,7 +49,8 @@ const isCustomRef = (id: string): boolean => /^(DocumentRef-[^:]+:)?LicenseRef-/
 export function evaluateLicense(ids: readonly string[] | null, lists: LicenseLists): LicenseEvaluation {
   if (ids === null || ids.length === 0) return 'UNKNOWN';
   const names = new Set(ids.flatMap(aliasesOf).map((id) => id.toLowerCase()));
-  const listed = (list: readonly string[]) => list.some((entry) => aliasesOf(entry.trim()).some((alias) => names.has(alias.toLowerCase())));
+  const listed = (list: readonly string[]) =>
+    list.some((entry) => aliasesOf(entry.trim()).some((alias) => names.has(alias.toLowerCase())));
   if (listed(lists.ban)) return 'BANNED';
   if (lists.allow.length > 0) return listed(lists.allow) ? 'OK' : 'NOT_ALLOWED';
   return ids.some(isCustomRef) ? 'UNKNOWN' : 'OK';
@@ -63,13 +64,19 @@ const rank: Record<LicenseEvaluation, number> = { OK: 0, UNKNOWN: 1, NOT_ALLOWED
  * so the alternative that passes best stands for it; `A AND B` binds to both, so the worst one does
  * (ties: the leftmost). A `WITH` exception only adds permissions: the license id is what is evaluated.
  */
-export function evaluateExpression(expression: LicenseExpression, lists: LicenseLists): Readonly<{ spdxId: string; evaluation: LicenseEvaluation }> {
+export function evaluateExpression(
+  expression: LicenseExpression,
+  lists: LicenseLists,
+): Readonly<{ spdxId: string; evaluation: LicenseEvaluation }> {
   if ('license' in expression) {
     const spdxId = expression.plus === true ? `${expression.license}+` : expression.license;
     return { spdxId, evaluation: evaluateLicense([spdxId], lists) };
   }
   const left = evaluateExpression(expression.left, lists);
   const right = evaluateExpression(expression.right, lists);
-  const rightWins = expression.conjunction === 'or' ? rank[right.evaluation] < rank[left.evaluation] : rank[right.evaluation] > rank[left.evaluation];
+  const rightWins =
+    expression.conjunction === 'or'
+      ? rank[right.evaluation] < rank[left.evaluation]
+      : rank[right.evaluation] > rank[left.evaluation];
   return rightWins ? right : left;
 }

@@ -16,7 +16,14 @@ export type WaiverTerms = Readonly<{
   revokedAt: Instant | null;
 }>;
 
-export type Suppressed = Readonly<{ connector: string; ruleId: string; location: string; waiverId: number; approvedBy: string; expiresAt: Instant }>;
+export type Suppressed = Readonly<{
+  connector: string;
+  ruleId: string;
+  location: string;
+  waiverId: number;
+  approvedBy: string;
+  expiresAt: Instant;
+}>;
 
 export type Evaluation = Readonly<{
   outcome: EffectiveOutcome;
@@ -45,37 +52,71 @@ const pathCovered = (scopeValue: string, path: string): boolean => {
 
 export function waiverCovers(waiver: WaiverTerms, finding: Finding, sha: string): boolean {
   if (waiver.ruleId !== finding.id) return false;
-  return waiver.scope === 'SNAPSHOT' ? waiver.scopeValue === sha : pathCovered(waiver.scopeValue, pathOfLocation(finding.location));
+  return waiver.scope === 'SNAPSHOT'
+    ? waiver.scopeValue === sha
+    : pathCovered(waiver.scopeValue, pathOfLocation(finding.location));
 }
 
 /** Run null (never vetted) is BLOCKED (spec). */
-export function evaluate(verdicts: readonly Verdict[] | null, sha: string, waivers: readonly WaiverTerms[], at: Instant): Evaluation {
-  if (verdicts === null) return { outcome: 'BLOCKED', recordedOutcome: 'BLOCKED', suppressed: [], uncovered: [], unanswered: [] };
+export function evaluate(
+  verdicts: readonly Verdict[] | null,
+  sha: string,
+  waivers: readonly WaiverTerms[],
+  at: Instant,
+): Evaluation {
+  if (verdicts === null)
+    return { outcome: 'BLOCKED', recordedOutcome: 'BLOCKED', suppressed: [], uncovered: [], unanswered: [] };
   const active = waivers.filter((w) => waiverActive(w, at));
   const suppressed: Suppressed[] = [];
   const uncovered: Uncovered[] = [];
   const unanswered: string[] = [];
   for (const verdict of verdicts) {
-    if (verdict.state === 'ERROR' || verdict.state === 'PENDING') { unanswered.push(verdict.connector); continue; }
+    if (verdict.state === 'ERROR' || verdict.state === 'PENDING') {
+      unanswered.push(verdict.connector);
+      continue;
+    }
     if (verdict.state !== 'FAIL') continue;
     const blocking = verdict.findings.filter(isBlocking);
     if (blocking.length === 0) {
       // A FAIL without a finding to waive (an external scanner's bare verdict) blocks as it stands.
-      uncovered.push({ connector: verdict.connector, ruleId: `${verdict.connector}/fail`, location: '', severity: 'HIGH', message: verdict.detail ?? `${verdict.connector} failed` });
+      uncovered.push({
+        connector: verdict.connector,
+        ruleId: `${verdict.connector}/fail`,
+        location: '',
+        severity: 'HIGH',
+        message: verdict.detail ?? `${verdict.connector} failed`,
+      });
       continue;
     }
     for (const finding of blocking) {
       const waiver = active.find((w) => waiverCovers(w, finding, sha));
       if (waiver) {
-        suppressed.push({ connector: verdict.connector, ruleId: finding.id, location: finding.location, waiverId: waiver.waiverId, approvedBy: waiver.approvedBy, expiresAt: waiver.expiresAt });
+        suppressed.push({
+          connector: verdict.connector,
+          ruleId: finding.id,
+          location: finding.location,
+          waiverId: waiver.waiverId,
+          approvedBy: waiver.approvedBy,
+          expiresAt: waiver.expiresAt,
+        });
       } else {
-        uncovered.push({ connector: verdict.connector, ruleId: finding.id, location: finding.location, severity: finding.severity, message: finding.message });
+        uncovered.push({
+          connector: verdict.connector,
+          ruleId: finding.id,
+          location: finding.location,
+          severity: finding.severity,
+          message: finding.message,
+        });
       }
     }
   }
   const recordedOutcome = recordedOutcomeOf(verdicts);
-  const outcome: EffectiveOutcome = uncovered.length > 0 || unanswered.length > 0 ? 'BLOCKED'
-    : recordedOutcome === 'BLOCKED' ? 'CLEAR_WITH_WAIVERS' : 'CLEAR';
+  const outcome: EffectiveOutcome =
+    uncovered.length > 0 || unanswered.length > 0
+      ? 'BLOCKED'
+      : recordedOutcome === 'BLOCKED'
+        ? 'CLEAR_WITH_WAIVERS'
+        : 'CLEAR';
   return { outcome, recordedOutcome, suppressed, uncovered, unanswered };
 }
 

@@ -4,14 +4,20 @@ import type { ChainMode, ChainModeChanged, ChainOrderChanged, VetterToggled } fr
 // The chain's settings live in one stream (streams.vettingSettings()): mode, order, and the vetters
 // switched off globally or for one marketplace. Every change names a reason and lands on the ledger.
 
-type Reasoned = { reason: string; /** Every connector the gateway has, in default order (read by the handler). */ known: readonly string[] };
+type Reasoned = {
+  reason: string;
+  /** Every connector the gateway has, in default order (read by the handler). */ known: readonly string[];
+};
 export type SetChainMode = Command<'set-chain-mode', Reasoned & { mode: ChainMode }>;
 export type SetChainOrder = Command<'set-chain-order', Reasoned & { order: readonly string[] }>;
-export type ToggleVetter = Command<'toggle-vetter', Reasoned & {
-  vetter: string;
-  enabled: boolean;
-  marketplace: Readonly<{ id: number; name: string }> | null;
-}>;
+export type ToggleVetter = Command<
+  'toggle-vetter',
+  Reasoned & {
+    vetter: string;
+    enabled: boolean;
+    marketplace: Readonly<{ id: number; name: string }> | null;
+  }
+>;
 export type VettingSettingsCommand = SetChainMode | SetChainOrder | ToggleVetter;
 export type VettingSettingsEvent = ChainModeChanged | ChainOrderChanged | VetterToggled;
 
@@ -25,18 +31,32 @@ export type VettingSettings = Readonly<{
   perMarketplace: ReadonlyMap<string, boolean>;
 }>;
 
-export const defaultSettings: VettingSettings = { mode: 'run-all', order: null, global: new Map(), perMarketplace: new Map() };
+export const defaultSettings: VettingSettings = {
+  mode: 'run-all',
+  order: null,
+  global: new Map(),
+  perMarketplace: new Map(),
+};
 
 const overrideKey = (marketplaceId: number, vetter: string) => `${marketplaceId}/${vetter}`;
 
 /** The chain for one marketplace: every known connector in order, with whether it runs there and why. */
 export function effectiveChain(settings: VettingSettings, known: readonly string[], marketplaceId: number | null) {
-  const order = settings.order ? [...settings.order, ...known.filter((name) => !settings.order!.includes(name))] : [...known];
-  return order.filter((name) => known.includes(name)).map((name, position) => {
-    const local = marketplaceId === null ? undefined : settings.perMarketplace.get(overrideKey(marketplaceId, name));
-    const global = settings.global.get(name) ?? true;
-    return { name, order: position, enabled: local ?? global, source: local === undefined ? 'global' as const : 'marketplace' as const };
-  });
+  const order = settings.order
+    ? [...settings.order, ...known.filter((name) => !settings.order!.includes(name))]
+    : [...known];
+  return order
+    .filter((name) => known.includes(name))
+    .map((name, position) => {
+      const local = marketplaceId === null ? undefined : settings.perMarketplace.get(overrideKey(marketplaceId, name));
+      const global = settings.global.get(name) ?? true;
+      return {
+        name,
+        order: position,
+        enabled: local ?? global,
+        source: local === undefined ? ('global' as const) : ('marketplace' as const),
+      };
+    });
 }
 
 const blank = (text: string) => text.trim() === '';
@@ -63,7 +83,8 @@ export const vettingSettingsDecider: Decider<VettingSettings, VettingSettingsCom
   },
   decide(command, state) {
     const { data } = command;
-    if (blank(data.reason)) return refuse({ code: 'invalid-request', detail: 'a reason is required for every change to the vetting chain' });
+    if (blank(data.reason))
+      return refuse({ code: 'invalid-request', detail: 'a reason is required for every change to the vetting chain' });
     switch (command.type) {
       case 'set-chain-mode':
         if (state.mode === command.data.mode) return accept();
@@ -75,22 +96,34 @@ export const vettingSettingsDecider: Decider<VettingSettings, VettingSettingsCom
         if (unknown.length > 0 || missing.length > 0 || new Set(order).size !== order.length) {
           return refuse({
             code: 'invalid-chain-order',
-            detail: `the order must name every vetter exactly once (${known.join(', ')})`
-              + `${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}${missing.length ? `; missing: ${missing.join(', ')}` : ''}`,
+            detail:
+              `the order must name every vetter exactly once (${known.join(', ')})` +
+              `${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}${missing.length ? `; missing: ${missing.join(', ')}` : ''}`,
           });
         }
         return accept({ type: 'vetting-chain-order-changed', data: { order, reason: data.reason } });
       }
       case 'toggle-vetter': {
         const { vetter, enabled, marketplace, known } = command.data;
-        if (!known.includes(vetter)) return refuse({ code: 'vetter-not-found', detail: `no vetter named '${vetter}' (known: ${known.join(', ')})` });
-        const current = marketplace === null ? state.global.get(vetter) : state.perMarketplace.get(overrideKey(marketplace.id, vetter));
+        if (!known.includes(vetter))
+          return refuse({
+            code: 'vetter-not-found',
+            detail: `no vetter named '${vetter}' (known: ${known.join(', ')})`,
+          });
+        const current =
+          marketplace === null
+            ? state.global.get(vetter)
+            : state.perMarketplace.get(overrideKey(marketplace.id, vetter));
         if (current === enabled) return accept();
         return accept({
           type: 'vetter-toggled',
           data: {
-            vetter, enabled, reason: data.reason, scope: marketplace === null ? 'global' : 'marketplace',
-            marketplaceId: marketplace?.id ?? null, marketplace: marketplace?.name ?? null,
+            vetter,
+            enabled,
+            reason: data.reason,
+            scope: marketplace === null ? 'global' : 'marketplace',
+            marketplaceId: marketplace?.id ?? null,
+            marketplace: marketplace?.name ?? null,
           },
         });
       }

@@ -3,24 +3,31 @@ import type { WaiverCreated, WaiverLapsed, WaiverRevoked, WaiverScope } from './
 
 // Waivers of one marketplace live in its waiver stream (streams.waivers(marketplaceId)).
 
-export type CreateWaiver = Command<'create-waiver', {
-  waiverId: number;
-  marketplace: Readonly<{ id: number; name: string }>;
-  snapshot: Readonly<{ id: number; sha: string }>;
-  ruleId: string;
-  scope: WaiverScope;
-  path: string | null;
-  justification: string;
-  /** As sent: validated here. */
-  expiresAt: string | null;
-}>;
+export type CreateWaiver = Command<
+  'create-waiver',
+  {
+    waiverId: number;
+    marketplace: Readonly<{ id: number; name: string }>;
+    snapshot: Readonly<{ id: number; sha: string }>;
+    ruleId: string;
+    scope: WaiverScope;
+    path: string | null;
+    justification: string;
+    /** As sent: validated here. */
+    expiresAt: string | null;
+  }
+>;
 export type RevokeWaiver = Command<'revoke-waiver', { waiverId: number }>;
 export type LapseWaivers = Command<'lapse-waivers', { limit: number }>;
 export type WaiverCommand = CreateWaiver | RevokeWaiver | LapseWaivers;
 export type WaiverEvent = WaiverCreated | WaiverRevoked | WaiverLapsed;
 
 type Held = Readonly<{ ruleId: string; expiresAt: Instant; revoked: boolean; lapseRecorded: boolean }>;
-export type WaiverState = Readonly<{ marketplaceId: number | null; marketplace: string | null; waivers: ReadonlyMap<number, Held> }>;
+export type WaiverState = Readonly<{
+  marketplaceId: number | null;
+  marketplace: string | null;
+  waivers: ReadonlyMap<number, Held>;
+}>;
 
 const isoInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -41,12 +48,21 @@ export const waiverDecider: Decider<WaiverState, WaiverCommand, WaiverEvent> = {
     const waivers = new Map(state.waivers);
     switch (event.type) {
       case 'waiver-created':
-        waivers.set(event.data.waiverId, { ruleId: event.data.ruleId, expiresAt: event.data.expiresAt, revoked: false, lapseRecorded: false });
+        waivers.set(event.data.waiverId, {
+          ruleId: event.data.ruleId,
+          expiresAt: event.data.expiresAt,
+          revoked: false,
+          lapseRecorded: false,
+        });
         return { marketplaceId: event.data.marketplaceId, marketplace: event.data.marketplace, waivers };
       case 'waiver-revoked':
       case 'waiver-lapsed': {
         const held = waivers.get(event.data.waiverId);
-        if (held) waivers.set(event.data.waiverId, event.type === 'waiver-revoked' ? { ...held, revoked: true } : { ...held, lapseRecorded: true });
+        if (held)
+          waivers.set(
+            event.data.waiverId,
+            event.type === 'waiver-revoked' ? { ...held, revoked: true } : { ...held, lapseRecorded: true },
+          );
         return { ...state, waivers };
       }
     }
@@ -58,8 +74,10 @@ export const waiverDecider: Decider<WaiverState, WaiverCommand, WaiverEvent> = {
         const { data } = command;
         if (data.ruleId.trim() === '') return bad('ruleId is required: the stable id of the finding to waive');
         if (data.justification.trim() === '') return bad('a justification is required');
-        if (data.expiresAt === null || data.expiresAt.trim() === '') return bad('expiresAt is required: there is no unlimited waiver');
-        if (!isoInstant.test(data.expiresAt) || Number.isNaN(Date.parse(data.expiresAt))) return bad(`expiresAt '${data.expiresAt}' is not an ISO-8601 instant`);
+        if (data.expiresAt === null || data.expiresAt.trim() === '')
+          return bad('expiresAt is required: there is no unlimited waiver');
+        if (!isoInstant.test(data.expiresAt) || Number.isNaN(Date.parse(data.expiresAt)))
+          return bad(`expiresAt '${data.expiresAt}' is not an ISO-8601 instant`);
         if (Date.parse(data.expiresAt) <= Date.parse(meta.at)) return bad('expiresAt must be in the future');
         let scopeValue = data.snapshot.sha;
         if (data.scope === 'PATH') {
@@ -70,29 +88,57 @@ export const waiverDecider: Decider<WaiverState, WaiverCommand, WaiverEvent> = {
         return accept({
           type: 'waiver-created',
           data: {
-            waiverId: data.waiverId, marketplaceId: data.marketplace.id, marketplace: data.marketplace.name, snapshotId: data.snapshot.id,
-            ruleId: data.ruleId.trim(), scope: data.scope, scopeValue, justification: data.justification.trim(), approvedBy: meta.principal,
-            createdAt: meta.at, expiresAt: new Date(Date.parse(data.expiresAt)).toISOString(),
+            waiverId: data.waiverId,
+            marketplaceId: data.marketplace.id,
+            marketplace: data.marketplace.name,
+            snapshotId: data.snapshot.id,
+            ruleId: data.ruleId.trim(),
+            scope: data.scope,
+            scopeValue,
+            justification: data.justification.trim(),
+            approvedBy: meta.principal,
+            createdAt: meta.at,
+            expiresAt: new Date(Date.parse(data.expiresAt)).toISOString(),
           },
         });
       }
       case 'revoke-waiver': {
         const held = state.waivers.get(command.data.waiverId);
         if (!held || held.revoked || state.marketplaceId === null) {
-          return refuse({ code: 'waiver-not-found', detail: `no waiver ${command.data.waiverId}, or it is already revoked` });
+          return refuse({
+            code: 'waiver-not-found',
+            detail: `no waiver ${command.data.waiverId}, or it is already revoked`,
+          });
         }
         return accept({
           type: 'waiver-revoked',
-          data: { waiverId: command.data.waiverId, marketplaceId: state.marketplaceId, marketplace: state.marketplace ?? '', ruleId: held.ruleId, revokedAt: meta.at, revokedBy: meta.principal },
+          data: {
+            waiverId: command.data.waiverId,
+            marketplaceId: state.marketplaceId,
+            marketplace: state.marketplace ?? '',
+            ruleId: held.ruleId,
+            revokedAt: meta.at,
+            revokedBy: meta.principal,
+          },
         });
       }
       case 'lapse-waivers': {
         if (state.marketplaceId === null) return accept();
-        const due = [...state.waivers].filter(([, w]) => !w.revoked && !w.lapseRecorded && Date.parse(w.expiresAt) <= Date.parse(meta.at))
+        const due = [...state.waivers]
+          .filter(([, w]) => !w.revoked && !w.lapseRecorded && Date.parse(w.expiresAt) <= Date.parse(meta.at))
           .slice(0, command.data.limit);
-        return accept(...due.map(([waiverId, w]): WaiverEvent => ({
-          type: 'waiver-lapsed', data: { waiverId, marketplaceId: state.marketplaceId!, marketplace: state.marketplace ?? '', ruleId: w.ruleId, expiresAt: w.expiresAt },
-        })));
+        return accept(
+          ...due.map(([waiverId, w]): WaiverEvent => ({
+            type: 'waiver-lapsed',
+            data: {
+              waiverId,
+              marketplaceId: state.marketplaceId!,
+              marketplace: state.marketplace ?? '',
+              ruleId: w.ruleId,
+              expiresAt: w.expiresAt,
+            },
+          })),
+        );
       }
     }
   },

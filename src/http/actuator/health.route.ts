@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 
-const Component = Type.Object({ status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]), detail: Type.Optional(Type.String()) });
+const Component = Type.Object({
+  status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]),
+  detail: Type.Optional(Type.String()),
+});
 const Health = Type.Object({
   status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]),
   components: Type.Object({
@@ -13,7 +16,12 @@ const Health = Type.Object({
 const probe = async (check: () => Promise<unknown>, timeoutMs = 2000) => {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([check(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), timeoutMs); })]);
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
+      }),
+    ]);
     return { status: 'UP' as const };
   } catch (error) {
     return { status: 'DOWN' as const, detail: error instanceof Error ? error.message : 'unreachable' };
@@ -24,15 +32,22 @@ const probe = async (check: () => Promise<unknown>, timeoutMs = 2000) => {
 
 // spec, Endpoints: GET /actuator/health is the only unauthenticated path.
 export function healthRoute(app: HttpApp, deps: HttpDeps): void {
-  app.get('/actuator/health', {
-    schema: { tags: ['actuator'], summary: 'Liveness and readiness of the database and the event store',
-      response: { 200: Health, 503: Health } },
-  }, async (_request, reply) => {
-    const [database, eventStore] = await Promise.all([probe(deps.checks.database), probe(deps.checks.eventStore)]);
-    const status = database?.status === 'UP' && eventStore?.status === 'UP' ? 'UP' : 'DOWN';
-    return reply.code(status === 'UP' ? 200 : 503).send({
-      status,
-      components: { database, eventStore: { ...eventStore, backend: deps.store.backend } },
-    });
-  });
+  app.get(
+    '/actuator/health',
+    {
+      schema: {
+        tags: ['actuator'],
+        summary: 'Liveness and readiness of the database and the event store',
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      const [database, eventStore] = await Promise.all([probe(deps.checks.database), probe(deps.checks.eventStore)]);
+      const status = database?.status === 'UP' && eventStore?.status === 'UP' ? 'UP' : 'DOWN';
+      return reply.code(status === 'UP' ? 200 : 503).send({
+        status,
+        components: { database, eventStore: { ...eventStore, backend: deps.store.backend } },
+      });
+    },
+  );
 }

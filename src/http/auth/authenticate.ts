@@ -10,15 +10,26 @@ import { cookieOptions, csrfCookie, csrfHeader, sessionCookie } from './cookies.
 import type { TokenUseRecorder } from '../../application/token-use.ts';
 
 // Paths that need a caller: the management API, the OpenAPI document with its UI, and the metrics.
-const protectedPath = (path: string) => path.startsWith('/api/') || path === '/v3/api-docs' || path === '/docs' || path.startsWith('/docs/')
-  || path === '/actuator/prometheus';
+const protectedPath = (path: string) =>
+  path.startsWith('/api/') ||
+  path === '/v3/api-docs' ||
+  path === '/docs' ||
+  path.startsWith('/docs/') ||
+  path === '/actuator/prometheus';
 // Wire surfaces answer machines in their own protocols and carry no browser cookies.
-const wirePath = (path: string) => ['/git/', '/status/', '/hooks/', '/publish/'].some((prefix) => path.startsWith(prefix));
+const wirePath = (path: string) =>
+  ['/git/', '/status/', '/hooks/', '/publish/'].some((prefix) => path.startsWith(prefix));
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? request.url;
 
-function deny(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, code: 'unauthenticated' | 'forbidden', detail: string) {
+function deny(
+  deps: HttpDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: 'unauthenticated' | 'forbidden',
+  detail: string,
+) {
   return sendProblem(reply, problemFor(deps.baseUrl, { code, detail }, instanceOf(request)));
 }
 
@@ -28,8 +39,14 @@ async function machineCaller(deps: HttpDeps, secret: string): Promise<Caller | n
   const token = await activeTokenByDigest(deps.pool, digestOf(secret), deps.clock.instant());
   if (!token || token.apiScopes.length === 0) return null;
   return {
-    via: 'machine', principal: token.principal, actorType: 'machine', credentialId: token.id,
-    apiScopes: token.apiScopes, claims: {}, claimsTruncated: false, sessionId: null,
+    via: 'machine',
+    principal: token.principal,
+    actorType: 'machine',
+    credentialId: token.id,
+    apiScopes: token.apiScopes,
+    claims: {},
+    claimsTruncated: false,
+    sessionId: null,
   };
 }
 
@@ -40,10 +57,22 @@ async function sessionCaller(deps: HttpDeps, request: FastifyRequest): Promise<C
     const user = request.headers['x-dev-user'];
     if (typeof user !== 'string' || user.trim() === '') return null;
     const groupsHeader = request.headers['x-dev-groups'];
-    const groups = typeof groupsHeader === 'string' ? groupsHeader.split(',').map((g) => g.trim()).filter(Boolean) : [];
+    const groups =
+      typeof groupsHeader === 'string'
+        ? groupsHeader
+            .split(',')
+            .map((g) => g.trim())
+            .filter(Boolean)
+        : [];
     return {
-      via: 'dev', principal: user.trim(), actorType: 'human', credentialId: null, apiScopes: [],
-      claims: { groups }, claimsTruncated: false, sessionId: null,
+      via: 'dev',
+      principal: user.trim(),
+      actorType: 'human',
+      credentialId: null,
+      apiScopes: [],
+      claims: { groups },
+      claimsTruncated: false,
+      sessionId: null,
     };
   }
   const id = request.cookies[sessionCookie];
@@ -51,8 +80,14 @@ async function sessionCaller(deps: HttpDeps, request: FastifyRequest): Promise<C
   const session = await deps.sessions.get(id, deps.clock.instant());
   if (!session) return null;
   return {
-    via: 'session', principal: session.principal, actorType: 'human', credentialId: null, apiScopes: [],
-    claims: session.claims, claimsTruncated: session.claimsTruncated, sessionId: id,
+    via: 'session',
+    principal: session.principal,
+    actorType: 'human',
+    credentialId: null,
+    apiScopes: [],
+    claims: session.claims,
+    claimsTruncated: session.claimsTruncated,
+    sessionId: id,
   };
 }
 
@@ -83,7 +118,13 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
       const caller = await machineCaller(deps, authorization.slice(7).trim());
       if (!caller) {
         void reply.header('www-authenticate', 'Bearer');
-        return deny(deps, request, reply, 'unauthenticated', 'the bearer credential is unknown, revoked, expired, or not a machine credential');
+        return deny(
+          deps,
+          request,
+          reply,
+          'unauthenticated',
+          'the bearer credential is unknown, revoked, expired, or not a machine credential',
+        );
       }
       request.caller = caller;
       tokenUse.record(caller.credentialId!, caller.principal, 'machine');
@@ -94,20 +135,45 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
       if (!route?.startsWith('/api/')) return;
       const method = request.method === 'HEAD' ? 'GET' : request.method;
       const scope = scopeFor(method, route.replace(/:([A-Za-z0-9_]+)/g, '{$1}'));
-      if (scope === null) return deny(deps, request, reply, 'forbidden', `${method} ${route} is not open to machine credentials`);
-      if (!caller.apiScopes.includes(scope)) return deny(deps, request, reply, 'forbidden', `this needs the API scope ${scope}`);
+      if (scope === null)
+        return deny(deps, request, reply, 'forbidden', `${method} ${route} is not open to machine credentials`);
+      if (!caller.apiScopes.includes(scope))
+        return deny(deps, request, reply, 'forbidden', `this needs the API scope ${scope}`);
       return;
     }
     if (authorization !== undefined) {
-      return deny(deps, request, reply, 'unauthenticated', 'the management API takes a session or a machine credential as Authorization: Bearer; personal access tokens work only on /git');
+      return deny(
+        deps,
+        request,
+        reply,
+        'unauthenticated',
+        'the management API takes a session or a machine credential as Authorization: Bearer; personal access tokens work only on /git',
+      );
     }
     const caller = await sessionCaller(deps, request);
-    if (!caller) return deny(deps, request, reply, 'unauthenticated', 'not signed in: start at /oauth2/authorization/idp, or present a machine credential as Authorization: Bearer');
+    if (!caller)
+      return deny(
+        deps,
+        request,
+        reply,
+        'unauthenticated',
+        'not signed in: start at /oauth2/authorization/idp, or present a machine credential as Authorization: Bearer',
+      );
     const echoed = request.headers[csrfHeader];
-    if (!safeMethods.has(request.method) && (typeof echoed !== 'string' || !request.cookies[csrfCookie] || !constantTimeEqual(echoed, request.cookies[csrfCookie]!))) {
-      return deny(deps, request, reply, 'forbidden', 'state-changing requests on a session must echo the XSRF-TOKEN cookie in the X-XSRF-TOKEN header');
+    if (
+      !safeMethods.has(request.method) &&
+      (typeof echoed !== 'string' ||
+        !request.cookies[csrfCookie] ||
+        !constantTimeEqual(echoed, request.cookies[csrfCookie]!))
+    ) {
+      return deny(
+        deps,
+        request,
+        reply,
+        'forbidden',
+        'state-changing requests on a session must echo the XSRF-TOKEN cookie in the X-XSRF-TOKEN header',
+      );
     }
     request.caller = caller;
   });
-
 }

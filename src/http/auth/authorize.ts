@@ -7,7 +7,8 @@ import type { Caller } from './caller.ts';
 
 /** The authenticated caller; routes behind the authentication hook always have one. */
 export function callerOf(request: FastifyRequest): Caller {
-  if (!request.caller) throw reject('unauthenticated', 'sign in, or present a machine credential as Authorization: Bearer');
+  if (!request.caller)
+    throw reject('unauthenticated', 'sign in, or present a machine credential as Authorization: Bearer');
   return request.caller;
 }
 
@@ -25,7 +26,11 @@ export async function requireAuditorOrAdmin(deps: HttpDeps, request: FastifyRequ
   return caller;
 }
 
-export async function requireApproverOf(deps: HttpDeps, request: FastifyRequest, marketplace: Readonly<{ id: number; name: string }>): Promise<Caller> {
+export async function requireApproverOf(
+  deps: HttpDeps,
+  request: FastifyRequest,
+  marketplace: Readonly<{ id: number; name: string }>,
+): Promise<Caller> {
   const caller = callerOf(request);
   await requireApprover(deps, caller, marketplace);
   return caller;

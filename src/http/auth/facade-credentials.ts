@@ -39,7 +39,10 @@ function basicPassword(authorization: string): string | null {
  * identity-provider JWT as a bearer token. A session cookie never authenticates here, and a machine
  * credential never reaches the facade.
  */
-export async function authenticateFacade(deps: FacadeCredentialDeps, authorization: string | undefined): Promise<FacadeCaller | null> {
+export async function authenticateFacade(
+  deps: FacadeCredentialDeps,
+  authorization: string | undefined,
+): Promise<FacadeCaller | null> {
   if (!authorization) return null;
   if (/^basic /i.test(authorization)) {
     const secret = basicPassword(authorization);
@@ -48,9 +51,12 @@ export async function authenticateFacade(deps: FacadeCredentialDeps, authorizati
     if (!token || token.apiScopes.length > 0) return null;
     deps.tokenUse.record(token.id, token.principal, 'human');
     return {
-      principal: token.principal, credentialKind: 'pat', tokenId: token.id,
+      principal: token.principal,
+      credentialKind: 'pat',
+      tokenId: token.id,
       // spec, Tokens rule 1: empty scopes grant every marketplace (a personal token has no API scopes).
-      scopes: token.scopes.length === 0 ? null : token.scopes, pushScopes: token.pushScopes,
+      scopes: token.scopes.length === 0 ? null : token.scopes,
+      pushScopes: token.pushScopes,
     };
   }
   if (/^bearer /i.test(authorization) && deps.idpBearer) {

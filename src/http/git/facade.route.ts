@@ -11,7 +11,14 @@ import { liveMarketplaceByName } from '../../projections/marketplaces/marketplac
 import { mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import {
-  advertise, facadeMeta, notFound, offerService, RepoParams, text, wireCaller, wireErrorHandler,
+  advertise,
+  facadeMeta,
+  notFound,
+  offerService,
+  RepoParams,
+  text,
+  wireCaller,
+  wireErrorHandler,
 } from './wire.ts';
 
 const maxRequestBytes = 8 * 1024 * 1024;
@@ -19,11 +26,20 @@ const maxInflatedBytes = 64 * 1024 * 1024;
 const resultType = 'application/x-git-upload-pack-result';
 
 // The virtual catalog is served with no marketplace id (its ledger entries carry its name alone).
-type Served = Readonly<{ marketplace: Readonly<{ id: number | null; name: string }>; repo: string; view: ServedView; advertised: Advertised; caller: FacadeCaller }>;
+type Served = Readonly<{
+  marketplace: Readonly<{ id: number | null; name: string }>;
+  repo: string;
+  view: ServedView;
+  advertised: Advertised;
+  caller: FacadeCaller;
+}>;
 
 /** What every access entry of a served repository says: which one, and how the caller signed in. */
-const accessOf = ({ marketplace, caller }: Served): FetchAccess =>
-  ({ marketplaceId: marketplace.id, marketplace: marketplace.name, credentialKind: caller.credentialKind });
+const accessOf = ({ marketplace, caller }: Served): FetchAccess => ({
+  marketplaceId: marketplace.id,
+  marketplace: marketplace.name,
+  credentialKind: caller.credentialKind,
+});
 
 /** The answer of a fetch, written by hand (the protocol's own errors and the pack are streams, not replies). */
 function resultStream(reply: FastifyReply): ServerResponse {
@@ -32,7 +48,8 @@ function resultStream(reply: FastifyReply): ServerResponse {
   return reply.raw;
 }
 
-const protocolOf = (request: FastifyRequest): 0 | 2 => (/(^|:)version=2($|:)/.test(String(request.headers['git-protocol'] ?? '')) ? 2 : 0);
+const protocolOf = (request: FastifyRequest): 0 | 2 =>
+  /(^|:)version=2($|:)/.test(String(request.headers['git-protocol'] ?? '')) ? 2 : 0;
 
 type Source = Pick<Served, 'marketplace' | 'repo'> & Readonly<{ view(): Promise<ServedView> }>;
 
@@ -47,26 +64,45 @@ async function sourceOf(deps: HttpDeps, name: string): Promise<Source | null> {
   }
   const marketplace = await liveMarketplaceByName(deps.pool, name);
   if (!marketplace) return null;
-  return { marketplace, repo: deps.gitStore.publishedPath(marketplace.id), view: () => deps.gitStore.servedView(marketplace.id) };
+  return {
+    marketplace,
+    repo: deps.gitStore.publishedPath(marketplace.id),
+    view: () => deps.gitStore.servedView(marketplace.id),
+  };
 }
 
 /** Authenticated, live, in scope, and serving: anything else answers as a nonexistent repository. */
-async function served(deps: HttpDeps, credentials: FacadeCredentialDeps, request: FastifyRequest, rawName: string,
-  reply: FastifyReply): Promise<Served | null> {
+async function served(
+  deps: HttpDeps,
+  credentials: FacadeCredentialDeps,
+  request: FastifyRequest,
+  rawName: string,
+  reply: FastifyReply,
+): Promise<Served | null> {
   const authenticated = await wireCaller(credentials, request, rawName, reply);
   if (!authenticated) return null;
   const { name, caller } = authenticated;
   const source = await sourceOf(deps, name);
-  if (!source || !mayFetch(caller, name)) { notFound(reply); return null; }
+  if (!source || !mayFetch(caller, name)) {
+    notFound(reply);
+    return null;
+  }
   const view = await source.view();
   const advertised = advertisedFrom(view.refs);
-  if (advertised.main === null) { notFound(reply); return null; }
+  if (advertised.main === null) {
+    notFound(reply);
+    return null;
+  }
   return { marketplace: source.marketplace, repo: source.repo, view, advertised, caller };
 }
 
 /** A fetch (v0, or v2 `fetch`) or a v2 `ls-refs` on a served repository. */
-async function uploadPack(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, target: Served)
-  : Promise<FastifyReply | undefined> {
+async function uploadPack(
+  deps: HttpDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: Served,
+): Promise<FastifyReply | undefined> {
   let body = request.body as Buffer | undefined;
   if (!Buffer.isBuffer(body)) return text(reply, 415, 'expected application/x-git-upload-pack-request');
   if (request.headers['content-encoding'] === 'gzip') {
@@ -81,7 +117,11 @@ async function uploadPack(deps: HttpDeps, request: FastifyRequest, reply: Fastif
   try {
     parsed = parseUploadPackRequest(body, version);
   } catch (error) {
-    return text(reply, 400, `malformed request: ${error instanceof PktLineError ? error.message : 'unreadable pkt-lines'}`);
+    return text(
+      reply,
+      400,
+      `malformed request: ${error instanceof PktLineError ? error.message : 'unreadable pkt-lines'}`,
+    );
   }
   if (version === 2 && parsed.command !== 'ls-refs' && parsed.command !== 'fetch') {
     return text(reply, 400, `unsupported protocol v2 command '${parsed.command ?? ''}'`);
@@ -100,7 +140,10 @@ async function uploadPack(deps: HttpDeps, request: FastifyRequest, reply: Fastif
   // spec: one entry per wanted object (git may send the same want twice, for HEAD and for main)
   const wants = [...new Set(parsed.wants)].map((sha) => ({ sha, ref: attributeWant(target.advertised, sha) }));
   streamUploadPack({
-    repo: target.repo, version, body, out: resultStream(reply),
+    repo: target.repo,
+    version,
+    body,
+    out: resultStream(reply),
     // The ledger append is synchronous: when it fails, nothing is served.
     beforePack: () =>
       recordFetch(deps, accessOf(target), wants, facadeMeta(request, target.caller, deps.clock.instant())),
@@ -110,27 +153,39 @@ async function uploadPack(deps: HttpDeps, request: FastifyRequest, reply: Fastif
 }
 
 export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCredentialDeps): void {
-  app.register(async (plain) => {
-    const git = plain.withTypeProvider<TypeBoxTypeProvider>();
-    // The request body is a pkt-line stream, read raw (and inflated) before it is parsed.
-    git.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
-      { parseAs: 'buffer', bodyLimit: maxRequestBytes }, (_request, body, done) => done(null, body));
-    git.setNotFoundHandler((_request, reply) => notFound(reply));
-    git.setErrorHandler(wireErrorHandler('git facade', 'application/x-git-upload-pack-request', 'the gateway could not serve this request'));
-    // spec, Facade rule 4: receive-pack is disabled whatever the credential.
-    offerService(git, 'git-upload-pack', "Service not enabled: 'receive-pack'", async (request, rawName, reply) => {
-      const target = await served(deps, credentials, request, rawName, reply);
-      if (!target) return reply;
-      const meta = facadeMeta(request, target.caller, deps.clock.instant());
-      await recordAdvertisement(deps, accessOf(target), target.advertised.main, meta);
-      const version = protocolOf(request);
-      const advertisement = await target.view.advertisement(version);
-      return advertise(reply, 'git-upload-pack', advertisement, version === 0);
-    });
+  app.register(
+    async (plain) => {
+      const git = plain.withTypeProvider<TypeBoxTypeProvider>();
+      // The request body is a pkt-line stream, read raw (and inflated) before it is parsed.
+      git.addContentTypeParser(
+        ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
+        { parseAs: 'buffer', bodyLimit: maxRequestBytes },
+        (_request, body, done) => done(null, body),
+      );
+      git.setNotFoundHandler((_request, reply) => notFound(reply));
+      git.setErrorHandler(
+        wireErrorHandler(
+          'git facade',
+          'application/x-git-upload-pack-request',
+          'the gateway could not serve this request',
+        ),
+      );
+      // spec, Facade rule 4: receive-pack is disabled whatever the credential.
+      offerService(git, 'git-upload-pack', "Service not enabled: 'receive-pack'", async (request, rawName, reply) => {
+        const target = await served(deps, credentials, request, rawName, reply);
+        if (!target) return reply;
+        const meta = facadeMeta(request, target.caller, deps.clock.instant());
+        await recordAdvertisement(deps, accessOf(target), target.advertised.main, meta);
+        const version = protocolOf(request);
+        const advertisement = await target.view.advertisement(version);
+        return advertise(reply, 'git-upload-pack', advertisement, version === 0);
+      });
 
-    git.post('/:repo/git-upload-pack', { schema: { hide: true, params: RepoParams } }, async (request, reply) => {
-      const target = await served(deps, credentials, request, request.params.repo, reply);
-      return target ? uploadPack(deps, request, reply, target) : reply;
-    });
-  }, { prefix: '/git' });
+      git.post('/:repo/git-upload-pack', { schema: { hide: true, params: RepoParams } }, async (request, reply) => {
+        const target = await served(deps, credentials, request, request.params.repo, reply);
+        return target ? uploadPack(deps, request, reply, target) : reply;
+      });
+    },
+    { prefix: '/git' },
+  );
 }

@@ -8,7 +8,11 @@ import { createGunzip } from 'node:zlib';
 import { PktLineError } from '../../adapters/git/pkt-line.ts';
 import { ReceiveLimitError, runReceivePack, type ReceiveLimits } from '../../adapters/git/receive-pack.ts';
 import {
-  encodeReceiveAnswer, parseReceiveAnswer, readCommandSection, type CommandSection, type PushReport,
+  encodeReceiveAnswer,
+  parseReceiveAnswer,
+  readCommandSection,
+  type CommandSection,
+  type PushReport,
 } from '../../adapters/git/receive-protocol.ts';
 import { recordPush } from '../../application/record-push.ts';
 import type { PushPolicy } from '../../domain/marketplace/marketplace.events.ts';
@@ -23,14 +27,18 @@ const resultType = 'application/x-git-receive-pack-result';
 
 /** A live hosted marketplace the caller may push to, its push policy and its quarantine repository. */
 export type PushTarget = Readonly<{
-  marketplace: MarketplaceRecord; policy: PushPolicy; repo: string; caller: FacadeCaller;
+  marketplace: MarketplaceRecord;
+  policy: PushPolicy;
+  repo: string;
+  caller: FacadeCaller;
 }>;
 
-export type ReceiveDeps = Pick<HttpDeps, 'store' | 'waiter' | 'clock'> & Readonly<{
-  limits: ReceiveLimits;
-  /** The push is recorded: ingest `newTip`; what the pusher is told (a failure is told, not thrown). */
-  captured(newTip: string): Promise<string[]>;
-}>;
+export type ReceiveDeps = Pick<HttpDeps, 'store' | 'waiter' | 'clock'> &
+  Readonly<{
+    limits: ReceiveLimits;
+    /** The push is recorded: ingest `newTip`; what the pusher is told (a failure is told, not thrown). */
+    captured(newTip: string): Promise<string[]>;
+  }>;
 
 // Errors in git's terms: plain text that the git client prints (DESIGN.md: the wire surfaces are not JSON).
 const message = (line: string): Buffer => Buffer.from(`gateway: ${line}\n`, 'utf8');
@@ -68,8 +76,10 @@ function bodyOf(request: FastifyRequest): AsyncIterator<Buffer> | Refusal {
 }
 
 /** Reads the body up to the end of the command list: the bytes read and the list, or why it cannot be. */
-async function readCommands(body: AsyncIterator<Buffer>, limits: ReceiveLimits)
-  : Promise<Readonly<{ head: Buffer; section: CommandSection }> | Refusal> {
+async function readCommands(
+  body: AsyncIterator<Buffer>,
+  limits: ReceiveLimits,
+): Promise<Readonly<{ head: Buffer; section: CommandSection }> | Refusal> {
   let head = Buffer.alloc(0);
   try {
     for (;;) {
@@ -90,8 +100,12 @@ async function readCommands(body: AsyncIterator<Buffer>, limits: ReceiveLimits)
 }
 
 /** Answers one `git-receive-pack` request of `target`. */
-export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply: FastifyReply, target: PushTarget)
-  : Promise<FastifyReply> {
+export async function receive(
+  deps: ReceiveDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: PushTarget,
+): Promise<FastifyReply> {
   const { limits } = deps;
   const body = bodyOf(request);
   if ('why' in body) return text(reply, body.status, body.why);
@@ -105,7 +119,7 @@ export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply:
     reply.code(200).header('content-type', resultType).header('cache-control', 'no-cache').send(bytes);
   // git's probe before a large push is a lone flush: there is nothing to run.
   if (section.updates.length === 0) {
-    if (!await drain(body, limits.maxBodyBytes)) void reply.header('connection', 'close');
+    if (!(await drain(body, limits.maxBodyBytes))) void reply.header('connection', 'close');
     return resultOf(Buffer.alloc(0));
   }
   const sideband = section.capabilities.includes('side-band-64k');
@@ -115,9 +129,10 @@ export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply:
   // Ref rules first: a refused push never reaches git.
   const refusals = refusePush(section.updates);
   if (refusals.length > 0) {
-    if (!await drain(body, limits.maxBodyBytes)) void reply.header('connection', 'close');
+    if (!(await drain(body, limits.maxBodyBytes))) void reply.header('connection', 'close');
     const report: PushReport = {
-      unpack: 'ok', refs: refusals.map((r) => ({ ref: r.ref, ok: false, reason: r.reason })),
+      unpack: 'ok',
+      refs: refusals.map((r) => ({ ref: r.ref, ok: false, reason: r.reason })),
     };
     const messages = [...new Set(refusals.map((r) => r.reason))].map(message);
     return resultOf(encodeReceiveAnswer({ messages, report }, sideband));
@@ -134,8 +149,10 @@ export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply:
   }
   const answer = parseReceiveAnswer(run.output, sideband);
   if (answer.report === null) {
-    request.log.error({ exitCode: run.exitCode, stderr: run.stderr, fatal: answer.fatal },
-      'receive-pack gave no report');
+    request.log.error(
+      { exitCode: run.exitCode, stderr: run.stderr, fatal: answer.fatal },
+      'receive-pack gave no report',
+    );
     return text(reply, 500, `the gateway could not complete this push: ${answer.fatal ?? 'git receive-pack failed'}`);
   }
   const messages = [...answer.messages];
@@ -143,9 +160,18 @@ export async function receive(deps: ReceiveDeps, request: FastifyRequest, reply:
   const main = report.refs.find((r) => r.ref === publishedRef);
   if (report.unpack === 'ok' && main?.ok === true && update.newSha !== null) {
     const { marketplace, policy, repo, caller } = target;
-    const refusal = await recordPush(deps, request.log, {
-      marketplace, policy, repo, previousTip: update.oldSha, newTip: update.newSha,
-    }, facadeMeta(request, caller, deps.clock.instant()));
+    const refusal = await recordPush(
+      deps,
+      request.log,
+      {
+        marketplace,
+        policy,
+        repo,
+        previousTip: update.oldSha,
+        newTip: update.newSha,
+      },
+      facadeMeta(request, caller, deps.clock.instant()),
+    );
     if (refusal === null) messages.push(...(await deps.captured(update.newSha)).map(message));
     else {
       messages.push(message(refusal));

@@ -10,7 +10,8 @@ import { authenticateFacade, type FacadeCaller, type FacadeCredentialDeps } from
 import type { HttpApp } from '../http-deps.ts';
 
 export const realm = 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"';
-export const text = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/plain; charset=utf-8').send(`${body}\n`);
+export const text = (reply: FastifyReply, status: number, body: string) =>
+  reply.code(status).type('text/plain; charset=utf-8').send(`${body}\n`);
 export const notFound = (reply: FastifyReply) => text(reply, 404, 'repository not found');
 /** spec, Facade rule 1: the name is checked after stripping an optional `.git`. */
 export const repoName = (raw: string): string => raw.replace(/\.git$/, '');
@@ -21,7 +22,10 @@ export const RepoParams = Type.Object({ repo: Type.String() });
 
 /** The smart-HTTP ref advertisement of `service`, with the `# service=` preamble when the protocol wants one. */
 export const advertise = (reply: FastifyReply, service: GitService, advertisement: Buffer, preamble = true) =>
-  reply.code(200).header('content-type', `application/x-${service}-advertisement`).header('cache-control', 'no-cache')
+  reply
+    .code(200)
+    .header('content-type', `application/x-${service}-advertisement`)
+    .header('cache-control', 'no-cache')
     .send(preamble ? Buffer.concat([encodePktLine(`# service=${service}\n`), flushPkt, advertisement]) : advertisement);
 
 /**
@@ -29,29 +33,47 @@ export const advertise = (reply: FastifyReply, service: GitService, advertisemen
  * the other service refused by name (403, its POST before the body is even read, whatever is sent), as
  * is an info/refs of the dumb protocol.
  */
-export function offerService(git: HttpApp, offered: GitService, refusal: string,
-  infoRefs: (request: FastifyRequest, rawName: string, reply: FastifyReply) => Promise<FastifyReply>): void {
+export function offerService(
+  git: HttpApp,
+  offered: GitService,
+  refusal: string,
+  infoRefs: (request: FastifyRequest, rawName: string, reply: FastifyReply) => Promise<FastifyReply>,
+): void {
   const other: GitService = offered === 'git-upload-pack' ? 'git-receive-pack' : 'git-upload-pack';
   const querystring = Type.Object({ service: Type.Optional(Type.String()) }, { additionalProperties: true });
   git.get('/:repo/info/refs', { schema: { hide: true, params: RepoParams, querystring } }, async (request, reply) => {
     if (request.query.service === other) return text(reply, 403, refusal);
-    if (request.query.service !== offered) return text(reply, 403, `only the smart HTTP protocol (${offered}) is served`);
+    if (request.query.service !== offered)
+      return text(reply, 403, `only the smart HTTP protocol (${offered}) is served`);
     return infoRefs(request, request.params.repo, reply);
   });
-  git.post(`/:repo/${other}`, {
-    schema: { hide: true, params: RepoParams },
-    onRequest: async (_request, reply) => { await text(reply, 403, refusal); },
-  }, async (_request, reply) => text(reply, 403, refusal));
+  git.post(
+    `/:repo/${other}`,
+    {
+      schema: { hide: true, params: RepoParams },
+      onRequest: async (_request, reply) => {
+        await text(reply, 403, refusal);
+      },
+    },
+    async (_request, reply) => text(reply, 403, refusal),
+  );
 }
 
 /**
  * A valid repository name and an accepted credential, or the answer already sent: 404 for an invalid
  * name (before any credential check), 401 with `WWW-Authenticate: Basic` for a missing or bad one.
  */
-export async function wireCaller(credentials: FacadeCredentialDeps, request: FastifyRequest, rawName: string, reply: FastifyReply):
-  Promise<Readonly<{ name: string; caller: FacadeCaller }> | null> {
+export async function wireCaller(
+  credentials: FacadeCredentialDeps,
+  request: FastifyRequest,
+  rawName: string,
+  reply: FastifyReply,
+): Promise<Readonly<{ name: string; caller: FacadeCaller }> | null> {
   const name = repoName(rawName);
-  if (!isMarketplaceName(name)) { notFound(reply); return null; }
+  if (!isMarketplaceName(name)) {
+    notFound(reply);
+    return null;
+  }
   const caller = await authenticateFacade(credentials, request.headers.authorization);
   if (!caller) {
     void reply.header('www-authenticate', realm);
@@ -66,18 +88,30 @@ export async function wireCaller(credentials: FacadeCredentialDeps, request: Fas
  * surfaces), the request as correlation and source, and the token when one was used.
  */
 export const facadeMeta = (request: FastifyRequest, caller: FacadeCaller, at: Instant): CommandMeta => ({
-  principal: caller.principal, actorType: 'human', at, correlationId: request.id, source: request.ip,
+  principal: caller.principal,
+  actorType: 'human',
+  at,
+  correlationId: request.id,
+  source: request.ip,
   ...(caller.tokenId === null ? {} : { credentialId: caller.tokenId }),
 });
 
 /** Errors of a git route group as text git shows; a broken stream is cut rather than answered twice. */
-export const wireErrorHandler = (what: string, requestType: string, failure: string) =>
+export const wireErrorHandler =
+  (what: string, requestType: string, failure: string) =>
   (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     request.log.error({ err: error }, `${what} failure`);
-    if (reply.sent || reply.raw.headersSent) { reply.raw.destroy(); return; }
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy();
+      return;
+    }
     const status = error.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      return text(reply, status, status === 415 ? `expected ${requestType}` : status === 413 ? 'request body too large' : 'bad request');
+      return text(
+        reply,
+        status,
+        status === 415 ? `expected ${requestType}` : status === 413 ? 'request body too large' : 'bad request',
+      );
     }
     return text(reply, 500, failure);
   };

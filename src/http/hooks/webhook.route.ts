@@ -31,31 +31,45 @@ export function webhookRoutes(app: HttpApp, deps: HttpDeps): void {
     const hooks = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // Every content type arrives as the raw bytes the signature covers.
     hooks.removeAllContentTypeParsers();
-    hooks.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.sync.maxWebhookBodyBytes }, (_request, body, done) => done(null, body));
-    hooks.post('/hooks/:marketplace', {
-      bodyLimit: deps.sync.maxWebhookBodyBytes,
-      schema: {
-        tags: ['marketplaces'], summary: 'Inbound forge webhook: queue an ingestion (signed with the marketplace webhook secret)',
-        description: 'Send the raw body with `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body under the webhook secret>` (GitHub and Gitea do). '
-          + 'The payload is ignored. 404 alike for an unknown marketplace, one not in webhook mode and a bad or missing signature; 413 over '
-          + 'gateway.sync.max-webhook-body-bytes. The ingestion runs with principal `webhook`.',
-        security: [],
-        params: Type.Object({ marketplace: Type.String({ maxLength: 200 }) }),
-        response: { 202: Type.Object({ queued: Type.Boolean(), marketplace: Type.String() }), ...problemResponses(404, 413) },
+    hooks.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: deps.sync.maxWebhookBodyBytes },
+      (_request, body, done) => done(null, body),
+    );
+    hooks.post(
+      '/hooks/:marketplace',
+      {
+        bodyLimit: deps.sync.maxWebhookBodyBytes,
+        schema: {
+          tags: ['marketplaces'],
+          summary: 'Inbound forge webhook: queue an ingestion (signed with the marketplace webhook secret)',
+          description:
+            'Send the raw body with `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body under the webhook secret>` (GitHub and Gitea do). ' +
+            'The payload is ignored. 404 alike for an unknown marketplace, one not in webhook mode and a bad or missing signature; 413 over ' +
+            'gateway.sync.max-webhook-body-bytes. The ingestion runs with principal `webhook`.',
+          security: [],
+          params: Type.Object({ marketplace: Type.String({ maxLength: 200 }) }),
+          response: {
+            202: Type.Object({ queued: Type.Boolean(), marketplace: Type.String() }),
+            ...problemResponses(404, 413),
+          },
+        },
       },
-    }, async (request, reply) => {
-      const name = request.params.marketplace;
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const notFound = () => reject('marketplace-not-found', `no marketplace '${name}' accepts webhooks with this signature`);
-      const marketplace = isMarketplaceName(name) ? await liveMarketplaceByName(deps.pool, name) : null;
-      const sealed = marketplace ? await sealedWebhookSecret(deps.pool, marketplace.id) : null;
-      // The HMAC is computed even without a secret, so a miss costs the same as a bad signature.
-      const secret = sealed === null ? 'no secret' : deps.secrets.open(sealed);
-      const header = request.headers['x-hub-signature-256'];
-      const valid = signatureMatches(secret, body, Array.isArray(header) ? header[0] : header);
-      if (!marketplace || sealed === null || !valid) throw notFound();
-      queue.enqueue(marketplace, 'webhook', 'webhook');
-      return reply.code(202).send({ queued: true, marketplace: marketplace.name });
-    });
+      async (request, reply) => {
+        const name = request.params.marketplace;
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const notFound = () =>
+          reject('marketplace-not-found', `no marketplace '${name}' accepts webhooks with this signature`);
+        const marketplace = isMarketplaceName(name) ? await liveMarketplaceByName(deps.pool, name) : null;
+        const sealed = marketplace ? await sealedWebhookSecret(deps.pool, marketplace.id) : null;
+        // The HMAC is computed even without a secret, so a miss costs the same as a bad signature.
+        const secret = sealed === null ? 'no secret' : deps.secrets.open(sealed);
+        const header = request.headers['x-hub-signature-256'];
+        const valid = signatureMatches(secret, body, Array.isArray(header) ? header[0] : header);
+        if (!marketplace || sealed === null || !valid) throw notFound();
+        queue.enqueue(marketplace, 'webhook', 'webhook');
+        return reply.code(202).send({ queued: true, marketplace: marketplace.name });
+      },
+    );
   });
 }

@@ -28,11 +28,23 @@ export type SnapshotView = Static<typeof SnapshotView>;
 
 export function snapshotView(s: SnapshotRecord): SnapshotView {
   return {
-    id: s.id, marketplaceId: s.marketplaceId, sha: s.sha, upstreamSha: s.upstreamSha, state: s.state, violation: s.violation,
-    createdAt: s.createdAt, ingestedBy: s.ingestedBy, decidedBy: s.decidedBy, decidedAt: s.decidedAt,
+    id: s.id,
+    marketplaceId: s.marketplaceId,
+    sha: s.sha,
+    upstreamSha: s.upstreamSha,
+    state: s.state,
+    violation: s.violation,
+    createdAt: s.createdAt,
+    ingestedBy: s.ingestedBy,
+    decidedBy: s.decidedBy,
+    decidedAt: s.decidedAt,
     // spec, Snapshot: revokedBy/revokedAt present on a revoked snapshot; deletion marks set while soft-deleted.
-    ...(s.state === 'revoked' && s.revokedBy !== null && s.revokedAt !== null ? { revokedBy: s.revokedBy, revokedAt: s.revokedAt } : {}),
-    ...(s.deletedAt !== null ? { deleted_at: s.deletedAt, deleted_reason: s.deletedReason ?? '', purgeAfter: s.purgeAfter ?? s.deletedAt } : {}),
+    ...(s.state === 'revoked' && s.revokedBy !== null && s.revokedAt !== null
+      ? { revokedBy: s.revokedBy, revokedAt: s.revokedAt }
+      : {}),
+    ...(s.deletedAt !== null
+      ? { deleted_at: s.deletedAt, deleted_reason: s.deletedReason ?? '', purgeAfter: s.purgeAfter ?? s.deletedAt }
+      : {}),
   };
 }
 
@@ -55,12 +67,27 @@ export const MarketplaceView = Type.Object({
 });
 export type MarketplaceView = Static<typeof MarketplaceView>;
 
-export function marketplaceView(m: MarketplaceRecord, servedSha: string | null, snapshots: readonly SnapshotRecord[]): MarketplaceView {
+export function marketplaceView(
+  m: MarketplaceRecord,
+  servedSha: string | null,
+  snapshots: readonly SnapshotRecord[],
+): MarketplaceView {
   const { forge, forgeProject } = forgeOf(m.url);
   return {
-    id: m.id, name: m.name, url: m.url, createdAt: m.createdAt, registeredBy: m.registeredBy, forge, forgeProject,
-    description: m.description ?? '', upstreamUpdatedAt: m.upstreamUpdatedAt, servedSha,
-    lastIngestAt: m.lastIngestAt, lastIngestOutcome: m.lastIngestOutcome, lastIngestReason: m.lastIngestReason, syncMode: m.syncMode,
+    id: m.id,
+    name: m.name,
+    url: m.url,
+    createdAt: m.createdAt,
+    registeredBy: m.registeredBy,
+    forge,
+    forgeProject,
+    description: m.description ?? '',
+    upstreamUpdatedAt: m.upstreamUpdatedAt,
+    servedSha,
+    lastIngestAt: m.lastIngestAt,
+    lastIngestOutcome: m.lastIngestOutcome,
+    lastIngestReason: m.lastIngestReason,
+    syncMode: m.syncMode,
     snapshots: snapshots.filter((s) => s.marketplaceId === m.id).map(snapshotView),
   };
 }

@@ -5,20 +5,37 @@ import { NullableTimestamp, Timestamp } from './common.schema.ts';
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 500 });
 
-export const CreateTokenBody = Type.Object({
-  name: Name, scopes: Type.Optional(Scopes), pushScopes: Type.Optional(Scopes), expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
-}, { additionalProperties: false });
+export const CreateTokenBody = Type.Object(
+  {
+    name: Name,
+    scopes: Type.Optional(Scopes),
+    pushScopes: Type.Optional(Scopes),
+    expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 
 // spec: "a sent expiresAt is ignored" (and a session credential never carries push scopes).
-export const CreateSessionTokenBody = Type.Object({
-  name: Name, scopes: Type.Optional(Scopes), expiresAt: Type.Optional(Type.Unknown()), pushScopes: Type.Optional(Type.Unknown()),
-}, { additionalProperties: false });
+export const CreateSessionTokenBody = Type.Object(
+  {
+    name: Name,
+    scopes: Type.Optional(Scopes),
+    expiresAt: Type.Optional(Type.Unknown()),
+    pushScopes: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
 
-export const CreateMachineTokenBody = Type.Object({
-  principal: Type.String({ minLength: 1, maxLength: 200 }), name: Name, apiScopes: Scopes,
-  // spec, rule 6: a missing expiresAt is a 422 of its own, so it is optional here and checked by the decider.
-  expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
-}, { additionalProperties: false });
+export const CreateMachineTokenBody = Type.Object(
+  {
+    principal: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Name,
+    apiScopes: Scopes,
+    // spec, rule 6: a missing expiresAt is a 422 of its own, so it is optional here and checked by the decider.
+    expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 
 export const TokenView = Type.Object({
   id: Type.Integer(),
@@ -34,7 +51,9 @@ export const TokenView = Type.Object({
   lastUsedAt: NullableTimestamp,
   principal: Type.Optional(Type.String()),
   machineOwner: Type.Optional(Type.String()),
-  token: Type.Optional(Type.String({ description: 'the cleartext secret: only in the response that creates or rotates it' })),
+  token: Type.Optional(
+    Type.String({ description: 'the cleartext secret: only in the response that creates or rotates it' }),
+  ),
 });
 export type TokenView = Static<typeof TokenView>;
 

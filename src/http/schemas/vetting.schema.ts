@@ -37,7 +37,11 @@ export const RunView = Type.Object({
 });
 
 export const UncoveredView = Type.Object({
-  connector: Type.String(), ruleId: Type.String(), location: Type.String(), severity: Type.String(), message: Type.String(),
+  connector: Type.String(),
+  ruleId: Type.String(),
+  location: Type.String(),
+  severity: Type.String(),
+  message: Type.String(),
 });
 
 export const WaiverView = Type.Object({
@@ -57,8 +61,17 @@ export const WaiverView = Type.Object({
 export type WaiverView = Static<typeof WaiverView>;
 
 export const waiverView = (w: WaiverRecord, at: string): WaiverView => ({
-  id: w.waiverId, marketplace: w.marketplace, ruleId: w.ruleId, scope: w.scope, scopeValue: w.scopeValue, justification: w.justification,
-  approvedBy: w.approvedBy, createdAt: w.createdAt, expiresAt: w.expiresAt, revokedAt: w.revokedAt, revokedBy: w.revokedBy,
+  id: w.waiverId,
+  marketplace: w.marketplace,
+  ruleId: w.ruleId,
+  scope: w.scope,
+  scopeValue: w.scopeValue,
+  justification: w.justification,
+  approvedBy: w.approvedBy,
+  createdAt: w.createdAt,
+  expiresAt: w.expiresAt,
+  revokedAt: w.revokedAt,
+  revokedBy: w.revokedBy,
   active: waiverActive(w, at),
 });
 
@@ -77,9 +90,16 @@ export const VettingReport = Type.Object({
   /** What the connectors concluded; never rewritten by a waiver. */
   recordedOutcome: RecordedOutcome,
   run: Type.Union([RunView, Type.Null()]),
-  suppressed: Type.Array(Type.Object({
-    connector: Type.String(), ruleId: Type.String(), location: Type.String(), waiverId: Type.Integer(), approvedBy: Type.String(), expiresAt: Timestamp,
-  })),
+  suppressed: Type.Array(
+    Type.Object({
+      connector: Type.String(),
+      ruleId: Type.String(),
+      location: Type.String(),
+      waiverId: Type.Integer(),
+      approvedBy: Type.String(),
+      expiresAt: Timestamp,
+    }),
+  ),
   uncovered: Type.Array(UncoveredView),
   waivers: Type.Array(WaiverView),
   connectors: Type.Array(ChainLinkView),

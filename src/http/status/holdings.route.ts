@@ -11,7 +11,8 @@ export const maxHoldings = 256;
 const fullSha = /^[0-9a-f]{40}$/;
 
 const Result = Type.Object({
-  marketplace: Type.String(), sha: Type.String(),
+  marketplace: Type.String(),
+  sha: Type.String(),
   state: Type.Union([Type.Literal('approved'), Type.Literal('revoked'), Type.Literal('unknown')]),
   revokedAt: Type.Union([Type.String(), Type.Null()]),
   approvedOverReversedRevocation: Type.Boolean(),
@@ -22,40 +23,54 @@ type Pair = { marketplace: string; sha: string; asSent: string };
 /** Every violation refuses the whole request with 400 (spec, Holdings check). */
 function pairsOf(body: unknown): Pair[] {
   const holdings = (body as { holdings?: unknown } | null)?.holdings;
-  if (!Array.isArray(holdings)) throw reject('invalid-holdings', 'the body is {"holdings": [{"marketplace", "sha"}, …]}');
-  if (holdings.length > maxHoldings) throw reject('invalid-holdings', `at most ${maxHoldings} holdings per request (got ${holdings.length})`);
+  if (!Array.isArray(holdings))
+    throw reject('invalid-holdings', 'the body is {"holdings": [{"marketplace", "sha"}, …]}');
+  if (holdings.length > maxHoldings)
+    throw reject('invalid-holdings', `at most ${maxHoldings} holdings per request (got ${holdings.length})`);
   return holdings.map((pair: unknown, index) => {
     const { marketplace: raw, sha } = (pair ?? {}) as Record<string, unknown>;
     // "validated as above" (spec): the facade's name rule, an optional .git suffix stripped first.
     const marketplace = typeof raw === 'string' ? raw.replace(/\.git$/, '') : raw;
-    if (typeof marketplace !== 'string' || !isMarketplaceName(marketplace)) throw reject('invalid-holdings', `holdings[${index}].marketplace is not a valid marketplace name`);
-    if (typeof sha !== 'string' || !fullSha.test(sha)) throw reject('invalid-holdings', `holdings[${index}].sha must be a full 40-character commit id`);
+    if (typeof marketplace !== 'string' || !isMarketplaceName(marketplace))
+      throw reject('invalid-holdings', `holdings[${index}].marketplace is not a valid marketplace name`);
+    if (typeof sha !== 'string' || !fullSha.test(sha))
+      throw reject('invalid-holdings', `holdings[${index}].sha must be a full 40-character commit id`);
     return { marketplace, sha, asSent: raw as string };
   });
 }
 
 export function holdingsRoute(app: HttpApp, deps: HttpDeps, credentials: FacadeCredentialDeps): void {
-  app.post('/status/v1/snapshots', {
-    schema: {
-      tags: ['revocation check'], summary: 'Which of the commits a client holds are still approved',
-      body: Type.Unknown(), response: { 200: Type.Object({ results: Type.Array(Result) }) },
+  app.post(
+    '/status/v1/snapshots',
+    {
+      schema: {
+        tags: ['revocation check'],
+        summary: 'Which of the commits a client holds are still approved',
+        body: Type.Unknown(),
+        response: { 200: Type.Object({ results: Type.Array(Result) }) },
+      },
     },
-  }, async (request, reply) => {
-    // spec: the revocation check accepts the same credentials as the facade.
-    const caller = await authenticateFacade(credentials, request.headers.authorization);
-    if (!caller) {
-      void reply.header('www-authenticate', 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"');
-      throw reject('unauthenticated', 'present a personal access token as the HTTP Basic password');
-    }
-    const pairs = pairsOf(request.body);
-    const results = [];
-    for (const pair of pairs) {
-      const captures = (await capturesOf(deps.pool, pair.marketplace, pair.sha))
-        .map((c) => ({ state: c.state, revokedAt: c.revoked_at, wasRevoked: c.was_revoked, live: c.live }));
-      const answer = answerHolding(captures, mayFetch(caller, pair.marketplace));
-      deps.metrics.holdings.inc({ state: answer.state });
-      results.push({ marketplace: pair.asSent, sha: pair.sha, ...answer });
-    }
-    return { results };
-  });
+    async (request, reply) => {
+      // spec: the revocation check accepts the same credentials as the facade.
+      const caller = await authenticateFacade(credentials, request.headers.authorization);
+      if (!caller) {
+        void reply.header('www-authenticate', 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"');
+        throw reject('unauthenticated', 'present a personal access token as the HTTP Basic password');
+      }
+      const pairs = pairsOf(request.body);
+      const results = [];
+      for (const pair of pairs) {
+        const captures = (await capturesOf(deps.pool, pair.marketplace, pair.sha)).map((c) => ({
+          state: c.state,
+          revokedAt: c.revoked_at,
+          wasRevoked: c.was_revoked,
+          live: c.live,
+        }));
+        const answer = answerHolding(captures, mayFetch(caller, pair.marketplace));
+        deps.metrics.holdings.inc({ state: answer.state });
+        results.push({ marketplace: pair.asSent, sha: pair.sha, ...answer });
+      }
+      return { results };
+    },
+  );
 }

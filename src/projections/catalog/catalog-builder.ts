@@ -1,15 +1,34 @@
 import type { Logger } from 'pino';
-import { RevisionConflict, type EventMetadata, type EventStore, type Position } from '../../adapters/eventstore/port.ts';
+import {
+  RevisionConflict,
+  type EventMetadata,
+  type EventStore,
+  type Position,
+} from '../../adapters/eventstore/port.ts';
 import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
 import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import type { ServedView } from '../../adapters/git/served-view.ts';
 import type { DatabasePool } from '../../adapters/postgres/pool.ts';
 import {
-  catalogFiles, catalogManifestPath, catalogPluginPath, catalogRecordPath, isCurrent, newlyWithheld, planCatalog, readCatalogRecord,
-  type Candidate, type CatalogRecord, type Skipped,
+  catalogFiles,
+  catalogManifestPath,
+  catalogPluginPath,
+  catalogRecordPath,
+  isCurrent,
+  newlyWithheld,
+  planCatalog,
+  readCatalogRecord,
+  type Candidate,
+  type CatalogRecord,
+  type Skipped,
 } from '../../domain/catalog/catalog-plan.ts';
-import type { CatalogCollision, CatalogConstituent, CatalogEvent, CatalogTrigger } from '../../domain/catalog/catalog.events.ts';
+import type {
+  CatalogCollision,
+  CatalogConstituent,
+  CatalogEvent,
+  CatalogTrigger,
+} from '../../domain/catalog/catalog.events.ts';
 import { fact } from '../../domain/events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import type { ActorType } from '../../domain/shared/decider.ts';
@@ -27,7 +46,12 @@ export type CatalogRevision = Readonly<{
 }>;
 
 /** Who a build is recorded for: the caller of the rebuild endpoint, or the gateway itself. */
-export type BuildActor = Readonly<{ principal: string; actorType: ActorType; correlationId: string; credentialId?: number }>;
+export type BuildActor = Readonly<{
+  principal: string;
+  actorType: ActorType;
+  correlationId: string;
+  credentialId?: number;
+}>;
 
 export type BuildResult = Readonly<{
   /** The revision served after the build; null when no marketplace is served (nothing is). */
@@ -54,8 +78,12 @@ export type CatalogBuilderDeps = Readonly<{
 // spec, Ledger entry: system acts of the catalog are the principal catalog-builder.
 const builderPrincipal = 'catalog-builder';
 
-const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision =>
-  ({ sha, generatedAt: record.generatedAt, constituents: record.constituents, collisions: record.collisions });
+const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision => ({
+  sha,
+  generatedAt: record.generatedAt,
+  constituents: record.constituents,
+  collisions: record.collisions,
+});
 
 /**
  * Builds and serves the virtual catalog (DESIGN.md 5: a reactor's work, recorded as events and never
@@ -131,7 +159,10 @@ export class CatalogBuilder {
     try {
       await this.buildNow('reactor', this.builderActor('reactor'), false);
     } catch (error) {
-      this.deps.logger.error({ err: error, catalog: this.deps.name }, 'catalog build failed; retrying in the background');
+      this.deps.logger.error(
+        { err: error, catalog: this.deps.name },
+        'catalog build failed; retrying in the background',
+      );
       this.failures += 1;
       this.schedule('reactor', 1000);
     }
@@ -145,13 +176,18 @@ export class CatalogBuilder {
   async requested(requester: EventMetadata): Promise<void> {
     if (!this.active) return;
     const actor: BuildActor = {
-      principal: requester.principal, actorType: requester.actorType, correlationId: requester.correlationId,
+      principal: requester.principal,
+      actorType: requester.actorType,
+      correlationId: requester.correlationId,
       ...(requester.credentialId === undefined ? {} : { credentialId: requester.credentialId }),
     };
     try {
       await this.buildNow('api', actor, true);
     } catch (error) {
-      this.deps.logger.error({ err: error, catalog: this.deps.name, requestedBy: requester.principal }, 'requested catalog rebuild failed');
+      this.deps.logger.error(
+        { err: error, catalog: this.deps.name, requestedBy: requester.principal },
+        'requested catalog rebuild failed',
+      );
     }
   }
 
@@ -178,18 +214,29 @@ export class CatalogBuilder {
     this.timer = null;
     const trigger = this.pending ?? 'reactor';
     this.pending = null;
-    this.passing = this.exclusive(() => this.build(trigger, this.builderActor(trigger), false)).then(
-      () => { this.failures = 0; },
-      (error: unknown) => {
-        // Retried with backoff while nothing newer asks; the served catalog stays as it was meanwhile.
-        this.failures += 1;
-        this.pending ??= trigger;
-        this.deps.logger.error({ err: error, catalog: this.deps.name, failures: this.failures }, 'catalog build failed; retrying');
-      },
-    ).finally(() => {
-      this.passing = null;
-      if (this.pending !== null) this.schedule(this.pending, this.failures === 0 ? this.debounceMs : Math.min(500 * 2 ** this.failures, 60_000));
-    });
+    this.passing = this.exclusive(() => this.build(trigger, this.builderActor(trigger), false))
+      .then(
+        () => {
+          this.failures = 0;
+        },
+        (error: unknown) => {
+          // Retried with backoff while nothing newer asks; the served catalog stays as it was meanwhile.
+          this.failures += 1;
+          this.pending ??= trigger;
+          this.deps.logger.error(
+            { err: error, catalog: this.deps.name, failures: this.failures },
+            'catalog build failed; retrying',
+          );
+        },
+      )
+      .finally(() => {
+        this.passing = null;
+        if (this.pending !== null)
+          this.schedule(
+            this.pending,
+            this.failures === 0 ? this.debounceMs : Math.min(500 * 2 ** this.failures, 60_000),
+          );
+      });
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -201,7 +248,8 @@ export class CatalogBuilder {
   private async build(trigger: CatalogTrigger, actor: BuildActor, force: boolean): Promise<BuildResult> {
     const { catalogStore, gitStore, name } = this.deps;
     const servedSha = await catalogStore.servedSha(name);
-    const served = servedSha === null ? null : readCatalogRecord(await catalogStore.servedFile(name, servedSha, catalogRecordPath));
+    const served =
+      servedSha === null ? null : readCatalogRecord(await catalogStore.servedFile(name, servedSha, catalogRecordPath));
 
     const { constituents, approved } = await this.estate();
     await catalogStore.keepConstituents(constituents.map((c) => c.marketplaceId));
@@ -211,32 +259,59 @@ export class CatalogBuilder {
       if (servedSha === null || !(await catalogStore.withdraw(name))) return { revision: null, position: null };
       this.pruneSoon();
       const withdrawn = fact('catalog-rebuilt', {
-        catalog: name, sha: null, generatedAt: this.deps.now(), trigger, constituents: [], collisions: [], plugins: 0,
+        catalog: name,
+        sha: null,
+        generatedAt: this.deps.now(),
+        trigger,
+        constituents: [],
+        collisions: [],
+        plugins: 0,
       });
-      return { revision: null, position: await this.append(streams.catalog(`withdrawn-${servedSha}`), [withdrawn], actor) };
+      return {
+        revision: null,
+        position: await this.append(streams.catalog(`withdrawn-${servedSha}`), [withdrawn], actor),
+      };
     }
 
     if (!force && servedSha !== null && served !== null && isCurrent(served, name, constituents)) {
       // Already served. Recorded unless an earlier build served it and failed to append.
-      return { revision: revisionOf(servedSha, served), position: await this.recordIfMissing(servedSha, served, trigger, actor) };
+      return {
+        revision: revisionOf(servedSha, served),
+        position: await this.recordIfMissing(servedSha, served, trigger, actor),
+      };
     }
 
-    for (const c of constituents) await catalogStore.fetchConstituent(c.marketplaceId, gitStore.quarantinePath(c.marketplaceId), c.sha);
-    const plan = planCatalog(await Promise.all(constituents.map(async (c) => ({
-      marketplace: c.marketplace, sha: c.sha, manifest: await catalogStore.constituentFile(c.sha, catalogManifestPath, this.deps.maxManifestBytes),
-    }))));
+    for (const c of constituents)
+      await catalogStore.fetchConstituent(c.marketplaceId, gitStore.quarantinePath(c.marketplaceId), c.sha);
+    const plan = planCatalog(
+      await Promise.all(
+        constituents.map(async (c) => ({
+          marketplace: c.marketplace,
+          sha: c.sha,
+          manifest: await catalogStore.constituentFile(c.sha, catalogManifestPath, this.deps.maxManifestBytes),
+        })),
+      ),
+    );
     const trees = await catalogStore.trees(plan.candidates.map((c) => ({ sha: c.sha, dir: c.root })));
     const listed: Array<{ candidate: Candidate; tree: string }> = [];
     const missing: Skipped[] = [];
     plan.candidates.forEach((candidate, i) => {
       const tree = trees[i];
       if (tree) listed.push({ candidate, tree });
-      else missing.push({ marketplace: candidate.marketplace, name: candidate.name, reason: `no directory '${candidate.root || '.'}' in ${candidate.sha}` });
+      else
+        missing.push({
+          marketplace: candidate.marketplace,
+          name: candidate.name,
+          reason: `no directory '${candidate.root || '.'}' in ${candidate.sha}`,
+        });
     });
     const generatedAt = this.deps.now();
     const files = catalogFiles({ catalog: name, generatedAt, plan, listed: listed.map((l) => l.candidate), missing });
     const sha = await catalogStore.commit({
-      blobs: [{ path: catalogManifestPath, text: files.manifest }, { path: catalogRecordPath, text: files.recordText }],
+      blobs: [
+        { path: catalogManifestPath, text: files.manifest },
+        { path: catalogRecordPath, text: files.recordText },
+      ],
       trees: listed.map((l) => ({ path: catalogPluginPath(l.candidate), tree: l.tree })),
       message: files.message,
       generatedAt,
@@ -247,9 +322,22 @@ export class CatalogBuilder {
     // be the advertised main). Superseded content stays until then; it is still approved.
     if (served?.constituents.some((p) => !approved.get(p.marketplace)?.has(p.sha))) this.pruneSoon();
     this.afterwards(() => catalogStore.tidy(), 'catalog work repository gc failed');
-    this.deps.logger.info({ catalog: name, sha, trigger, constituents: plan.constituents.length, plugins: listed.length, collisions: plan.collisions.length },
-      'catalog built');
-    const position = await this.append(streams.catalog(sha), this.revisionEvents(sha, files.record, listed.length, served?.collisions ?? null, trigger), actor);
+    this.deps.logger.info(
+      {
+        catalog: name,
+        sha,
+        trigger,
+        constituents: plan.constituents.length,
+        plugins: listed.length,
+        collisions: plan.collisions.length,
+      },
+      'catalog built',
+    );
+    const position = await this.append(
+      streams.catalog(sha),
+      this.revisionEvents(sha, files.record, listed.length, served?.collisions ?? null, trigger),
+      actor,
+    );
     return { revision: revisionOf(sha, files.record), position };
   }
 
@@ -257,7 +345,10 @@ export class CatalogBuilder {
    * Every live marketplace that serves a commit, and that commit (desired-refs.ts: the served tip), in
    * name order; and every live marketplace's approved commits.
    */
-  private async estate(): Promise<{ constituents: Array<CatalogConstituent & { marketplaceId: number }>; approved: Map<string, Set<string>> }> {
+  private async estate(): Promise<{
+    constituents: Array<CatalogConstituent & { marketplaceId: number }>;
+    approved: Map<string, Set<string>>;
+  }> {
     const constituents: Array<CatalogConstituent & { marketplaceId: number }> = [];
     const approvedByName = new Map<string, Set<string>>();
     for (const marketplace of await liveMarketplaces(this.deps.pool)) {
@@ -275,21 +366,40 @@ export class CatalogBuilder {
 
   /** Housekeeping after the current build, under the same lock (gc must not run beside a push). */
   private afterwards(work: () => Promise<void>, failure: string): void {
-    void this.exclusive(work).catch((error: unknown) => this.deps.logger.warn({ err: error, catalog: this.deps.name }, failure));
+    void this.exclusive(work).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error, catalog: this.deps.name }, failure),
+    );
   }
 
   /** catalog-rebuilt, then one catalog-name-collision per name withheld now and not by the revision before. */
-  private revisionEvents(sha: string, record: CatalogRecord, plugins: number, previous: readonly CatalogCollision[] | null, trigger: CatalogTrigger): CatalogEvent[] {
+  private revisionEvents(
+    sha: string,
+    record: CatalogRecord,
+    plugins: number,
+    previous: readonly CatalogCollision[] | null,
+    trigger: CatalogTrigger,
+  ): CatalogEvent[] {
     const rebuilt = fact('catalog-rebuilt', {
-      catalog: record.catalog, sha, generatedAt: record.generatedAt, trigger,
-      constituents: record.constituents, collisions: record.collisions, plugins,
+      catalog: record.catalog,
+      sha,
+      generatedAt: record.generatedAt,
+      trigger,
+      constituents: record.constituents,
+      collisions: record.collisions,
+      plugins,
     });
-    const collisions = newlyWithheld(previous, record.collisions)
-      .map((c) => fact('catalog-name-collision', { catalog: record.catalog, sha, name: c.name, marketplaces: c.marketplaces }));
+    const collisions = newlyWithheld(previous, record.collisions).map((c) =>
+      fact('catalog-name-collision', { catalog: record.catalog, sha, name: c.name, marketplaces: c.marketplaces }),
+    );
     return [rebuilt, ...collisions];
   }
 
-  private async recordIfMissing(sha: string, record: CatalogRecord, trigger: CatalogTrigger, actor: BuildActor): Promise<Position | null> {
+  private async recordIfMissing(
+    sha: string,
+    record: CatalogRecord,
+    trigger: CatalogTrigger,
+    actor: BuildActor,
+  ): Promise<Position | null> {
     const { revision } = await this.deps.store.readStream(streams.catalog(sha));
     if (revision !== 'no-stream') return null;
     const manifest = await this.deps.catalogStore.servedFile(this.deps.name, sha, catalogManifestPath);
@@ -307,12 +417,16 @@ export class CatalogBuilder {
   private async append(stream: string, events: readonly CatalogEvent[], actor: BuildActor): Promise<Position | null> {
     const at = this.deps.now();
     // spec, Events: a withheld name is the builder's own finding, whoever asked for the build.
-    const metadataFor = (event: { type: string }): EventMetadata => (event.type === 'catalog-name-collision'
-      ? { principal: builderPrincipal, actorType: 'system', correlationId: actor.correlationId, at }
-      : {
-        principal: actor.principal, actorType: actor.actorType, correlationId: actor.correlationId, at,
-        ...(actor.credentialId === undefined ? {} : { credentialId: actor.credentialId }),
-      });
+    const metadataFor = (event: { type: string }): EventMetadata =>
+      event.type === 'catalog-name-collision'
+        ? { principal: builderPrincipal, actorType: 'system', correlationId: actor.correlationId, at }
+        : {
+            principal: actor.principal,
+            actorType: actor.actorType,
+            correlationId: actor.correlationId,
+            at,
+            ...(actor.credentialId === undefined ? {} : { credentialId: actor.credentialId }),
+          };
     try {
       return (await appendFacts(this.deps.store, stream, events, metadataFor, 'no-stream')).position;
     } catch (error) {

@@ -3,8 +3,11 @@ import type { Projection } from '../runner/projection.ts';
 import type { CatalogBuilder } from './catalog-builder.ts';
 
 // What changes the served estate (the served tip of a marketplace, or whether it serves at all).
-const servedChanges: ReadonlySet<string> =
-  new Set<DomainEventType>(['snapshot-approved', 'snapshot-revoked', 'marketplace-removed']);
+const servedChanges: ReadonlySet<string> = new Set<DomainEventType>([
+  'snapshot-approved',
+  'snapshot-revoked',
+  'marketplace-removed',
+]);
 
 /**
  * DESIGN.md 5: the catalog reactor (never rebuilt). Once per batch that changes what is served, or asks

@@ -19,7 +19,9 @@ export type LedgerDraft = Readonly<{
   credentialKind: string | null;
 }>;
 
-type Fields = Partial<Pick<LedgerDraft, 'event' | 'marketplace' | 'marketplaceId' | 'ref' | 'sha' | 'detail' | 'credentialKind'>>;
+type Fields = Partial<
+  Pick<LedgerDraft, 'event' | 'marketplace' | 'marketplaceId' | 'ref' | 'sha' | 'detail' | 'credentialKind'>
+>;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -28,7 +30,13 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 function fieldsOf(event: DomainEvent): Fields[] {
   switch (event.type) {
     case 'marketplace-registered':
-      return [{ marketplace: event.data.name, marketplaceId: event.data.marketplaceId, detail: `origin=${event.data.origin}` }];
+      return [
+        {
+          marketplace: event.data.name,
+          marketplaceId: event.data.marketplaceId,
+          detail: `origin=${event.data.origin}`,
+        },
+      ];
     case 'marketplace-removed': {
       const { name, marketplaceId, reason, withdrawnSnapshotIds } = event.data;
       // spec, Events: marketplace-removed detail "withdrew {n} approved snapshot(s); reason"
@@ -36,12 +44,29 @@ function fieldsOf(event: DomainEvent): Fields[] {
       return [{ marketplace: name, marketplaceId, detail }];
     }
     case 'marketplace-push-scopes-removed':
-      return [{ marketplace: event.data.name, marketplaceId: event.data.marketplaceId, detail: `publish grant removed from tokens ${event.data.tokenIds.join(', ')}` }];
+      return [
+        {
+          marketplace: event.data.name,
+          marketplaceId: event.data.marketplaceId,
+          detail: `publish grant removed from tokens ${event.data.tokenIds.join(', ')}`,
+        },
+      ];
     case 'sync-mode-changed': {
       const d = event.data;
       // Never the secret, not even sealed.
-      const secret = d.mode === 'webhook' ? '; a new webhook secret was issued' : d.previousMode === 'webhook' ? '; the webhook secret was discarded' : '';
-      return [{ marketplace: d.name, marketplaceId: d.marketplaceId, detail: `mode=${d.mode} (was ${d.previousMode})${secret}` }];
+      const secret =
+        d.mode === 'webhook'
+          ? '; a new webhook secret was issued'
+          : d.previousMode === 'webhook'
+            ? '; the webhook secret was discarded'
+            : '';
+      return [
+        {
+          marketplace: d.name,
+          marketplaceId: d.marketplaceId,
+          detail: `mode=${d.mode} (was ${d.previousMode})${secret}`,
+        },
+      ];
     }
     case 'marketplace-pushed': {
       const d = event.data;
@@ -50,30 +75,46 @@ function fieldsOf(event: DomainEvent): Fields[] {
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, ref: d.ref, sha: d.newTip, detail }];
     }
     case 'info-refs':
-      return [{
-        marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,
-        ref: event.data.ref, sha: event.data.sha, credentialKind: event.data.credentialKind,
-      }];
+      return [
+        {
+          marketplace: event.data.marketplace,
+          marketplaceId: event.data.marketplaceId,
+          ref: event.data.ref,
+          sha: event.data.sha,
+          credentialKind: event.data.credentialKind,
+        },
+      ];
     case 'upload-pack':
       return event.data.wants.map((want) => ({
-        marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId,
-        ref: want.ref, sha: want.sha, credentialKind: event.data.credentialKind,
+        marketplace: event.data.marketplace,
+        marketplaceId: event.data.marketplaceId,
+        ref: want.ref,
+        sha: want.sha,
+        credentialKind: event.data.credentialKind,
       }));
     case 'role-granted':
     case 'role-revoked': {
       const { role, principal, marketplace, marketplaceId, grantId } = event.data;
       const verb = event.type === 'role-granted' ? 'granted to' : 'revoked from';
-      return [{ marketplace: marketplace ?? '-', marketplaceId, detail: `grant ${grantId}: ${role} ${verb} ${principal}` }];
+      return [
+        { marketplace: marketplace ?? '-', marketplaceId, detail: `grant ${grantId}: ${role} ${verb} ${principal}` },
+      ];
     }
     case 'roles-read':
       return [{ detail: `grants=${event.data.grants}` }];
     case 'token-issued': {
       const d = event.data;
-      const scopes = d.kind === 'machine' ? `apiScopes=${d.apiScopes.join(',')}` : `scopes=${d.scopes.join(',') || '*'}`;
+      const scopes =
+        d.kind === 'machine' ? `apiScopes=${d.apiScopes.join(',')}` : `scopes=${d.scopes.join(',') || '*'}`;
       const detail = `token ${d.tokenId} '${d.name}' ${scopes} expires=${d.expiresAt ?? 'never'}${d.rotatedFrom === null ? '' : ` rotatedFrom=${d.rotatedFrom}`}`;
       if (d.kind === 'machine') {
         // spec, Events: machine-credential-created/-rotated; the actor is the administrator.
-        return [{ event: d.rotatedFrom === null ? 'machine-credential-created' : 'machine-credential-rotated', detail: `principal=${d.principal} ${detail}` }];
+        return [
+          {
+            event: d.rotatedFrom === null ? 'machine-credential-created' : 'machine-credential-rotated',
+            detail: `principal=${d.principal} ${detail}`,
+          },
+        ];
       }
       return [{ event: d.rotatedFrom === null ? 'token-created' : 'token-rotated', detail }];
     }
@@ -81,13 +122,16 @@ function fieldsOf(event: DomainEvent): Fields[] {
       const d = event.data;
       if (d.cause === 'rotated') return []; // the rotated entry of the new token records it
       const detail = `token ${d.tokenId} '${d.name}'`;
-      return [d.kind === 'machine'
-        ? { event: 'machine-credential-revoked', detail: `principal=${d.principal} ${detail}` }
-        : { event: 'token-revoked', detail }];
+      return [
+        d.kind === 'machine'
+          ? { event: 'machine-credential-revoked', detail: `principal=${d.principal} ${detail}` }
+          : { event: 'token-revoked', detail },
+      ];
     }
     case 'snapshot-captured': {
       const d = event.data;
-      const detail = d.violation === null ? `snapshot ${d.snapshotId} held` : `snapshot ${d.snapshotId} rejected: ${d.violation}`;
+      const detail =
+        d.violation === null ? `snapshot ${d.snapshotId} held` : `snapshot ${d.snapshotId} rejected: ${d.violation}`;
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
     }
     case 'ingest-succeeded': {
@@ -97,13 +141,29 @@ function fieldsOf(event: DomainEvent): Fields[] {
     }
     case 'ingest-failed': {
       const d = event.data;
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, detail: `${d.reason}; root cause: ${d.rootCause}; next step: ${d.nextStep}` }];
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          detail: `${d.reason}; root cause: ${d.rootCause}; next step: ${d.nextStep}`,
+        },
+      ];
     }
     case 'snapshot-approved':
     case 'snapshot-rejected': {
       const d = event.data;
-      const override = event.type === 'snapshot-approved' && event.data.overrideReason ? `; override: ${event.data.overrideReason}` : '';
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId}${override}` }];
+      const override =
+        event.type === 'snapshot-approved' && event.data.overrideReason
+          ? `; override: ${event.data.overrideReason}`
+          : '';
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.sha,
+          detail: `snapshot ${d.snapshotId}${override}`,
+        },
+      ];
     }
     case 'snapshot-revoked': {
       const d = event.data;
@@ -111,87 +171,180 @@ function fieldsOf(event: DomainEvent): Fields[] {
       // spec, Snapshot state: revocation appends snapshot-revoked and snapshot-unpublished; the refs go.
       return [
         { ...where, detail: `snapshot ${d.snapshotId}: ${d.reason}` },
-        { ...where, event: 'snapshot-unpublished', ref: `refs/snapshots/${d.sha}`, detail: `snapshot ${d.snapshotId}: refs removed from publication` },
+        {
+          ...where,
+          event: 'snapshot-unpublished',
+          ref: `refs/snapshots/${d.sha}`,
+          detail: `snapshot ${d.snapshotId}: refs removed from publication`,
+        },
       ];
     }
     case 'publication-repaired': {
       const d = event.data;
-      const parts = [d.restored.length > 0 ? `restored ${d.restored.join(', ')}` : '', d.removed.length > 0 ? `removed ${d.removed.join(', ')}` : ''];
+      const parts = [
+        d.restored.length > 0 ? `restored ${d.restored.join(', ')}` : '',
+        d.removed.length > 0 ? `removed ${d.removed.join(', ')}` : '',
+      ];
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, detail: parts.filter(Boolean).join('; ') }];
     }
     case 'snapshot-unpublish-failed': {
       const d = event.data;
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, ref: `refs/snapshots/${d.sha}`,
-        detail: `snapshot ${d.snapshotId}: refs could not be removed from publication (${d.error}); the gateway keeps retrying, `
-          + 'a person must clear the cause (see the gateway log)' }];
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.sha,
+          ref: `refs/snapshots/${d.sha}`,
+          detail:
+            `snapshot ${d.snapshotId}: refs could not be removed from publication (${d.error}); the gateway keeps retrying, ` +
+            'a person must clear the cause (see the gateway log)',
+        },
+      ];
     }
     case 'publication-served-not-approved':
-      return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, ref: event.data.ref, sha: event.data.sha, detail: 'served but not approved; withdrawn' }];
+      return [
+        {
+          marketplace: event.data.marketplace,
+          marketplaceId: event.data.marketplaceId,
+          ref: event.data.ref,
+          sha: event.data.sha,
+          detail: 'served but not approved; withdrawn',
+        },
+      ];
     case 'vetting-verdict': {
       const d = event.data;
       const was = d.previousState === null ? '' : ` (was ${d.previousState})`;
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
-        detail: `snapshot ${d.snapshotId} run ${d.runId}: ${d.verdict.connector} ${d.verdict.state}${was}; ${plural(d.verdict.findings.length, 'finding')}; trigger=${d.trigger}` }];
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.sha,
+          detail: `snapshot ${d.snapshotId} run ${d.runId}: ${d.verdict.connector} ${d.verdict.state}${was}; ${plural(d.verdict.findings.length, 'finding')}; trigger=${d.trigger}`,
+        },
+      ];
     }
     case 'vetting-completed': {
       const d = event.data;
       // spec, Events: vetting-completed "trigger, outcome, count, run id, chain"
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
-        detail: `snapshot ${d.snapshotId}: trigger=${d.trigger} outcome=${d.outcome} count=${d.verdicts.length} run=${d.runId} chain=${d.chain.join(',')}` }];
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.sha,
+          detail: `snapshot ${d.snapshotId}: trigger=${d.trigger} outcome=${d.outcome} count=${d.verdicts.length} run=${d.runId} chain=${d.chain.join(',')}`,
+        },
+      ];
     }
     case 'vetter-toggled': {
       const d = event.data;
       // spec: each change "with actor, vetter, scope, new state and reason" (the actor is the entry's principal).
-      return [{ marketplace: d.marketplace ?? '-', marketplaceId: d.marketplaceId,
-        detail: `vetter=${d.vetter} scope=${d.scope === 'global' ? 'global' : `marketplace:${d.marketplace}`} state=${d.enabled ? 'enabled' : 'disabled'}; reason: ${d.reason}` }];
+      return [
+        {
+          marketplace: d.marketplace ?? '-',
+          marketplaceId: d.marketplaceId,
+          detail: `vetter=${d.vetter} scope=${d.scope === 'global' ? 'global' : `marketplace:${d.marketplace}`} state=${d.enabled ? 'enabled' : 'disabled'}; reason: ${d.reason}`,
+        },
+      ];
     }
     case 'vetting-chain-mode-changed':
       return [{ detail: `vetter=* scope=global state=mode:${event.data.mode}; reason: ${event.data.reason}` }];
     case 'vetting-chain-order-changed':
-      return [{ detail: `vetter=* scope=global state=order:${event.data.order.join(',')}; reason: ${event.data.reason}` }];
+      return [
+        { detail: `vetter=* scope=global state=order:${event.data.order.join(',')}; reason: ${event.data.reason}` },
+      ];
     case 'waiver-created': {
       const d = event.data;
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.scope === 'SNAPSHOT' ? d.scopeValue : null,
-        detail: `waiver ${d.waiverId}: rule=${d.ruleId} scope=${d.scope}:${d.scopeValue} snapshot=${d.snapshotId} expires=${d.expiresAt}; ${d.justification}` }];
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.scope === 'SNAPSHOT' ? d.scopeValue : null,
+          detail: `waiver ${d.waiverId}: rule=${d.ruleId} scope=${d.scope}:${d.scopeValue} snapshot=${d.snapshotId} expires=${d.expiresAt}; ${d.justification}`,
+        },
+      ];
     }
     case 'waiver-revoked':
-      return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, detail: `waiver ${event.data.waiverId}: rule=${event.data.ruleId} revoked` }];
+      return [
+        {
+          marketplace: event.data.marketplace,
+          marketplaceId: event.data.marketplaceId,
+          detail: `waiver ${event.data.waiverId}: rule=${event.data.ruleId} revoked`,
+        },
+      ];
     case 'waiver-lapsed':
-      return [{ marketplace: event.data.marketplace, marketplaceId: event.data.marketplaceId, detail: `waiver ${event.data.waiverId}: rule=${event.data.ruleId} lapsed at ${event.data.expiresAt}` }];
+      return [
+        {
+          marketplace: event.data.marketplace,
+          marketplaceId: event.data.marketplaceId,
+          detail: `waiver ${event.data.waiverId}: rule=${event.data.ruleId} lapsed at ${event.data.expiresAt}`,
+        },
+      ];
     case 'revet-clear':
     case 'revet-inconclusive':
     case 'revet-violation': {
       const d = event.data;
       const revoked = event.type === 'revet-violation' ? ` revoked=${event.data.revoked}` : '';
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
-        detail: `snapshot ${d.snapshotId} run ${d.runId}: mode=${d.mode} outcome=${d.outcome}${revoked} uncovered=${d.uncovered.map((u) => `${u.ruleId}@${u.location}`).join(',') || 'none'}; trigger=${d.trigger}` }];
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.sha,
+          detail: `snapshot ${d.snapshotId} run ${d.runId}: mode=${d.mode} outcome=${d.outcome}${revoked} uncovered=${d.uncovered.map((u) => `${u.ruleId}@${u.location}`).join(',') || 'none'}; trigger=${d.trigger}`,
+        },
+      ];
     }
     case 'revet-violation-affected': {
       const d = event.data;
-      const who = d.affected.map((a) => `${a.principal} (${a.fetches} fetch${a.fetches === 1 ? '' : 'es'}, last ${a.lastFetch})`).join('; ');
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId} run ${d.runId}: received by ${who || 'nobody'}` }];
+      const who = d.affected
+        .map((a) => `${a.principal} (${a.fetches} fetch${a.fetches === 1 ? '' : 'es'}, last ${a.lastFetch})`)
+        .join('; ');
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.sha,
+          detail: `snapshot ${d.snapshotId} run ${d.runId}: received by ${who || 'nobody'}`,
+        },
+      ];
     }
     case 'policy-rule-created':
     case 'policy-rule-updated':
-      return [{ detail: `rule '${event.data.name}' (${event.data.ruleId}) enabled=${event.data.enabled}: ${event.data.expression}` }];
+      return [
+        {
+          detail: `rule '${event.data.name}' (${event.data.ruleId}) enabled=${event.data.enabled}: ${event.data.expression}`,
+        },
+      ];
     case 'policy-rule-deleted':
       return [{ detail: `rule '${event.data.name}' (${event.data.ruleId})` }];
     case 'policy-denied': {
       const d = event.data;
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha,
-        detail: `snapshot ${d.snapshotId}: rule '${d.rule}' ${d.outcome}${d.error === null ? '' : `: ${d.error}`}` }];
+      return [
+        {
+          marketplace: d.marketplace,
+          marketplaceId: d.marketplaceId,
+          sha: d.sha,
+          detail: `snapshot ${d.snapshotId}: rule '${d.rule}' ${d.outcome}${d.error === null ? '' : `: ${d.error}`}`,
+        },
+      ];
     }
     case 'catalog-rebuilt': {
       const d = event.data;
       // spec, Events: catalog-rebuilt (detail: sha, constituents count, collisions count); the catalog under its own name.
-      const detail = d.sha === null
-        ? `withdrawn: no marketplace is served; trigger=${d.trigger}`
-        : `sha=${d.sha} constituents=${d.constituents.length} collisions=${d.collisions.length} plugins=${d.plugins}; trigger=${d.trigger}`;
+      const detail =
+        d.sha === null
+          ? `withdrawn: no marketplace is served; trigger=${d.trigger}`
+          : `sha=${d.sha} constituents=${d.constituents.length} collisions=${d.collisions.length} plugins=${d.plugins}; trigger=${d.trigger}`;
       return [{ marketplace: d.catalog, ref: d.sha === null ? null : 'refs/heads/main', sha: d.sha, detail }];
     }
     case 'catalog-name-collision': {
       const d = event.data;
-      return [{ marketplace: d.catalog, sha: d.sha, detail: `plugin '${d.name}' claimed by ${d.marketplaces.join(', ')}: withheld from the catalog` }];
+      return [
+        {
+          marketplace: d.catalog,
+          sha: d.sha,
+          detail: `plugin '${d.name}' claimed by ${d.marketplaces.join(', ')}: withheld from the catalog`,
+        },
+      ];
     }
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal

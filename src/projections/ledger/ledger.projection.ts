@@ -7,7 +7,8 @@ export const ledgerProjection: Projection = {
   name: 'ledger',
   version: 1,
   tables: ['ledger_entries'],
-  createSql: [`
+  createSql: [
+    `
     create table ledger_entries (
       id bigint primary key,
       position bigint not null,

@@ -18,9 +18,19 @@ const LedgerRow = z.object({
 });
 
 export type LedgerEntry = Readonly<{
-  id: number; ts: string; source: string; principal: string; actorType: string; marketplace: string;
-  marketplaceId: number | null; event: string; ref: string | null; sha: string | null; detail: string | null;
-  tokenId: number | null; credential_kind: string | null;
+  id: number;
+  ts: string;
+  source: string;
+  principal: string;
+  actorType: string;
+  marketplace: string;
+  marketplaceId: number | null;
+  event: string;
+  ref: string | null;
+  sha: string | null;
+  detail: string | null;
+  tokenId: number | null;
+  credential_kind: string | null;
 }>;
 
 const columns = sql.fragment`id, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind`;
@@ -42,7 +52,12 @@ const toEntry = (row: z.infer<typeof LedgerRow>): LedgerEntry => ({
 });
 
 /** Entries in ledger order after `after`, none younger than `notAfter` (the export's cursor form). */
-export async function ledgerAfter(db: CommonQueryMethods, after: number, limit: number, notAfter?: string): Promise<LedgerEntry[]> {
+export async function ledgerAfter(
+  db: CommonQueryMethods,
+  after: number,
+  limit: number,
+  notAfter?: string,
+): Promise<LedgerEntry[]> {
   const rows = await db.any(sql.type(LedgerRow)`
     select ${columns} from ledger_entries
     where id > ${after} ${notAfter === undefined ? sql.fragment`` : sql.fragment`and ts <= ${notAfter}::timestamptz`}
@@ -54,7 +69,12 @@ export async function ledgerAfter(db: CommonQueryMethods, after: number, limit: 
  * A page newest first, before `before` (0: from the newest). The marketplace filter matches the name
  * as recorded, so entries of earlier marketplaces that held the name are included.
  */
-export async function ledgerPage(db: CommonQueryMethods, before: number, limit: number, marketplace: string | null): Promise<LedgerEntry[]> {
+export async function ledgerPage(
+  db: CommonQueryMethods,
+  before: number,
+  limit: number,
+  marketplace: string | null,
+): Promise<LedgerEntry[]> {
   const rows = await db.any(sql.type(LedgerRow)`
     select ${columns} from ledger_entries
     where true ${before > 0 ? sql.fragment`and id < ${before}` : sql.fragment``}
@@ -70,6 +90,8 @@ export const exactTotalBelow = 100_000;
  * event order and entries are never deleted, so the largest id is the count: no scan per request.
  */
 export async function ledgerTotal(db: CommonQueryMethods): Promise<{ total: number; totalIsEstimate: boolean }> {
-  const total = await db.oneFirst(sql.type(z.object({ n: z.number() }))`select coalesce(max(id), 0)::float8 as n from ledger_entries`);
+  const total = await db.oneFirst(
+    sql.type(z.object({ n: z.number() }))`select coalesce(max(id), 0)::float8 as n from ledger_entries`,
+  );
   return { total, totalIsEstimate: total >= exactTotalBelow };
 }

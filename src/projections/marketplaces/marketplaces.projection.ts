@@ -6,7 +6,8 @@ export const marketplacesProjection: Projection = {
   name: 'marketplaces',
   version: 3,
   tables: ['marketplaces'],
-  createSql: [`
+  createSql: [
+    `
     create table marketplaces (
       id bigint primary key,
       name text not null,
@@ -30,21 +31,26 @@ export const marketplacesProjection: Projection = {
     'create unique index marketplaces_live_name on marketplaces (name) where removed_at is null',
   ],
   apply: dispatch({
-    'marketplace-registered': (tx, { data: d }) => tx.query(sql.unsafe`
+    'marketplace-registered': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       insert into marketplaces (id, name, origin, url, push_policy, created_at, registered_by)
       values (${d.marketplaceId}, ${d.name}, ${d.origin}, ${d.url}, ${d.pushPolicy},
         ${d.registeredAt}, ${d.registeredBy})`),
-    'marketplace-removed': (tx, { data: d }) => tx.query(sql.unsafe`
+    'marketplace-removed': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update marketplaces set removed_at = ${d.removedAt}, removed_by = ${d.removedBy}, removal_reason = ${d.reason}
       where id = ${d.marketplaceId}`),
-    'sync-mode-changed': (tx, { data: d }) => tx.query(sql.unsafe`
+    'sync-mode-changed': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update marketplaces set sync_mode = ${d.mode}, webhook_secret = ${d.sealedWebhookSecret}
       where id = ${d.marketplaceId}`),
-    'snapshot-captured': (tx, { data: d }) => tx.query(sql.unsafe`
+    'snapshot-captured': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update marketplaces set description = coalesce(${d.description}, description),
         upstream_updated_at = coalesce(${d.committedAt}::timestamptz, upstream_updated_at)
       where id = ${d.marketplaceId}`),
-    'ingest-succeeded': (tx, { data: d }) => tx.query(sql.unsafe`
+    'ingest-succeeded': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update marketplaces set last_ingest_at = ${d.at}, last_ingest_outcome = 'succeeded', last_ingest_reason = null
       where id = ${d.marketplaceId}`),
     'ingest-failed': (tx, { data: d }) => {

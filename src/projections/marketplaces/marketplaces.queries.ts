@@ -19,10 +19,20 @@ const MarketplaceRow = z.object({
 });
 
 export type MarketplaceRecord = Readonly<{
-  id: number; name: string; origin: 'upstream' | 'hosted'; url: string | null; pushPolicy: string | null;
-  createdAt: string; registeredBy: string | null; removedAt: string | null; description: string | null;
-  upstreamUpdatedAt: string | null; lastIngestAt: string | null; lastIngestOutcome: 'succeeded' | 'failed' | null;
-  lastIngestReason: string | null; syncMode: 'on-demand' | 'scheduled' | 'webhook';
+  id: number;
+  name: string;
+  origin: 'upstream' | 'hosted';
+  url: string | null;
+  pushPolicy: string | null;
+  createdAt: string;
+  registeredBy: string | null;
+  removedAt: string | null;
+  description: string | null;
+  upstreamUpdatedAt: string | null;
+  lastIngestAt: string | null;
+  lastIngestOutcome: 'succeeded' | 'failed' | null;
+  lastIngestReason: string | null;
+  syncMode: 'on-demand' | 'scheduled' | 'webhook';
 }>;
 
 const columns = sql.fragment`id, name, origin, url, push_policy, created_at, registered_by, removed_at, description,
@@ -46,12 +56,16 @@ const toRecord = (row: z.infer<typeof MarketplaceRow>): MarketplaceRecord => ({
 });
 
 export async function liveMarketplaces(db: CommonQueryMethods): Promise<MarketplaceRecord[]> {
-  const rows = await db.any(sql.type(MarketplaceRow)`select ${columns} from marketplaces where removed_at is null order by name`);
+  const rows = await db.any(
+    sql.type(MarketplaceRow)`select ${columns} from marketplaces where removed_at is null order by name`,
+  );
   return rows.map(toRecord);
 }
 
 export async function liveMarketplaceByName(db: CommonQueryMethods, name: string): Promise<MarketplaceRecord | null> {
-  const row = await db.maybeOne(sql.type(MarketplaceRow)`select ${columns} from marketplaces where removed_at is null and name = ${name}`);
+  const row = await db.maybeOne(
+    sql.type(MarketplaceRow)`select ${columns} from marketplaces where removed_at is null and name = ${name}`,
+  );
   return row ? toRecord(row) : null;
 }
 

@@ -7,7 +7,8 @@ export const policyProjection: Projection = {
   name: 'policy',
   version: 1,
   tables: ['policy_rules'],
-  createSql: [`
+  createSql: [
+    `
     create table policy_rules (
       id bigint primary key,
       name text not null unique,
@@ -18,13 +19,16 @@ export const policyProjection: Projection = {
       created_at timestamptz not null,
       updated_by text,
       updated_at timestamptz
-    )`],
+    )`,
+  ],
   apply: dispatch({
-    'policy-rule-created': (tx, { data: d }) => tx.query(sql.unsafe`
+    'policy-rule-created': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       insert into policy_rules (id, name, description, expression, enabled, created_by, created_at)
       values (${d.ruleId}, ${d.name}, ${d.description}, ${d.expression}, ${d.enabled},
         ${d.createdBy}, ${d.createdAt})`),
-    'policy-rule-updated': (tx, { data: d }) => tx.query(sql.unsafe`
+    'policy-rule-updated': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update policy_rules set description = ${d.description}, expression = ${d.expression}, enabled = ${d.enabled},
         updated_by = ${d.updatedBy}, updated_at = ${d.updatedAt}
       where id = ${d.ruleId}`),

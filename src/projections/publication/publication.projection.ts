@@ -23,12 +23,16 @@ type Revoked = Readonly<{ marketplaceId: number; marketplace: string; snapshotId
 type Touched = Readonly<{ marketplaces: Set<number>; revoked: Revoked[] }>;
 
 const collect = dispatch<Touched>({
-  'snapshot-approved': (touched, { data }) => { touched.marketplaces.add(data.marketplaceId); },
+  'snapshot-approved': (touched, { data }) => {
+    touched.marketplaces.add(data.marketplaceId);
+  },
   'snapshot-revoked': (touched, { data }) => {
     touched.marketplaces.add(data.marketplaceId);
     touched.revoked.push(data);
   },
-  'marketplace-removed': (touched, { data }) => { touched.marketplaces.add(data.marketplaceId); },
+  'marketplace-removed': (touched, { data }) => {
+    touched.marketplaces.add(data.marketplaceId);
+  },
 });
 
 export const publicationProjection = (deps: PublicationDeps): Projection => ({

@@ -10,7 +10,13 @@ import { streams } from '../../domain/shared/streams.ts';
 import { z } from 'zod';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 
-export type ReconcileDeps = Readonly<{ pool: DatabasePool; store: EventStore; gitStore: GitStore; logger: Logger; now(): string }>;
+export type ReconcileDeps = Readonly<{
+  pool: DatabasePool;
+  store: EventStore;
+  gitStore: GitStore;
+  logger: Logger;
+  now(): string;
+}>;
 
 /**
  * DESIGN.md 6: at startup the leader compares every published repository with what the events say,
@@ -18,7 +24,9 @@ export type ReconcileDeps = Readonly<{ pool: DatabasePool; store: EventStore; gi
  * Runs after the projections have caught up, so the target is current.
  */
 export async function reconcilePublication(deps: ReconcileDeps): Promise<PublicationEvent[]> {
-  const marketplaces = await deps.pool.any(sql.type(z.object({ id: z.bigint(), name: z.string() }))`select id, name from marketplaces order by id`);
+  const marketplaces = await deps.pool.any(
+    sql.type(z.object({ id: z.bigint(), name: z.string() }))`select id, name from marketplaces order by id`,
+  );
   const recorded: PublicationEvent[] = [];
   for (const row of marketplaces) {
     const marketplaceId = Number(row.id);
@@ -34,9 +42,17 @@ export async function reconcilePublication(deps: ReconcileDeps): Promise<Publica
     await deps.gitStore.converge(marketplaceId, desired);
     events.push(fact('publication-repaired', { marketplaceId, marketplace: row.name, restored, removed }));
     const at = deps.now();
-    await appendFacts(deps.store, streams.publication(marketplaceId), events,
-      { principal: 'publication-reconciler', actorType: 'system', correlationId: `reconcile-${at}`, at }, 'any');
-    deps.logger.warn({ marketplace: row.name, restored, removed, notApproved: events.length - 1 }, 'published repository repaired at startup');
+    await appendFacts(
+      deps.store,
+      streams.publication(marketplaceId),
+      events,
+      { principal: 'publication-reconciler', actorType: 'system', correlationId: `reconcile-${at}`, at },
+      'any',
+    );
+    deps.logger.warn(
+      { marketplace: row.name, restored, removed, notApproved: events.length - 1 },
+      'published repository repaired at startup',
+    );
     recorded.push(...events);
   }
   return recorded;

@@ -6,7 +6,8 @@ export const rolesProjection: Projection = {
   name: 'roles',
   version: 1,
   tables: ['role_grants'],
-  createSql: [`
+  createSql: [
+    `
     create table role_grants (
       id bigint primary key,
       principal text not null,
@@ -19,7 +20,8 @@ export const rolesProjection: Projection = {
     'create index role_grants_principal on role_grants (principal)',
   ],
   apply: dispatch({
-    'role-granted': (tx, { data: d }) => tx.query(sql.unsafe`
+    'role-granted': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       insert into role_grants (id, principal, role, marketplace, marketplace_id, granted_by, granted_at)
       values (${d.grantId}, ${d.principal}, ${d.role}, ${d.marketplace}, ${d.marketplaceId},
         ${d.grantedBy}, ${d.grantedAt})`),

@@ -33,9 +33,11 @@ export async function allGrants(db: CommonQueryMethods): Promise<GrantRecord[]> 
  * nothing (a re-registered name inherits no grant), so it cannot shadow a role on its successor.
  */
 export async function grantsOf(db: CommonQueryMethods, principal: string): Promise<GrantRecord[]> {
-  return (await db.any(sql.type(GrantRow)`
+  return (
+    await db.any(sql.type(GrantRow)`
     select g.* from role_grants g
     where g.principal = ${principal}
       and (g.marketplace_id is null or exists (select 1 from marketplaces m where m.id = g.marketplace_id and m.removed_at is null))
-    order by g.id`)).map(toRecord);
+    order by g.id`)
+  ).map(toRecord);
 }

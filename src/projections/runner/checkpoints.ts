@@ -19,7 +19,12 @@ export async function readCheckpoints(db: CommonQueryMethods): Promise<Map<strin
 }
 
 /** Advances a checkpoint only from the position this runner read; false if another writer moved it. */
-export async function advanceCheckpoint(db: CommonQueryMethods, name: string, from: bigint, to: bigint): Promise<boolean> {
+export async function advanceCheckpoint(
+  db: CommonQueryMethods,
+  name: string,
+  from: bigint,
+  to: bigint,
+): Promise<boolean> {
   const result = await db.query(sql.unsafe`
     update projection_checkpoints set position = ${to.toString()}::bigint
     where name = ${name} and position = ${from.toString()}::bigint`);

@@ -9,7 +9,7 @@ export type Recorded<T extends DomainEventType = DomainEventType> = RecordedEven
 
 /** The recorded event as a domain event, or null for a type this version does not know (written by a newer one). */
 export const asDomainEvent = (recorded: RecordedEvent): Recorded | null =>
-  (isDomainEventType(recorded.type) ? (recorded as Recorded) : null);
+  isDomainEventType(recorded.type) ? (recorded as Recorded) : null;
 
 // `unknown` so a handler may return the query it runs (`(tx, e) => tx.query(...)`); the result is awaited, not used.
 type Handler<C, T extends DomainEventType> = (context: C, event: Recorded<T>) => Promise<unknown> | void;

@@ -33,7 +33,9 @@ export class Leadership {
   private async attempt(): Promise<void> {
     if (this.stopped) return;
     try {
-      const acquired = await this.lock.tryAcquire((error) => { void this.lost(error); });
+      const acquired = await this.lock.tryAcquire((error) => {
+        void this.lost(error);
+      });
       if (acquired && !this.leading) {
         this.leading = true;
         this.logger.info('leader lock acquired: running projections and reactors here');
@@ -47,7 +49,9 @@ export class Leadership {
 
   private retryLater(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => { void this.attempt(); }, this.retryMs);
+    this.timer = setTimeout(() => {
+      void this.attempt();
+    }, this.retryMs);
     this.timer.unref();
   }
 

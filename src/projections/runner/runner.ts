@@ -8,7 +8,12 @@ export type RunnerOptions = Readonly<{ batchSize: number; idlePollMs: number; lo
 export type Progress = Readonly<{ position: Position; head: Position }>;
 
 export type ProjectionStatus = Readonly<{
-  name: string; version: number; position: Position; head: Position; lag: Position; rebuildable: boolean;
+  name: string;
+  version: number;
+  position: Position;
+  head: Position;
+  lag: Position;
+  rebuildable: boolean;
 }>;
 
 const dropTable = (table: string) => trustedSql(`drop table if exists ${table} cascade`);
@@ -65,8 +70,10 @@ export class ProjectionRunner {
     let reached = 0n;
     for (;;) {
       const checkpoints = await readCheckpoints(this.pool);
-      const behind = this.projections
-        .map((projection) => ({ projection, position: checkpoints.get(projection.name)?.position ?? 0n }));
+      const behind = this.projections.map((projection) => ({
+        projection,
+        position: checkpoints.get(projection.name)?.position ?? 0n,
+      }));
       // Read from the projection furthest behind. (Not capped at the head read above: projections may
       // already be past it when appends land during the catch-up.)
       const from = behind.reduce((min, b) => (b.position < min ? b.position : min), behind[0]?.position ?? head);
@@ -101,7 +108,11 @@ export class ProjectionRunner {
           let woken = false;
           const sleeping = new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.options.idlePollMs);
-            this.wake = () => { woken = true; clearTimeout(timer); resolve(); };
+            this.wake = () => {
+              woken = true;
+              clearTimeout(timer);
+              resolve();
+            };
           });
           try {
             await this.catchUp();

@@ -5,7 +5,10 @@ import { checkpointChannel, readCheckpoints } from './checkpoints.ts';
 
 /** The read models named did not reach a position in time; the change itself was recorded. */
 export class ProjectionLag extends Error {
-  constructor(readonly position: Position, readonly behind: readonly string[]) {
+  constructor(
+    readonly position: Position,
+    readonly behind: readonly string[],
+  ) {
     super(`read models ${behind.join(', ')} have not yet reached position ${position}`);
     this.name = 'ProjectionLag';
   }
@@ -46,20 +49,40 @@ export class ProjectionWaiter {
     this.poller = null;
   }
 
-  async waitFor(position: Position, names: readonly string[] = this.allProjections,
-    timeoutMs = this.options.timeoutMs): Promise<void> {
+  async waitFor(
+    position: Position,
+    names: readonly string[] = this.allProjections,
+    timeoutMs = this.options.timeoutMs,
+  ): Promise<void> {
     if (this.reached(position, names)) return;
     await this.refresh();
     if (this.reached(position, names)) return;
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { position, names, resolve: () => { clearTimeout(timer); resolve(); } };
+      const waiter: Waiter = {
+        position,
+        names,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
         this.stopPollingIfIdle();
-        reject(new ProjectionLag(position, names.filter((name) => (this.known.get(name) ?? 0n) < position)));
+        reject(
+          new ProjectionLag(
+            position,
+            names.filter((name) => (this.known.get(name) ?? 0n) < position),
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(waiter);
-      this.poller ??= setInterval(() => { void this.refresh().then(() => this.settle(), () => {}); }, this.options.pollMs ?? 250);
+      this.poller ??= setInterval(() => {
+        void this.refresh().then(
+          () => this.settle(),
+          () => {},
+        );
+      }, this.options.pollMs ?? 250);
     });
   }
 

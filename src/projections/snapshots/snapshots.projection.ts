@@ -6,7 +6,8 @@ export const snapshotsProjection: Projection = {
   name: 'snapshots',
   version: 2,
   tables: ['snapshots', 'served_tips'],
-  createSql: [`
+  createSql: [
+    `
     create table snapshots (
       id bigint primary key,
       marketplace_id bigint not null,
@@ -34,7 +35,8 @@ export const snapshotsProjection: Projection = {
     'create table served_tips (marketplace_id bigint primary key, snapshot_id bigint not null)',
   ],
   apply: dispatch({
-    'snapshot-captured': (tx, { data: d }) => tx.query(sql.unsafe`
+    'snapshot-captured': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by)
       values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.upstreamSha}, ${d.state}, ${d.violation},
         ${d.capturedAt}, ${d.ingestedBy})`),
@@ -47,7 +49,8 @@ export const snapshotsProjection: Projection = {
         insert into served_tips (marketplace_id, snapshot_id) values (${d.marketplaceId}, ${d.snapshotId})
         on conflict (marketplace_id) do update set snapshot_id = excluded.snapshot_id`);
     },
-    'snapshot-rejected': (tx, { data: d }) => tx.query(sql.unsafe`
+    'snapshot-rejected': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update snapshots set state = 'rejected', decided_by = ${d.rejectedBy}, decided_at = ${d.rejectedAt}
       where id = ${d.snapshotId}`),
     'snapshot-revoked': async (tx, { data: d }) => {

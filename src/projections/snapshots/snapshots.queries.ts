@@ -23,20 +23,46 @@ const SnapshotRow = z.object({
 });
 
 export type SnapshotRecord = Readonly<{
-  id: number; marketplaceId: number; sha: string; upstreamSha: string; state: SnapshotState; violation: string | null;
-  createdAt: string; ingestedBy: string | null; decidedBy: string | null; decidedAt: string | null; approvedAt: string | null;
-  revokedBy: string | null; revokedAt: string | null; administrative: boolean;
-  deletedAt: string | null; deletedReason: string | null; purgeAfter: string | null;
+  id: number;
+  marketplaceId: number;
+  sha: string;
+  upstreamSha: string;
+  state: SnapshotState;
+  violation: string | null;
+  createdAt: string;
+  ingestedBy: string | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  approvedAt: string | null;
+  revokedBy: string | null;
+  revokedAt: string | null;
+  administrative: boolean;
+  deletedAt: string | null;
+  deletedReason: string | null;
+  purgeAfter: string | null;
 }>;
 
 const columns = sql.fragment`id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, decided_by, decided_at,
   approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after`;
 
 const toRecord = (r: z.infer<typeof SnapshotRow>): SnapshotRecord => ({
-  id: Number(r.id), marketplaceId: Number(r.marketplace_id), sha: r.sha, upstreamSha: r.upstream_sha, state: r.state,
-  violation: r.violation, createdAt: r.created_at, ingestedBy: r.ingested_by, decidedBy: r.decided_by, decidedAt: r.decided_at,
-  approvedAt: r.approved_at, revokedBy: r.revoked_by, revokedAt: r.revoked_at, administrative: r.administrative,
-  deletedAt: r.deleted_at, deletedReason: r.deleted_reason, purgeAfter: r.purge_after,
+  id: Number(r.id),
+  marketplaceId: Number(r.marketplace_id),
+  sha: r.sha,
+  upstreamSha: r.upstream_sha,
+  state: r.state,
+  violation: r.violation,
+  createdAt: r.created_at,
+  ingestedBy: r.ingested_by,
+  decidedBy: r.decided_by,
+  decidedAt: r.decided_at,
+  approvedAt: r.approved_at,
+  revokedBy: r.revoked_by,
+  revokedAt: r.revoked_at,
+  administrative: r.administrative,
+  deletedAt: r.deleted_at,
+  deletedReason: r.deleted_reason,
+  purgeAfter: r.purge_after,
 });
 
 export async function snapshotById(db: CommonQueryMethods, id: number): Promise<SnapshotRecord | null> {
@@ -44,7 +70,10 @@ export async function snapshotById(db: CommonQueryMethods, id: number): Promise<
   return row ? toRecord(row) : null;
 }
 
-export async function snapshotsOf(db: CommonQueryMethods, marketplaceIds: readonly number[]): Promise<SnapshotRecord[]> {
+export async function snapshotsOf(
+  db: CommonQueryMethods,
+  marketplaceIds: readonly number[],
+): Promise<SnapshotRecord[]> {
   if (marketplaceIds.length === 0) return [];
   const rows = await db.any(sql.type(SnapshotRow)`
     select ${columns} from snapshots where marketplace_id = any(${sql.array([...marketplaceIds], 'int8')}) order by id`);
@@ -52,7 +81,10 @@ export async function snapshotsOf(db: CommonQueryMethods, marketplaceIds: readon
 }
 
 /** What publication converges a marketplace to: its approved commits and the tip it means to serve. */
-export async function publicationTarget(db: CommonQueryMethods, marketplaceId: number): Promise<{ approved: string[]; tip: string | null }> {
+export async function publicationTarget(
+  db: CommonQueryMethods,
+  marketplaceId: number,
+): Promise<{ approved: string[]; tip: string | null }> {
   const approved = await db.anyFirst(sql.type(z.object({ sha: z.string() }))`
     select distinct sha from snapshots where marketplace_id = ${marketplaceId} and state = 'approved' order by sha`);
   const tip = await db.maybeOneFirst(sql.type(z.object({ sha: z.string() }))`
@@ -66,12 +98,19 @@ export async function publicationTarget(db: CommonQueryMethods, marketplaceId: n
  * removed marketplace takes no more decisions, so the rule bites when the name is registered again.
  */
 export async function withdrawnShas(db: CommonQueryMethods, marketplace: string): Promise<string[]> {
-  return [...await db.anyFirst(sql.type(z.object({ sha: z.string() }))`
+  return [
+    ...(await db.anyFirst(sql.type(z.object({ sha: z.string() }))`
     select distinct s.sha from snapshots s join marketplaces m on m.id = s.marketplace_id
-    where m.name = ${marketplace} and s.administrative`)];
+    where m.name = ${marketplace} and s.administrative`)),
+  ];
 }
 
-const HoldingRow = z.object({ state: z.enum(['held', 'approved', 'rejected', 'revoked']), revoked_at: z.string().nullable(), was_revoked: z.boolean(), live: z.boolean() });
+const HoldingRow = z.object({
+  state: z.enum(['held', 'approved', 'rejected', 'revoked']),
+  revoked_at: z.string().nullable(),
+  was_revoked: z.boolean(),
+  live: z.boolean(),
+});
 
 /**
  * Every capture of a commit under a marketplace name, live or removed (administrative withdrawals

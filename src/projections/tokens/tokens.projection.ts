@@ -6,7 +6,8 @@ export const tokensProjection: Projection = {
   name: 'tokens',
   version: 1,
   tables: ['access_tokens'],
-  createSql: [`
+  createSql: [
+    `
     create table access_tokens (
       id bigint primary key,
       kind text not null,
@@ -28,7 +29,8 @@ export const tokensProjection: Projection = {
     'create index access_tokens_owner on access_tokens (owner, id)',
   ],
   apply: dispatch({
-    'token-issued': (tx, { data: d }) => tx.query(sql.unsafe`
+    'token-issued': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       insert into access_tokens
         (id, kind, owner, principal, name, digest, scopes, push_scopes, api_scopes, expires_at, rotated_from,
         created_at)
@@ -36,12 +38,15 @@ export const tokensProjection: Projection = {
         ${sql.array([...d.scopes], 'text')}, ${sql.array([...d.pushScopes], 'text')},
         ${sql.array([...d.apiScopes], 'text')},
         ${d.expiresAt}, ${d.rotatedFrom}, ${d.issuedAt})`),
-    'token-revoked': (tx, { data: d }) => tx.query(sql.unsafe`
+    'token-revoked': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update access_tokens set revoked_at = ${d.revokedAt} where id = ${d.tokenId}`),
-    'marketplace-push-scopes-removed': (tx, { data: d }) => tx.query(sql.unsafe`
+    'marketplace-push-scopes-removed': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update access_tokens set push_scopes = array_remove(push_scopes, ${d.name})
       where id = any(${sql.array([...d.tokenIds], 'int8')})`),
-    'token-used': (tx, { data: d }) => tx.query(sql.unsafe`
+    'token-used': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
       update access_tokens set last_used_at = ${d.usedAt} where id = ${d.tokenId}`),
   }),
 };

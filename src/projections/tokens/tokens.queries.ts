@@ -19,9 +19,19 @@ const TokenRow = z.object({
 });
 
 export type TokenRecord = Readonly<{
-  id: number; kind: TokenKind; owner: string; principal: string; name: string;
-  scopes: string[]; pushScopes: string[]; apiScopes: string[];
-  expiresAt: string | null; rotatedFrom: number | null; createdAt: string; revokedAt: string | null; lastUsedAt: string | null;
+  id: number;
+  kind: TokenKind;
+  owner: string;
+  principal: string;
+  name: string;
+  scopes: string[];
+  pushScopes: string[];
+  apiScopes: string[];
+  expiresAt: string | null;
+  rotatedFrom: number | null;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
 }>;
 
 const columns = sql.fragment`id, kind, owner, principal, name, scopes, push_scopes, api_scopes, expires_at, rotated_from, created_at, revoked_at, last_used_at`;
@@ -43,7 +53,11 @@ const toRecord = (row: z.infer<typeof TokenRow>): TokenRecord => ({
 });
 
 /** The token a secret's digest names, if it is active at `at` (expired, revoked and unknown look alike). */
-export async function activeTokenByDigest(db: CommonQueryMethods, digest: string, at: string): Promise<TokenRecord | null> {
+export async function activeTokenByDigest(
+  db: CommonQueryMethods,
+  digest: string,
+  at: string,
+): Promise<TokenRecord | null> {
   const row = await db.maybeOne(sql.type(TokenRow)`
     select ${columns} from access_tokens
     where digest = ${digest} and revoked_at is null and (expires_at is null or expires_at > ${at}::timestamptz)`);
@@ -63,7 +77,9 @@ export async function tokensOwnedBy(db: CommonQueryMethods, owner: string): Prom
 }
 
 export async function machineCredentials(db: CommonQueryMethods): Promise<TokenRecord[]> {
-  const rows = await db.any(sql.type(TokenRow)`select ${columns} from access_tokens where kind = 'machine' order by id desc`);
+  const rows = await db.any(
+    sql.type(TokenRow)`select ${columns} from access_tokens where kind = 'machine' order by id desc`,
+  );
   return rows.map(toRecord);
 }
 

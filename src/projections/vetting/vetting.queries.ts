@@ -3,25 +3,55 @@ import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import type { VerdictState } from '../../domain/vetting/findings.ts';
 import type { WaiverTerms } from '../../domain/vetting/outcome.ts';
 import { defaultSettings, type VettingSettings } from '../../domain/vetting/settings.decider.ts';
-import type { Affected, ChainMode, RecordedOutcome, Verdict, VettingTrigger, WaiverScope } from '../../domain/vetting/vetting.events.ts';
+import type {
+  Affected,
+  ChainMode,
+  RecordedOutcome,
+  Verdict,
+  VettingTrigger,
+  WaiverScope,
+} from '../../domain/vetting/vetting.events.ts';
 
 // jsonb may come back parsed or as text, depending on the driver's parsers: accept both.
 const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 const RunRow = z.object({
-  run_id: z.bigint(), snapshot_id: z.bigint(), sha: z.string(), trigger: z.string(), outcome: z.string(), mode: z.string(),
-  started_at: z.string(), finished_at: z.string(), chain: z.unknown(), verdicts: z.unknown(),
+  run_id: z.bigint(),
+  snapshot_id: z.bigint(),
+  sha: z.string(),
+  trigger: z.string(),
+  outcome: z.string(),
+  mode: z.string(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  chain: z.unknown(),
+  verdicts: z.unknown(),
 });
 
 export type RunRecord = Readonly<{
-  runId: number; snapshotId: number; sha: string; trigger: VettingTrigger; outcome: RecordedOutcome; mode: ChainMode;
-  startedAt: string; finishedAt: string; chain: readonly string[]; verdicts: readonly Verdict[];
+  runId: number;
+  snapshotId: number;
+  sha: string;
+  trigger: VettingTrigger;
+  outcome: RecordedOutcome;
+  mode: ChainMode;
+  startedAt: string;
+  finishedAt: string;
+  chain: readonly string[];
+  verdicts: readonly Verdict[];
 }>;
 
 const toRun = (r: z.infer<typeof RunRow>): RunRecord => ({
-  runId: Number(r.run_id), snapshotId: Number(r.snapshot_id), sha: r.sha, trigger: r.trigger as VettingTrigger,
-  outcome: r.outcome as RecordedOutcome, mode: r.mode as ChainMode, startedAt: r.started_at, finishedAt: r.finished_at,
-  chain: json<string[]>(r.chain), verdicts: json<Verdict[]>(r.verdicts),
+  runId: Number(r.run_id),
+  snapshotId: Number(r.snapshot_id),
+  sha: r.sha,
+  trigger: r.trigger as VettingTrigger,
+  outcome: r.outcome as RecordedOutcome,
+  mode: r.mode as ChainMode,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  chain: json<string[]>(r.chain),
+  verdicts: json<Verdict[]>(r.verdicts),
 });
 
 export async function latestRun(db: CommonQueryMethods, snapshotId: number): Promise<RunRecord | null> {
@@ -54,50 +84,98 @@ export async function vettingSettings(db: CommonQueryMethods): Promise<VettingSe
   return {
     mode: (row?.mode as ChainMode | undefined) ?? defaultSettings.mode,
     order: row?.chain_order === null || row?.chain_order === undefined ? null : json<string[]>(row.chain_order),
-    global, perMarketplace,
+    global,
+    perMarketplace,
   };
 }
 
 const ToggleDetailRow = z.object({
-  vetter: z.string(), marketplace_id: z.bigint(), marketplace: z.string().nullable(), enabled: z.boolean(), reason: z.string(),
-  changed_by: z.string(), changed_at: z.string(),
+  vetter: z.string(),
+  marketplace_id: z.bigint(),
+  marketplace: z.string().nullable(),
+  enabled: z.boolean(),
+  reason: z.string(),
+  changed_by: z.string(),
+  changed_at: z.string(),
 });
-export type ToggleRecord = Readonly<{ vetter: string; scope: 'global' | 'marketplace'; marketplace: string | null; enabled: boolean; reason: string; changedBy: string; changedAt: string }>;
+export type ToggleRecord = Readonly<{
+  vetter: string;
+  scope: 'global' | 'marketplace';
+  marketplace: string | null;
+  enabled: boolean;
+  reason: string;
+  changedBy: string;
+  changedAt: string;
+}>;
 
 /** Every recorded toggle: global ones, then per marketplace (all when `marketplaceId` is undefined). */
 export async function vetterToggles(db: CommonQueryMethods, marketplaceId?: number): Promise<ToggleRecord[]> {
-  const filter = marketplaceId === undefined ? sql.fragment`true` : sql.fragment`marketplace_id in (0, ${marketplaceId})`;
+  const filter =
+    marketplaceId === undefined ? sql.fragment`true` : sql.fragment`marketplace_id in (0, ${marketplaceId})`;
   const rows = await db.any(sql.type(ToggleDetailRow)`
     select vetter, marketplace_id, marketplace, enabled, reason, changed_by, changed_at from vetter_toggles
     where ${filter} order by marketplace_id, vetter`);
   return rows.map((r) => ({
-    vetter: r.vetter, scope: r.marketplace_id === 0n ? 'global' : 'marketplace', marketplace: r.marketplace, enabled: r.enabled,
-    reason: r.reason, changedBy: r.changed_by, changedAt: r.changed_at,
+    vetter: r.vetter,
+    scope: r.marketplace_id === 0n ? 'global' : 'marketplace',
+    marketplace: r.marketplace,
+    enabled: r.enabled,
+    reason: r.reason,
+    changedBy: r.changed_by,
+    changedAt: r.changed_at,
   }));
 }
 
 const WaiverRow = z.object({
-  id: z.bigint(), marketplace_id: z.bigint(), marketplace: z.string(), snapshot_id: z.bigint(), rule_id: z.string(), scope: z.string(),
-  scope_value: z.string(), justification: z.string(), approved_by: z.string(), created_at: z.string(), expires_at: z.string(),
-  revoked_at: z.string().nullable(), revoked_by: z.string().nullable(),
+  id: z.bigint(),
+  marketplace_id: z.bigint(),
+  marketplace: z.string(),
+  snapshot_id: z.bigint(),
+  rule_id: z.string(),
+  scope: z.string(),
+  scope_value: z.string(),
+  justification: z.string(),
+  approved_by: z.string(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  revoked_at: z.string().nullable(),
+  revoked_by: z.string().nullable(),
 });
 
-export type WaiverRecord = WaiverTerms & Readonly<{
-  marketplaceId: number; marketplace: string; snapshotId: number; justification: string; createdAt: string; revokedBy: string | null;
-}>;
+export type WaiverRecord = WaiverTerms &
+  Readonly<{
+    marketplaceId: number;
+    marketplace: string;
+    snapshotId: number;
+    justification: string;
+    createdAt: string;
+    revokedBy: string | null;
+  }>;
 
 const waiverColumns = sql.fragment`id, marketplace_id, marketplace, snapshot_id, rule_id, scope, scope_value, justification, approved_by,
   created_at, expires_at, revoked_at, revoked_by`;
 
 const toWaiver = (r: z.infer<typeof WaiverRow>): WaiverRecord => ({
-  waiverId: Number(r.id), marketplaceId: Number(r.marketplace_id), marketplace: r.marketplace, snapshotId: Number(r.snapshot_id),
-  ruleId: r.rule_id, scope: r.scope as WaiverScope, scopeValue: r.scope_value, justification: r.justification, approvedBy: r.approved_by,
-  createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at, revokedBy: r.revoked_by,
+  waiverId: Number(r.id),
+  marketplaceId: Number(r.marketplace_id),
+  marketplace: r.marketplace,
+  snapshotId: Number(r.snapshot_id),
+  ruleId: r.rule_id,
+  scope: r.scope as WaiverScope,
+  scopeValue: r.scope_value,
+  justification: r.justification,
+  approvedBy: r.approved_by,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+  revokedBy: r.revoked_by,
 });
 
 /** Newest first (spec, GET marketplace waivers). */
 export async function waiversOf(db: CommonQueryMethods, marketplaceId: number): Promise<WaiverRecord[]> {
-  const rows = await db.any(sql.type(WaiverRow)`select ${waiverColumns} from waivers where marketplace_id = ${marketplaceId} order by id desc`);
+  const rows = await db.any(
+    sql.type(WaiverRow)`select ${waiverColumns} from waivers where marketplace_id = ${marketplaceId} order by id desc`,
+  );
   return rows.map(toWaiver);
 }
 
@@ -107,7 +185,11 @@ export async function waiverById(db: CommonQueryMethods, id: number): Promise<Wa
 }
 
 /** Marketplaces with a waiver past its expiry whose lapse is not recorded yet (the sweep's work list). */
-export async function marketplacesWithLapsedWaivers(db: CommonQueryMethods, at: string, limit: number): Promise<number[]> {
+export async function marketplacesWithLapsedWaivers(
+  db: CommonQueryMethods,
+  at: string,
+  limit: number,
+): Promise<number[]> {
   const rows = await db.anyFirst(sql.type(z.object({ marketplace_id: z.bigint() }))`
     select distinct marketplace_id from waivers
     where revoked_at is null and not lapse_recorded and expires_at <= ${at}::timestamptz limit ${limit}`);

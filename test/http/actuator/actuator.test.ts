@@ -16,7 +16,7 @@ t.test('an unknown route is a 404 problem document (spec, Errors)', async (t) =>
   const response = await gw.fetch('/api/v1/nothing-here?x=1', { headers: { 'x-dev-user': 'alice' } });
   t.equal(response.status, 404);
   t.match(response.headers.get('content-type'), /^application\/problem\+json/);
-  const problem = await response.json() as Record<string, unknown>;
+  const problem = (await response.json()) as Record<string, unknown>;
   t.strictSame(Object.keys(problem).sort(), ['detail', 'instance', 'status', 'title', 'type']);
   // gateway.base-url defaults to http://127.0.0.1:<the port in force> (here the port bound for port 0).
   t.match(problem, { type: `${gw.url}/problems/not-found`, status: 404, instance: '/api/v1/nothing-here' });
@@ -31,7 +31,11 @@ t.test('the OpenAPI document and its reference UI answer only an authenticated c
   t.equal((await gw.fetch('/v3/api-docs')).status, 401);
   t.equal((await gw.fetch('/docs/')).status, 401);
   const signedIn = { headers: { 'x-dev-user': 'alice' } };
-  const doc = await (await gw.fetch('/v3/api-docs', signedIn)).json() as { openapi: string; paths: Record<string, unknown>; info: { version: string } };
+  const doc = (await (await gw.fetch('/v3/api-docs', signedIn)).json()) as {
+    openapi: string;
+    paths: Record<string, unknown>;
+    info: { version: string };
+  };
   t.equal(doc.openapi, '3.1.0');
   t.ok(doc.paths['/actuator/health'], 'generated from the route schemas');
   t.match(doc.info.version, /^\d+\.\d+\.\d+/, 'carries the build version');

@@ -24,42 +24,66 @@ const observer: Interceptor = {
 const isInputRead = (sql: string) => !/\bes\.|projection_checkpoints|pg_advisory|^listen|^notify/i.test(sql);
 
 t.test('approving a snapshot with a policy rule enabled reads each input once and repeats no query', async (t) => {
-  const gw = await startTestGateway(t, {
-    GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root', GATEWAY_CATALOG_ENABLED: 'false', GATEWAY_VETTING_WAIVER_SWEEP_INTERVAL: '24h',
-  }, { poolInterceptors: [observer] });
+  const gw = await startTestGateway(
+    t,
+    {
+      GATEWAY_DEV_INSECURE_AUTH: 'true',
+      GATEWAY_ROLES_ADMINS: 'root',
+      GATEWAY_CATALOG_ENABLED: 'false',
+      GATEWAY_VETTING_WAIVER_SWEEP_INTERVAL: '24h',
+    },
+    { poolInterceptors: [observer] },
+  );
   const root = devSession(gw, 'root');
   const upstream = await serveUpstream(t, marketplaceFiles('acme', ['alpha', 'beta']));
   t.equal((await root.post('/api/v1/marketplaces', { name: 'acme', url: upstream.url })).status, 201, 'registered');
   const snapshot = (await root.post('/api/v1/marketplaces/acme/ingest')).body as { id: number };
-  t.equal((await root.post('/api/v1/policy/rules', {
-    name: 'no-nope', description: 'never matches here', expression: 'snapshot.plugins.exists(p, p.name == "nope")',
-  })).status, 200, 'an enabled rule, so the policy variables are read too');
+  t.equal(
+    (
+      await root.post('/api/v1/policy/rules', {
+        name: 'no-nope',
+        description: 'never matches here',
+        expression: 'snapshot.plugins.exists(p, p.name == "nope")',
+      })
+    ).status,
+    200,
+    'an enabled rule, so the policy variables are read too',
+  );
   await gw.settled();
 
   const xsrf = 'query-count';
   const queries: string[] = [];
   observing = queries;
   const answer = await gw.app.inject({
-    method: 'POST', url: `/api/v1/snapshots/${snapshot.id}/approve`,
+    method: 'POST',
+    url: `/api/v1/snapshots/${snapshot.id}/approve`,
     headers: { 'x-dev-user': 'root', cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf },
   });
   observing = null;
   t.equal(answer.statusCode, 200, `approved: ${answer.body.slice(0, 300)}`);
 
   const reads = queries.filter(isInputRead);
-  t.ok(reads.length > 0, 'the observer sees the approval\'s queries (it could fail)');
+  t.ok(reads.length > 0, "the observer sees the approval's queries (it could fail)");
   const repeated = [...new Set(reads.filter((sql, i) => reads.indexOf(sql) !== i))];
-  t.strictSame(repeated, [], `no query repeats within the approval (${reads.length} queries: ${reads.map((q) => q.slice(0, 60)).join(' | ')})`);
+  t.strictSame(
+    repeated,
+    [],
+    `no query repeats within the approval (${reads.length} queries: ${reads.map((q) => q.slice(0, 60)).join(' | ')})`,
+  );
   for (const [what, pattern] of [
     ['the snapshot', /from snapshots where id =/],
     ['the roles (grants)', /from role_grants/],
     ['the waivers', /from waivers/],
     ['the policy rules', /from policy_rules/],
-  ] as const) t.equal(reads.filter((sql) => pattern.test(sql)).length, 1, `${what} read once`);
+  ] as const)
+    t.equal(reads.filter((sql) => pattern.test(sql)).length, 1, `${what} read once`);
 
   const again = (await root.get(`/api/v1/snapshots/${snapshot.id}/vetting`)).status;
   t.equal(again, 200, 'the snapshot is still readable');
   const listed = (await root.get('/api/v1/marketplaces')).body as Array<{ snapshots: Array<Record<string, unknown>> }>;
-  t.strictSame(listed[0]!.snapshots.find((s) => s.id === snapshot.id), JSON.parse(answer.body),
-    'the approval\'s answer is the row as the read model has it afterwards');
+  t.strictSame(
+    listed[0]!.snapshots.find((s) => s.id === snapshot.id),
+    JSON.parse(answer.body),
+    "the approval's answer is the row as the read model has it afterwards",
+  );
 });

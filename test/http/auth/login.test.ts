@@ -7,14 +7,27 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../../src/adapters/config/load.ts';
 import {
-  CookieJar, GatewayBrowser, callbackPath, reachCallback, sessionCookieName, startGatewayWithOidc, xsrfCookieName,
+  CookieJar,
+  GatewayBrowser,
+  callbackPath,
+  reachCallback,
+  sessionCookieName,
+  startGatewayWithOidc,
+  xsrfCookieName,
   type ClaimMappingEntry,
 } from '../../support/oidc.ts';
 
-type Me = { username: string; roles: Array<{ role: string; marketplace: string | null; source: string }>; claimsTruncated: boolean; version?: string };
+type Me = {
+  username: string;
+  roles: Array<{ role: string; marketplace: string | null; source: string }>;
+  claimsTruncated: boolean;
+  version?: string;
+};
 type ProblemDocument = { type: string; title: string; status: number; detail: string; instance: string };
 
-const packageVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const claimMappings: readonly ClaimMappingEntry[] = [
   { claim: 'groups', value: 'auditors', role: 'auditor' },
@@ -30,54 +43,79 @@ const accounts = {
 // One gateway for most tests: `root` is a configuration admin; the claim mappings above apply.
 const gw = await startGatewayWithOidc(t, { accounts, claimMappings, env: { GATEWAY_ROLES_ADMINS: 'root' } });
 
-const setCookies = (response: Response, name: string) => response.headers.getSetCookie().filter((raw) => raw.startsWith(`${name}=`));
+const setCookies = (response: Response, name: string) =>
+  response.headers.getSetCookie().filter((raw) => raw.startsWith(`${name}=`));
 
 async function expectProblem(t: Test, response: Response, status: number, message: string): Promise<ProblemDocument> {
   t.equal(response.status, status, `${message}: status`);
   t.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/, `${message}: problem document`);
-  const body = await response.json() as ProblemDocument;
+  const body = (await response.json()) as ProblemDocument;
   t.equal(body.status, status, `${message}: problem status`);
   t.type(body.detail, 'string', `${message}: detail says why`);
   return body;
 }
 
-t.test('spec, Web/API (session): the sign-in ends in a 302 to returnTo with an HttpOnly GATEWAY_SESSION cookie', async (t) => {
-  const browser = await gw.login('alice', { returnTo: '/ui/marketplaces?tab=held' });
-  const callback = browser.callback!;
-  t.ok(callback.url.startsWith(`${gw.baseUrl}${callbackPath}?`), 'the provider sent the browser to /login/oauth2/code/idp');
-  t.equal(callback.response.status, 302);
-  t.equal(callback.response.headers.get('location'), '/ui/marketplaces?tab=held');
-  const [raw, ...more] = setCookies(callback.response, sessionCookieName);
-  t.ok(raw, 'the callback sets GATEWAY_SESSION');
-  t.equal(more.length, 0, 'once');
-  t.match(raw ?? '', /;\s*HttpOnly/i, 'HttpOnly: no script reads the session');
-  t.match(raw ?? '', /;\s*Path=\/(;|$)/i, 'for the whole gateway');
-  t.match(raw ?? '', /;\s*SameSite=Lax/i);
-  t.ok(browser.get(gw.baseUrl, sessionCookieName)?.httpOnly);
-  t.notOk(browser.get(gw.idp.issuer, sessionCookieName), 'the cookie belongs to the gateway, not the provider');
+t.test(
+  'spec, Web/API (session): the sign-in ends in a 302 to returnTo with an HttpOnly GATEWAY_SESSION cookie',
+  async (t) => {
+    const browser = await gw.login('alice', { returnTo: '/ui/marketplaces?tab=held' });
+    const callback = browser.callback!;
+    t.ok(
+      callback.url.startsWith(`${gw.baseUrl}${callbackPath}?`),
+      'the provider sent the browser to /login/oauth2/code/idp',
+    );
+    t.equal(callback.response.status, 302);
+    t.equal(callback.response.headers.get('location'), '/ui/marketplaces?tab=held');
+    const [raw, ...more] = setCookies(callback.response, sessionCookieName);
+    t.ok(raw, 'the callback sets GATEWAY_SESSION');
+    t.equal(more.length, 0, 'once');
+    t.match(raw ?? '', /;\s*HttpOnly/i, 'HttpOnly: no script reads the session');
+    t.match(raw ?? '', /;\s*Path=\/(;|$)/i, 'for the whole gateway');
+    t.match(raw ?? '', /;\s*SameSite=Lax/i);
+    t.ok(browser.get(gw.baseUrl, sessionCookieName)?.httpOnly);
+    t.notOk(browser.get(gw.idp.issuer, sessionCookieName), 'the cookie belongs to the gateway, not the provider');
 
-  const me = await browser.request('/api/v1/me');
-  t.equal(me.status, 200, 'the cookie is a session');
-});
+    const me = await browser.request('/api/v1/me');
+    t.equal(me.status, 200, 'the cookie is a session');
+  },
+);
 
-t.test('spec, Authentication: /oauth2/authorization/idp sends the browser to the provider with PKCE (S256), state and nonce', async (t) => {
-  const response = await fetch(`${gw.gateway.url}/oauth2/authorization/idp`, { redirect: 'manual' });
-  t.equal(response.status, 302);
-  const location = new URL(response.headers.get('location') ?? 'about:blank');
-  t.equal(location.origin, gw.idp.issuer, 'to the provider');
-  const q = Object.fromEntries(location.searchParams);
-  t.match(q, {
-    client_id: gw.idp.clientId, response_type: 'code', redirect_uri: `${gw.baseUrl}${callbackPath}`,
-    code_challenge_method: 'S256', code_challenge: /^[A-Za-z0-9_-]{43}$/, state: /^[A-Za-z0-9_-]{20,}$/, nonce: /^[A-Za-z0-9_-]{20,}$/,
-  });
-  t.same((q.scope ?? '').split(' ').sort(), ['email', 'openid', 'profile'], 'the default scopes');
-  const second = new URL((await fetch(`${gw.gateway.url}/oauth2/authorization/idp`, { redirect: 'manual' })).headers.get('location') ?? 'about:blank');
-  t.not(second.searchParams.get('state'), q.state, 'a fresh state per sign-in');
-  t.not(second.searchParams.get('code_challenge'), q.code_challenge, 'and a fresh verifier');
-});
+t.test(
+  'spec, Authentication: /oauth2/authorization/idp sends the browser to the provider with PKCE (S256), state and nonce',
+  async (t) => {
+    const response = await fetch(`${gw.gateway.url}/oauth2/authorization/idp`, { redirect: 'manual' });
+    t.equal(response.status, 302);
+    const location = new URL(response.headers.get('location') ?? 'about:blank');
+    t.equal(location.origin, gw.idp.issuer, 'to the provider');
+    const q = Object.fromEntries(location.searchParams);
+    t.match(q, {
+      client_id: gw.idp.clientId,
+      response_type: 'code',
+      redirect_uri: `${gw.baseUrl}${callbackPath}`,
+      code_challenge_method: 'S256',
+      code_challenge: /^[A-Za-z0-9_-]{43}$/,
+      state: /^[A-Za-z0-9_-]{20,}$/,
+      nonce: /^[A-Za-z0-9_-]{20,}$/,
+    });
+    t.same((q.scope ?? '').split(' ').sort(), ['email', 'openid', 'profile'], 'the default scopes');
+    const second = new URL(
+      (await fetch(`${gw.gateway.url}/oauth2/authorization/idp`, { redirect: 'manual' })).headers.get('location') ??
+        'about:blank',
+    );
+    t.not(second.searchParams.get('state'), q.state, 'a fresh state per sign-in');
+    t.not(second.searchParams.get('code_challenge'), q.code_challenge, 'and a fresh verifier');
+  },
+);
 
 t.test('the sign-in returns only to a path on this gateway: returnTo of another origin falls back to /', async (t) => {
-  for (const returnTo of ['https://evil.example', '//evil.example', '//evil.example/path', '/\\evil.example', 'javascript:alert(1)', 'evil.example']) {
+  for (const returnTo of [
+    'https://evil.example',
+    '//evil.example',
+    '//evil.example/path',
+    '/\\evil.example',
+    'javascript:alert(1)',
+    'evil.example',
+  ]) {
     const browser = await gw.login('alice', { returnTo });
     t.equal(browser.callback?.response.status, 302, `${returnTo}: 302`);
     t.equal(browser.callback?.response.headers.get('location'), '/', `${returnTo}: to /`);
@@ -94,8 +132,11 @@ t.test('returnTo with a tab inside "//" does not send the browser to another ori
   for (const returnTo of ['/\t/evil.example', '/\t\t/evil.example/path']) {
     const browser = await gw.login('alice', { returnTo });
     const location = browser.callback?.response.headers.get('location') ?? '';
-    t.equal(new URL(location, gw.baseUrl).origin, new URL(gw.baseUrl).origin,
-      `${JSON.stringify(returnTo)}: stays on the gateway (Location ${JSON.stringify(location)})`);
+    t.equal(
+      new URL(location, gw.baseUrl).origin,
+      new URL(gw.baseUrl).origin,
+      `${JSON.stringify(returnTo)}: stays on the gateway (Location ${JSON.stringify(location)})`,
+    );
   }
 });
 
@@ -106,17 +147,27 @@ t.test('returnTo with a line break falls back to / instead of failing the sign-i
     t.equal(response.status, 302, `${JSON.stringify(returnTo)}: 302`);
     t.equal(response.headers.get('location'), '/', `${JSON.stringify(returnTo)}: to /`);
     t.ok(browser.sessionId, `${JSON.stringify(returnTo)}: signed in`);
-    t.notMatch(response.headers.get('set-cookie') ?? '', /(^|,\s*)x=y/, `${JSON.stringify(returnTo)}: no header injected`);
+    t.notMatch(
+      response.headers.get('set-cookie') ?? '',
+      /(^|,\s*)x=y/,
+      `${JSON.stringify(returnTo)}: no header injected`,
+    );
   }
 });
 
-t.test('spec, Session: GET /api/v1/me answers the username (the sub by default), roles, claimsTruncated false and the version', async (t) => {
-  const browser = await gw.login('alice');
-  const { status, body } = await browser.getJson<Me>('/api/v1/me');
-  t.equal(status, 200);
-  t.same(body, { username: 'alice', roles: [], claimsTruncated: false, version: packageVersion },
-    'preferred_username alice.liddell is not the name: the default user-name attribute is sub');
-});
+t.test(
+  'spec, Session: GET /api/v1/me answers the username (the sub by default), roles, claimsTruncated false and the version',
+  async (t) => {
+    const browser = await gw.login('alice');
+    const { status, body } = await browser.getJson<Me>('/api/v1/me');
+    t.equal(status, 200);
+    t.same(
+      body,
+      { username: 'alice', roles: [], claimsTruncated: false, version: packageVersion },
+      'preferred_username alice.liddell is not the name: the default user-name attribute is sub',
+    );
+  },
+);
 
 t.test('gateway.oidc.user-name-attribute: preferred_username names the principal', async (t) => {
   const other = await startGatewayWithOidc(t, {
@@ -139,22 +190,39 @@ t.test('gateway.oidc.user-name-attribute: preferred_username names the principal
 t.test('spec, Roles: roles of source claim come from gateway.roles.claim-mappings', async (t) => {
   const roles = async (account: string) => (await (await gw.login(account)).getJson<Me>('/api/v1/me')).body.roles;
   t.same(await roles('audrey'), [{ role: 'auditor', marketplace: null, source: 'claim' }], 'groups contains auditors');
-  t.same(await roles('ann'), [{ role: 'approver', marketplace: 'alpha', source: 'claim' }], 'approver of the mapped marketplace');
-  t.same(await roles('claimadmin'), [{ role: 'admin', marketplace: null, source: 'claim' }], 'an admin mapping alone gives admin from the claim');
+  t.same(
+    await roles('ann'),
+    [{ role: 'approver', marketplace: 'alpha', source: 'claim' }],
+    'approver of the mapped marketplace',
+  );
+  t.same(
+    await roles('claimadmin'),
+    [{ role: 'admin', marketplace: null, source: 'claim' }],
+    'an admin mapping alone gives admin from the claim',
+  );
   t.same(await roles('nogroups'), [], 'no groups claim, no claim roles');
 });
 
 t.test('spec, Session: "A role is reported once, attributed to the most durable source"', async (t) => {
   const root = await gw.login('root');
-  t.same((await root.getJson<Me>('/api/v1/me')).body.roles, [{ role: 'admin', marketplace: null, source: 'config' }],
-    'admin by the admin list and by the platform-admins claim: once, as config');
+  t.same(
+    (await root.getJson<Me>('/api/v1/me')).body.roles,
+    [{ role: 'admin', marketplace: null, source: 'config' }],
+    'admin by the admin list and by the platform-admins claim: once, as config',
+  );
 
   // A grant outranks a claim: audrey is an auditor by claim, then by grant too.
-  const granted = await root.request('/api/v1/roles', { method: 'POST', json: { principal: 'audrey', role: 'auditor' } });
+  const granted = await root.request('/api/v1/roles', {
+    method: 'POST',
+    json: { principal: 'audrey', role: 'auditor' },
+  });
   t.equal(granted.status, 201, await granted.clone().text());
   const audrey = await gw.login('audrey');
-  t.same((await audrey.getJson<Me>('/api/v1/me')).body.roles, [{ role: 'auditor', marketplace: null, source: 'grant' }],
-    'auditor by grant and by claim: once, as grant');
+  t.same(
+    (await audrey.getJson<Me>('/api/v1/me')).body.roles,
+    [{ role: 'auditor', marketplace: null, source: 'grant' }],
+    'auditor by grant and by claim: once, as grant',
+  );
 });
 
 t.test('claims are bounded: an account with 300 groups signs in with claimsTruncated true', async (t) => {
@@ -174,7 +242,10 @@ t.test('spec, Web/API: "Unauthenticated /api/** requests get a clean 401, never 
     const problem = await expectProblem(t, response, 401, path);
     t.equal(problem.instance, path);
   }
-  const forged = await fetch(`${gw.gateway.url}/api/v1/me`, { redirect: 'manual', headers: { cookie: `${sessionCookieName}=not-a-session` } });
+  const forged = await fetch(`${gw.gateway.url}/api/v1/me`, {
+    redirect: 'manual',
+    headers: { cookie: `${sessionCookieName}=not-a-session` },
+  });
   await expectProblem(t, forged, 401, 'an unknown session cookie');
 });
 
@@ -212,21 +283,26 @@ t.test('a known state with a code the provider never issued is refused, and the 
   t.same(setCookies(late, sessionCookieName), []);
 });
 
-t.test('POST /api/v1/logout: with the XSRF echo 204 and the session ends; without it 403 and the session lives', async (t) => {
-  const browser = await gw.login('alice');
-  const sessionId = browser.sessionId!;
+t.test(
+  'POST /api/v1/logout: with the XSRF echo 204 and the session ends; without it 403 and the session lives',
+  async (t) => {
+    const browser = await gw.login('alice');
+    const sessionId = browser.sessionId!;
 
-  const refused = await browser.request('/api/v1/logout', { method: 'POST', xsrf: false });
-  await expectProblem(t, refused, 403, 'logout without X-XSRF-TOKEN');
-  t.equal((await browser.request('/api/v1/me')).status, 200, 'the session still works');
+    const refused = await browser.request('/api/v1/logout', { method: 'POST', xsrf: false });
+    await expectProblem(t, refused, 403, 'logout without X-XSRF-TOKEN');
+    t.equal((await browser.request('/api/v1/me')).status, 200, 'the session still works');
 
-  const done = await browser.request('/api/v1/logout', { method: 'POST' });
-  t.equal(done.status, 204);
-  t.equal(browser.sessionId, undefined, 'the session cookie is cleared');
-  // The session is ended at the gateway, not only in this browser: the old cookie no longer authenticates.
-  const replayed = await fetch(`${gw.gateway.url}/api/v1/me`, { headers: { cookie: `${sessionCookieName}=${sessionId}` } });
-  await expectProblem(t, replayed, 401, 'the old session cookie after logout');
-});
+    const done = await browser.request('/api/v1/logout', { method: 'POST' });
+    t.equal(done.status, 204);
+    t.equal(browser.sessionId, undefined, 'the session cookie is cleared');
+    // The session is ended at the gateway, not only in this browser: the old cookie no longer authenticates.
+    const replayed = await fetch(`${gw.gateway.url}/api/v1/me`, {
+      headers: { cookie: `${sessionCookieName}=${sessionId}` },
+    });
+    await expectProblem(t, replayed, 401, 'the old session cookie after logout');
+  },
+);
 
 t.test('spec, Web/API: a state-changing request must echo XSRF-TOKEN in X-XSRF-TOKEN or answer 403', async (t) => {
   const browser = await gw.login('alice');
@@ -235,21 +311,34 @@ t.test('spec, Web/API: a state-changing request must echo XSRF-TOKEN in X-XSRF-T
 
   const missing = await browser.request('/api/v1/tokens', { method: 'POST', json: { name: 'no-echo' }, xsrf: false });
   await expectProblem(t, missing, 403, 'no X-XSRF-TOKEN');
-  const wrong = await browser.request('/api/v1/tokens', { method: 'POST', json: { name: 'wrong-echo' }, xsrf: `${xsrf}x` });
+  const wrong = await browser.request('/api/v1/tokens', {
+    method: 'POST',
+    json: { name: 'wrong-echo' },
+    xsrf: `${xsrf}x`,
+  });
   await expectProblem(t, wrong, 403, 'a wrong X-XSRF-TOKEN');
   const emptyEcho = await browser.request('/api/v1/tokens', { method: 'POST', json: { name: 'empty-echo' }, xsrf: '' });
   await expectProblem(t, emptyEcho, 403, 'an empty X-XSRF-TOKEN');
   // The header alone is not enough: it must match the cookie the browser holds.
   const headerOnly = await browser.fetch(`${gw.gateway.url}/api/v1/tokens`, {
-    method: 'POST', body: JSON.stringify({ name: 'header-only' }),
-    headers: { 'content-type': 'application/json', 'x-xsrf-token': xsrf, cookie: `${sessionCookieName}=${browser.sessionId}` },
+    method: 'POST',
+    body: JSON.stringify({ name: 'header-only' }),
+    headers: {
+      'content-type': 'application/json',
+      'x-xsrf-token': xsrf,
+      cookie: `${sessionCookieName}=${browser.sessionId}`,
+    },
   });
   await expectProblem(t, headerOnly, 403, 'X-XSRF-TOKEN without the XSRF-TOKEN cookie');
 
   const passed = await browser.request('/api/v1/tokens', { method: 'POST', json: { name: 'laptop' } });
   t.equal(passed.status, 201, await passed.clone().text());
   const tokens = (await browser.getJson<Array<{ name: string }>>('/api/v1/tokens')).body;
-  t.same(tokens.map((token) => token.name), ['laptop'], 'the refused requests created nothing');
+  t.same(
+    tokens.map((token) => token.name),
+    ['laptop'],
+    'the refused requests created nothing',
+  );
 });
 
 t.test('spec, Web/API: "Every response sets an XSRF-TOKEN cookie readable by script"', async (t) => {
@@ -268,41 +357,57 @@ t.test('spec, Web/API: "Every response sets an XSRF-TOKEN cookie readable by scr
   t.equal(browser.get(gw.baseUrl, xsrfCookieName)?.httpOnly, false);
 });
 
-t.test('sessions live in the shared database: signed in through gateway A, the cookie works on gateway B', async (t) => {
-  // B is a second replica: same database, same provider and base URL, its own port and data dir.
-  const b = await startGatewayWithOidc(t, {
-    idp: gw.idp, databaseUrl: gw.databaseUrl, baseUrl: gw.baseUrl, claimMappings, env: { GATEWAY_ROLES_ADMINS: 'root' },
-  });
-  t.not(b.gateway.url, gw.gateway.url, 'two processes on two ports');
-  const browser = await gw.login('audrey');
-  const cookie = browser.cookieHeader(gw.baseUrl)!;
-  const me = await b.gateway.fetch('/api/v1/me', { headers: { cookie } });
-  t.equal(me.status, 200);
-  const body = await me.json() as Me;
-  t.equal(body.username, 'audrey');
-  t.ok(body.roles.some((r) => r.role === 'auditor'), 'roles resolved on B from the session kept in the database');
+t.test(
+  'sessions live in the shared database: signed in through gateway A, the cookie works on gateway B',
+  async (t) => {
+    // B is a second replica: same database, same provider and base URL, its own port and data dir.
+    const b = await startGatewayWithOidc(t, {
+      idp: gw.idp,
+      databaseUrl: gw.databaseUrl,
+      baseUrl: gw.baseUrl,
+      claimMappings,
+      env: { GATEWAY_ROLES_ADMINS: 'root' },
+    });
+    t.not(b.gateway.url, gw.gateway.url, 'two processes on two ports');
+    const browser = await gw.login('audrey');
+    const cookie = browser.cookieHeader(gw.baseUrl)!;
+    const me = await b.gateway.fetch('/api/v1/me', { headers: { cookie } });
+    t.equal(me.status, 200);
+    const body = (await me.json()) as Me;
+    t.equal(body.username, 'audrey');
+    t.ok(
+      body.roles.some((r) => r.role === 'auditor'),
+      'roles resolved on B from the session kept in the database',
+    );
 
-  // Ending the session on B ends it on A.
-  const logout = await b.gateway.fetch('/api/v1/logout', { method: 'POST', headers: { cookie, 'x-xsrf-token': browser.xsrf! } });
-  t.equal(logout.status, 204);
-  t.equal((await gw.gateway.fetch('/api/v1/me', { headers: { cookie } })).status, 401, 'gone on A as well');
-});
+    // Ending the session on B ends it on A.
+    const logout = await b.gateway.fetch('/api/v1/logout', {
+      method: 'POST',
+      headers: { cookie, 'x-xsrf-token': browser.xsrf! },
+    });
+    t.equal(logout.status, 204);
+    t.equal((await gw.gateway.fetch('/api/v1/me', { headers: { cookie } })).status, 401, 'gone on A as well');
+  },
+);
 
-t.test('spec, Limits: gateway.dev-insecure-auth "startup is refused if an identity provider is also configured"', async (t) => {
-  const cwd = mkdtempSync(join(tmpdir(), 'gateway-config-'));
-  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
-  const idp = { GATEWAY_OIDC_ISSUER: gw.idp.issuer, GATEWAY_OIDC_CLIENT_ID: 'gateway' };
-  t.ok(loadConfig({ env: idp, cwd }), 'an identity provider alone loads');
-  t.ok(loadConfig({ env: { GATEWAY_DEV_INSECURE_AUTH: 'true' }, cwd }), 'the hatch alone loads');
-  let error: unknown;
-  try {
-    loadConfig({ env: { ...idp, GATEWAY_DEV_INSECURE_AUTH: 'true' }, cwd });
-  } catch (caught) {
-    error = caught;
-  }
-  t.ok(error instanceof ConfigError, 'both: a configuration error');
-  t.equal((error as ConfigError | undefined)?.key, 'gateway.dev-insecure-auth');
-});
+t.test(
+  'spec, Limits: gateway.dev-insecure-auth "startup is refused if an identity provider is also configured"',
+  async (t) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'gateway-config-'));
+    t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+    const idp = { GATEWAY_OIDC_ISSUER: gw.idp.issuer, GATEWAY_OIDC_CLIENT_ID: 'gateway' };
+    t.ok(loadConfig({ env: idp, cwd }), 'an identity provider alone loads');
+    t.ok(loadConfig({ env: { GATEWAY_DEV_INSECURE_AUTH: 'true' }, cwd }), 'the hatch alone loads');
+    let error: unknown;
+    try {
+      loadConfig({ env: { ...idp, GATEWAY_DEV_INSECURE_AUTH: 'true' }, cwd });
+    } catch (caught) {
+      error = caught;
+    }
+    t.ok(error instanceof ConfigError, 'both: a configuration error');
+    t.equal((error as ConfigError | undefined)?.key, 'gateway.dev-insecure-auth');
+  },
+);
 
 t.test('spec, Versioning: the OpenAPI document at /v3/api-docs is authenticated', async (t) => {
   const anonymous = await fetch(`${gw.gateway.url}/v3/api-docs`, { redirect: 'manual' });
@@ -312,4 +417,3 @@ t.test('spec, Versioning: the OpenAPI document at /v3/api-docs is authenticated'
   t.equal(document.status, 200);
   t.match(await document.json(), { openapi: /^3\./, paths: { '/api/v1/me': {} } });
 });
-

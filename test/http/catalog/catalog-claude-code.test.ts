@@ -6,7 +6,15 @@ import t from 'tap';
 import { ledger, session } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { marketplaceFiles } from '../../support/upstream.ts';
-import { claude, egressTrap, freshHome, preflight, prepareClaudeCode, shown, storeCredential } from '../claude/claude-code-cli.ts';
+import {
+  claude,
+  egressTrap,
+  freshHome,
+  preflight,
+  prepareClaudeCode,
+  shown,
+  storeCredential,
+} from '../claude/claude-code-cli.ts';
 import { approveMarketplace, filesWith } from './support.ts';
 
 const name = 'Claude Code adds the virtual catalog and installs a plugin of each of two marketplaces from it';
@@ -29,9 +37,11 @@ if (!ready.ok) {
     const root = session(gw, 'root');
     await approveMarketplace(t, root, 'acme', marketplaceFiles('acme', ['alpha']));
     await approveMarketplace(t, root, 'studio', filesWith('studio', ['gamma'], 'rooted'));
-    const revision = await (await root.get('/api/v1/catalog')).json() as { sha: string };
+    const revision = (await (await root.get('/api/v1/catalog')).json()) as { sha: string };
 
-    const issued = await (await session(gw, 'alice').post('/api/v1/tokens', { name: 'claude code', scopes: ['catalog'] })).json() as { token: string };
+    const issued = (await (
+      await session(gw, 'alice').post('/api/v1/tokens', { name: 'claude code', scopes: ['catalog'] })
+    ).json()) as { token: string };
     const token = issued.token;
     const home = freshHome('catalog');
     t.teardown(() => rmSync(home, { recursive: true, force: true }));
@@ -43,27 +53,47 @@ if (!ready.ok) {
     const add = await claude(cli, home, ['plugin', 'marketplace', 'add', `${gw.url}/git/catalog.git`], { proxy });
     t.ok(add.ok, `claude plugin marketplace add: ${shown(add, token)}`);
     const plugins = join(home, '.claude', 'plugins');
-    t.ok(existsSync(join(plugins, 'marketplaces', 'catalog', '.claude-plugin', 'marketplace.json')), 'registered under the catalog\'s name');
+    t.ok(
+      existsSync(join(plugins, 'marketplaces', 'catalog', '.claude-plugin', 'marketplace.json')),
+      "registered under the catalog's name",
+    );
 
-    for (const [plugin, skill] of [['alpha', 'plugins/alpha/skills/alpha-skill/SKILL.md'], ['gamma', 'plugins/gamma/skills/gamma-skill/SKILL.md']] as const) {
+    for (const [plugin, skill] of [
+      ['alpha', 'plugins/alpha/skills/alpha-skill/SKILL.md'],
+      ['gamma', 'plugins/gamma/skills/gamma-skill/SKILL.md'],
+    ] as const) {
       const install = await claude(cli, home, ['plugin', 'install', `${plugin}@catalog`], { proxy });
       t.ok(install.ok, `claude plugin install ${plugin}@catalog: ${shown(install, token)}`);
       const cached = join(plugins, 'cache', 'catalog', plugin);
       const versions = existsSync(cached) ? readdirSync(cached) : [];
       t.equal(versions.length, 1, `${plugin} is in the plugin cache: ${JSON.stringify(versions)}`);
       const installedSkill = join(cached, versions[0] ?? '-', 'skills', `${plugin}-skill`, 'SKILL.md');
-      t.equal(existsSync(installedSkill) ? readFileSync(installedSkill, 'utf8') : null, marketplaceFiles('x', [plugin])[skill], `${plugin}'s skill as approved`);
+      t.equal(
+        existsSync(installedSkill) ? readFileSync(installedSkill, 'utf8') : null,
+        marketplaceFiles('x', [plugin])[skill],
+        `${plugin}'s skill as approved`,
+      );
     }
     const rooted = await claude(cli, home, ['plugin', 'install', 'rooted@catalog'], { proxy });
     t.ok(rooted.ok, `a plugin at its marketplace's root installs too: ${shown(rooted, token)}`);
 
-    const installed = JSON.parse(readFileSync(join(plugins, 'installed_plugins.json'), 'utf8')) as { plugins?: Record<string, Array<{ gitCommitSha?: string }>> };
-    t.ok(installed.plugins?.['alpha@catalog'] && installed.plugins['gamma@catalog'], `both recorded: ${JSON.stringify(Object.keys(installed.plugins ?? {}))}`);
+    const installed = JSON.parse(readFileSync(join(plugins, 'installed_plugins.json'), 'utf8')) as {
+      plugins?: Record<string, Array<{ gitCommitSha?: string }>>;
+    };
+    t.ok(
+      installed.plugins?.['alpha@catalog'] && installed.plugins['gamma@catalog'],
+      `both recorded: ${JSON.stringify(Object.keys(installed.plugins ?? {}))}`,
+    );
     const commit = installed.plugins?.['alpha@catalog']?.[0]?.gitCommitSha;
     if (commit !== undefined) t.equal(commit, revision.sha, 'installed from the catalog revision');
-    t.comment(`requests beyond loopback attempted by the CLI: ${trap.attempts.length === 0 ? 'none' : trap.attempts.join(', ')}`);
+    t.comment(
+      `requests beyond loopback attempted by the CLI: ${trap.attempts.length === 0 ? 'none' : trap.attempts.join(', ')}`,
+    );
 
     const uploads = (await ledger(gw, 'upload-pack')).filter((e) => e.marketplace === 'catalog');
-    t.ok(uploads.length >= 1 && uploads.every((e) => e.principal === 'alice' && e.marketplace_id === null), 'fetched under the catalog\'s own name');
+    t.ok(
+      uploads.length >= 1 && uploads.every((e) => e.principal === 'alice' && e.marketplace_id === null),
+      "fetched under the catalog's own name",
+    );
   });
 }

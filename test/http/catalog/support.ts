@@ -13,17 +13,33 @@ export function filesWith(name: string, plugins: readonly string[], rooted?: str
   const manifest = JSON.parse(files['.claude-plugin/marketplace.json']!) as { plugins: unknown[] };
   manifest.plugins.push({ name: rooted, source: './', description: `the ${rooted} plugin, at the marketplace root` });
   files['.claude-plugin/marketplace.json'] = JSON.stringify(manifest, null, 2);
-  files[`skills/${rooted}-skill/SKILL.md`] = `---\nname: ${rooted}-skill\ndescription: a skill of ${rooted}\n---\nDo the ${rooted} thing.\n`;
+  files[`skills/${rooted}-skill/SKILL.md`] =
+    `---\nname: ${rooted}-skill\ndescription: a skill of ${rooted}\n---\nDo the ${rooted} thing.\n`;
   return files;
 }
 
 /** Registers `name` on a fresh upstream serving `files`, ingests and approves it. */
 export async function approveMarketplace(t: Test, admin: Client, name: string, files: Files): Promise<Approved> {
   const upstream = await serveUpstream(t, files, name);
-  const registered = await expectJson<{ id: number }>(t, await admin.post('/api/v1/marketplaces', { name, url: upstream.url }), 201, `register ${name}`);
-  const snapshot = await expectJson<{ id: number; sha: string }>(t, await admin.post(`/api/v1/marketplaces/${name}/ingest`), 201, `ingest ${name}`);
+  const registered = await expectJson<{ id: number }>(
+    t,
+    await admin.post('/api/v1/marketplaces', { name, url: upstream.url }),
+    201,
+    `register ${name}`,
+  );
+  const snapshot = await expectJson<{ id: number; sha: string }>(
+    t,
+    await admin.post(`/api/v1/marketplaces/${name}/ingest`),
+    201,
+    `ingest ${name}`,
+  );
   await expectJson(t, await admin.post(`/api/v1/snapshots/${snapshot.id}/approve`), 200, `approve ${name}`);
   return { id: snapshot.id, marketplaceId: registered.id, sha: snapshot.sha, name };
 }
 
-export type Revision = { sha: string; generatedAt: string; constituents: Array<{ marketplace: string; sha: string }>; collisions: Array<{ name: string; marketplaces: string[] }> };
+export type Revision = {
+  sha: string;
+  generatedAt: string;
+  constituents: Array<{ marketplace: string; sha: string }>;
+  collisions: Array<{ name: string; marketplaces: string[] }>;
+};

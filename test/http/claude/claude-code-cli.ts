@@ -1,7 +1,17 @@
 // Claude Code's own plugin manager as a test client: installed from the npm registry into a temporary
 // folder (cached between runs per version), run with a throwaway HOME, offline except for loopback.
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,30 +28,62 @@ export const claudeCodeVersion = '2.1.330';
 const npmTimeoutMs = 5 * 60_000;
 export const cliTimeoutMs = 60_000;
 
-export type Ran = Readonly<{ ok: boolean; code: number | null; signal: string | null; timedOut: boolean; stdout: string; stderr: string }>;
+export type Ran = Readonly<{
+  ok: boolean;
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}>;
 
 /** A child process bounded in time (killed with SIGKILL at the deadline), never throwing. */
-export function runBounded(command: string, args: readonly string[], options: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Ran> {
+export function runBounded(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = execFile(command, args, {
-      cwd: options.cwd, env: options.env, timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 32 * 1024 * 1024, encoding: 'utf8',
-    }, (error, stdout, stderr) => {
-      const failure = error as (Error & { code?: number | string; killed?: boolean; signal?: string | null }) | null;
-      resolve({
-        ok: failure === null,
-        code: failure === null ? 0 : typeof failure.code === 'number' ? failure.code : null,
-        signal: failure?.signal ?? null,
-        timedOut: failure !== null && failure.killed === true && failure.signal === 'SIGKILL',
-        stdout, stderr: failure !== null && typeof failure.code === 'string' ? `${stderr}${failure.message}` : stderr,
-      });
-    });
+    const child = execFile(
+      command,
+      args,
+      {
+        cwd: options.cwd,
+        env: options.env,
+        timeout: options.timeoutMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: 32 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        const failure = error as (Error & { code?: number | string; killed?: boolean; signal?: string | null }) | null;
+        resolve({
+          ok: failure === null,
+          code: failure === null ? 0 : typeof failure.code === 'number' ? failure.code : null,
+          signal: failure?.signal ?? null,
+          timedOut: failure !== null && failure.killed === true && failure.signal === 'SIGKILL',
+          stdout,
+          stderr: failure !== null && typeof failure.code === 'string' ? `${stderr}${failure.message}` : stderr,
+        });
+      },
+    );
     child.stdin?.end();
   });
 }
 
 // npm's own warnings (unknown config keys, engines, install scripts) say nothing about why a command failed.
-const firstLines = (text: string, n = 3) => text.trim().split('\n').filter((line) => line.trim() !== '' && !/^npm warn /.test(line)).slice(0, n).join(' | ').slice(0, 400);
-const describe = (ran: Ran) => ran.timedOut ? 'timed out' : `exit ${ran.code ?? ran.signal}: ${firstLines(ran.stderr || ran.stdout) || '(no output)'}`;
+const firstLines = (text: string, n = 3) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^npm warn /.test(line))
+    .slice(0, n)
+    .join(' | ')
+    .slice(0, 400);
+const describe = (ran: Ran) =>
+  ran.timedOut
+    ? 'timed out'
+    : `exit ${ran.code ?? ran.signal}: ${firstLines(ran.stderr || ran.stdout) || '(no output)'}`;
 
 /**
  * The environment of a `claude` run: nothing inherited but PATH, HOME and the XDG directories inside
@@ -51,14 +93,34 @@ const describe = (ran: Ran) => ran.timedOut ? 'timed out' : `exit ${ran.code ?? 
  */
 export function claudeEnvironment(home: string, proxy = 'http://127.0.0.1:9'): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, USER: 'gateway-test', LANG: 'C.UTF-8', TMPDIR: tmpdir(), SHELL: '/bin/sh',
-    XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local/share'), XDG_STATE_HOME: join(home, '.local/state'),
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    USER: 'gateway-test',
+    LANG: 'C.UTF-8',
+    TMPDIR: tmpdir(),
+    SHELL: '/bin/sh',
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_STATE_HOME: join(home, '.local/state'),
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    DISABLE_AUTOUPDATER: '1', DISABLE_UPDATES: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_INSTALLATION_CHECKS: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
-    CLAUDE_CODE_PLUGIN_GIT_TIMEOUT_MS: String(cliTimeoutMs / 2), NO_COLOR: '1',
-    GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0',
-    HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_UPDATES: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_INSTALLATION_CHECKS: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
+    CLAUDE_CODE_PLUGIN_GIT_TIMEOUT_MS: String(cliTimeoutMs / 2),
+    NO_COLOR: '1',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
   };
 }
 
@@ -71,8 +133,17 @@ export function freshHome(label: string): string {
 }
 
 /** Runs `claude <args>` as the user whose HOME is `home`. */
-export function claude(cli: ClaudeCode, home: string, args: readonly string[], options: { proxy?: string; timeoutMs?: number } = {}): Promise<Ran> {
-  return runBounded(cli.command, [...cli.prefixArgs, ...args], { cwd: home, env: claudeEnvironment(home, options.proxy), timeoutMs: options.timeoutMs ?? cliTimeoutMs });
+export function claude(
+  cli: ClaudeCode,
+  home: string,
+  args: readonly string[],
+  options: { proxy?: string; timeoutMs?: number } = {},
+): Promise<Ran> {
+  return runBounded(cli.command, [...cli.prefixArgs, ...args], {
+    cwd: home,
+    env: claudeEnvironment(home, options.proxy),
+    timeoutMs: options.timeoutMs ?? cliTimeoutMs,
+  });
 }
 
 /**
@@ -94,8 +165,13 @@ export async function egressTrap(): Promise<{ url: string; attempts: string[]; c
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
-    url: `http://127.0.0.1:${port}`, attempts,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url: `http://127.0.0.1:${port}`,
+    attempts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -115,14 +191,29 @@ async function locate(root: string, version: string): Promise<Prepared> {
   // native binary from the platform's optional dependency; cli-wrapper.cjs is its documented fallback.
   const wrapper = join(dir, 'cli-wrapper.cjs');
   const native = existsSync(binary) && statSync(binary).size > 64 * 1024;
-  const candidate = native ? { command: binary, prefixArgs: [] as string[] } : existsSync(wrapper) ? { command: process.execPath, prefixArgs: [wrapper] } : null;
-  if (!candidate) return { ok: false, reason: `${bin} of ${claudeCodePackage}@${manifest.version} is the placeholder (the postinstall did not run) and there is no cli-wrapper.cjs` };
+  const candidate = native
+    ? { command: binary, prefixArgs: [] as string[] }
+    : existsSync(wrapper)
+      ? { command: process.execPath, prefixArgs: [wrapper] }
+      : null;
+  if (!candidate)
+    return {
+      ok: false,
+      reason: `${bin} of ${claudeCodePackage}@${manifest.version} is the placeholder (the postinstall did not run) and there is no cli-wrapper.cjs`,
+    };
   const home = freshHome('version');
   try {
-    const ran = await runBounded(candidate.command, [...candidate.prefixArgs, '--version'], { cwd: home, env: claudeEnvironment(home), timeoutMs: cliTimeoutMs });
+    const ran = await runBounded(candidate.command, [...candidate.prefixArgs, '--version'], {
+      cwd: home,
+      env: claudeEnvironment(home),
+      timeoutMs: cliTimeoutMs,
+    });
     const reported = /^(\d+\.\d+\.\d+\S*) \(Claude Code\)/m.exec(ran.stdout)?.[1];
     if (!ran.ok || !reported) {
-      return { ok: false, reason: `\`claude --version\` (${native ? bin : 'cli-wrapper.cjs'} of ${claudeCodePackage}@${manifest.version}) does not run here: ${describe(ran)}` };
+      return {
+        ok: false,
+        reason: `\`claude --version\` (${native ? bin : 'cli-wrapper.cjs'} of ${claudeCodePackage}@${manifest.version}) does not run here: ${describe(ran)}`,
+      };
     }
     return { ok: true, cli: { version: reported, root, ...candidate } };
   } finally {
@@ -152,9 +243,22 @@ export async function prepareClaudeCode(): Promise<Prepared> {
   }
   const staging = mkdtempSync(`${cache}.staging-`);
   try {
-    const ran = await runBounded('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=warn', '--prefix', staging, `${claudeCodePackage}@${wanted.version}`],
-      { cwd: staging, env: process.env, timeoutMs: npmTimeoutMs });
-    if (!ran.ok) return { ok: false, reason: `\`npm install ${claudeCodePackage}@${wanted.version}\` failed (${describe(ran)})` };
+    const ran = await runBounded(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=warn',
+        '--prefix',
+        staging,
+        `${claudeCodePackage}@${wanted.version}`,
+      ],
+      { cwd: staging, env: process.env, timeoutMs: npmTimeoutMs },
+    );
+    if (!ran.ok)
+      return { ok: false, reason: `\`npm install ${claudeCodePackage}@${wanted.version}\` failed (${describe(ran)})` };
     const installed = await locate(staging, wanted.version);
     if (!installed.ok) return installed;
     try {
@@ -184,13 +288,22 @@ export async function preflight(cli: ClaudeCode): Promise<Prepared> {
   const home = freshHome('preflight');
   try {
     const help = await claude(cli, home, ['plugin', 'marketplace', 'add', '--help']);
-    if (!help.ok) return { ok: false, reason: `claude ${cli.version} has no \`plugin marketplace add\` (${describe(help)})` };
+    if (!help.ok)
+      return { ok: false, reason: `claude ${cli.version} has no \`plugin marketplace add\` (${describe(help)})` };
     const local = join(home, 'local-marketplace');
     writeFiles(local, marketplaceFiles('preflight-local', ['probe']));
     const add = await claude(cli, home, ['plugin', 'marketplace', 'add', local]);
-    if (!add.ok) return { ok: false, reason: `claude ${cli.version} cannot add even a local-directory marketplace offline (${describe(add)})` };
+    if (!add.ok)
+      return {
+        ok: false,
+        reason: `claude ${cli.version} cannot add even a local-directory marketplace offline (${describe(add)})`,
+      };
     const install = await claude(cli, home, ['plugin', 'install', 'probe@preflight-local']);
-    if (!install.ok) return { ok: false, reason: `claude ${cli.version} cannot install even from a local-directory marketplace offline (${describe(install)})` };
+    if (!install.ok)
+      return {
+        ok: false,
+        reason: `claude ${cli.version} cannot install even from a local-directory marketplace offline (${describe(install)})`,
+      };
     return { ok: true, cli };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -201,10 +314,20 @@ export async function preflight(cli: ClaudeCode): Promise<Prepared> {
 export function storeCredential(home: string, origin: string, user: string, token: string): void {
   writeFileSync(join(home, '.gitconfig'), '[credential]\n\thelper = store\n');
   const { protocol, host } = new URL(origin);
-  writeFileSync(join(home, '.git-credentials'), `${protocol}//${encodeURIComponent(user)}:${encodeURIComponent(token)}@${host}\n`, { mode: 0o600 });
+  writeFileSync(
+    join(home, '.git-credentials'),
+    `${protocol}//${encodeURIComponent(user)}:${encodeURIComponent(token)}@${host}\n`,
+    { mode: 0o600 },
+  );
   chmodSync(join(home, '.git-credentials'), 0o600);
 }
 
 /** A command's outcome for an assertion message, with the token (should it ever appear) masked. */
-export const shown = (ran: Ran, token: string) => JSON.stringify({ code: ran.code, signal: ran.signal, timedOut: ran.timedOut, stdout: ran.stdout.trim(), stderr: ran.stderr.trim() })
-  .replaceAll(token, '<token>');
+export const shown = (ran: Ran, token: string) =>
+  JSON.stringify({
+    code: ran.code,
+    signal: ran.signal,
+    timedOut: ran.timedOut,
+    stdout: ran.stdout.trim(),
+    stderr: ran.stderr.trim(),
+  }).replaceAll(token, '<token>');

@@ -6,7 +6,15 @@ import t from 'tap';
 import { devSession } from '../../support/api.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
-import { claude, egressTrap, freshHome, preflight, prepareClaudeCode, shown, storeCredential } from './claude-code-cli.ts';
+import {
+  claude,
+  egressTrap,
+  freshHome,
+  preflight,
+  prepareClaudeCode,
+  shown,
+  storeCredential,
+} from './claude-code-cli.ts';
 
 const name = 'Claude Code adds the facade as a marketplace and installs a plugin from it';
 
@@ -21,7 +29,9 @@ if (!ready.ok) {
   t.test(name, { skip: ready.reason }, async () => {});
 } else {
   const { cli } = ready;
-  console.log(`# Claude Code ${cli.version} (${cli.command}${cli.prefixArgs.length > 0 ? ` ${cli.prefixArgs.join(' ')}` : ''})`);
+  console.log(
+    `# Claude Code ${cli.version} (${cli.command}${cli.prefixArgs.length > 0 ? ` ${cli.prefixArgs.join(' ')}` : ''})`,
+  );
 
   t.test(name, async (t) => {
     const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
@@ -59,36 +69,79 @@ if (!ready.ok) {
     t.ok(install.ok, `claude plugin install alpha@acme: ${shown(install, token)}`);
 
     // Not asserted (outside the gateway's control), but shown: where the CLI tried to go beyond loopback.
-    t.comment(`requests beyond loopback attempted by the CLI: ${trap.attempts.length === 0 ? 'none' : trap.attempts.join(', ')}`);
-    for (const ran of [add, list, install]) t.notOk(`${ran.stdout}${ran.stderr}`.includes(token), 'the token is never printed');
+    t.comment(
+      `requests beyond loopback attempted by the CLI: ${trap.attempts.length === 0 ? 'none' : trap.attempts.join(', ')}`,
+    );
+    for (const ran of [add, list, install])
+      t.notOk(`${ran.stdout}${ran.stderr}`.includes(token), 'the token is never printed');
 
     const plugins = join(home, '.claude', 'plugins');
     const clone = join(plugins, 'marketplaces', 'acme');
-    t.ok(existsSync(join(clone, '.claude-plugin', 'marketplace.json')), 'the marketplace is cloned under ~/.claude/plugins/marketplaces/acme');
+    t.ok(
+      existsSync(join(clone, '.claude-plugin', 'marketplace.json')),
+      'the marketplace is cloned under ~/.claude/plugins/marketplaces/acme',
+    );
     if (existsSync(join(clone, '.git'))) {
       t.equal(await gitIn(clone, 'rev-parse', 'HEAD'), sha, 'the clone is the approved commit');
-      t.notOk(readFileSync(join(clone, '.git', 'config'), 'utf8').includes(token), 'the token is not written into the clone');
+      t.notOk(
+        readFileSync(join(clone, '.git', 'config'), 'utf8').includes(token),
+        'the token is not written into the clone',
+      );
     }
     const cached = join(plugins, 'cache', 'acme', 'alpha');
     const versions = existsSync(cached) ? readdirSync(cached) : [];
-    t.equal(versions.length, 1, `one installed version under ~/.claude/plugins/cache/acme/alpha: ${JSON.stringify(versions)}`);
+    t.equal(
+      versions.length,
+      1,
+      `one installed version under ~/.claude/plugins/cache/acme/alpha: ${JSON.stringify(versions)}`,
+    );
     const skill = join(cached, versions[0] ?? '-', 'skills', 'alpha-skill', 'SKILL.md');
-    t.ok(existsSync(skill), 'the plugin\'s skill is in the plugin cache');
-    if (existsSync(skill)) t.equal(readFileSync(skill, 'utf8'), marketplaceFiles('acme', ['alpha'])['plugins/alpha/skills/alpha-skill/SKILL.md']);
-    const installed = JSON.parse(readFileSync(join(plugins, 'installed_plugins.json'), 'utf8')) as { plugins?: Record<string, unknown> };
-    const record = (installed.plugins?.['alpha@acme'] ?? []) as Array<{ scope?: string; installPath?: string; gitCommitSha?: string }>;
-    t.match(record, [{ scope: 'user', installPath: join(cached, versions[0] ?? '-') }], `alpha@acme is recorded in installed_plugins.json: ${JSON.stringify(installed)}`);
-    if (record[0]?.gitCommitSha !== undefined) t.equal(record[0].gitCommitSha, sha, 'installed from the approved commit');
+    t.ok(existsSync(skill), "the plugin's skill is in the plugin cache");
+    if (existsSync(skill))
+      t.equal(
+        readFileSync(skill, 'utf8'),
+        marketplaceFiles('acme', ['alpha'])['plugins/alpha/skills/alpha-skill/SKILL.md'],
+      );
+    const installed = JSON.parse(readFileSync(join(plugins, 'installed_plugins.json'), 'utf8')) as {
+      plugins?: Record<string, unknown>;
+    };
+    const record = (installed.plugins?.['alpha@acme'] ?? []) as Array<{
+      scope?: string;
+      installPath?: string;
+      gitCommitSha?: string;
+    }>;
+    t.match(
+      record,
+      [{ scope: 'user', installPath: join(cached, versions[0] ?? '-') }],
+      `alpha@acme is recorded in installed_plugins.json: ${JSON.stringify(installed)}`,
+    );
+    if (record[0]?.gitCommitSha !== undefined)
+      t.equal(record[0].gitCommitSha, sha, 'installed from the approved commit');
     t.notOk(existsSync(join(cached, '..', 'beta')), 'only the plugin asked for is installed');
 
     await gw.settled();
     const audit = await admin.get('/api/v1/audit?marketplace=acme-tools&limit=100');
     t.equal(audit.status, 200, 'GET /api/v1/audit as an admin');
     const uploads = (audit.body.entries as Array<Record<string, unknown>>).filter((e) => e.event === 'upload-pack');
-    t.ok(uploads.length >= 1, `upload-pack in the ledger: ${JSON.stringify(audit.body.entries.map((e: Record<string, unknown>) => [e.event, e.principal]))}`);
+    t.ok(
+      uploads.length >= 1,
+      `upload-pack in the ledger: ${JSON.stringify(audit.body.entries.map((e: Record<string, unknown>) => [e.event, e.principal]))}`,
+    );
     for (const entry of uploads) {
-      t.match(entry, { marketplace: 'acme-tools', principal: 'alice', tokenId, credential_kind: 'pat', actorType: 'human', source: '127.0.0.1', sha, ref: 'refs/heads/main' },
-        'fetched by the token\'s owner, with the token, the approved commit of main');
+      t.match(
+        entry,
+        {
+          marketplace: 'acme-tools',
+          principal: 'alice',
+          tokenId,
+          credential_kind: 'pat',
+          actorType: 'human',
+          source: '127.0.0.1',
+          sha,
+          ref: 'refs/heads/main',
+        },
+        "fetched by the token's owner, with the token, the approved commit of main",
+      );
     }
 
     // Without the credential the same command fails (the gateway answers 401; git must not prompt).
@@ -97,6 +150,10 @@ if (!ready.ok) {
     const refused = await claude(cli, stranger, ['plugin', 'marketplace', 'add', url], { proxy });
     t.notOk(refused.ok, `no credential, no marketplace: ${shown(refused, token)}`);
     t.notOk(refused.timedOut, 'refused at once, no prompt');
-    t.match(refused.stderr, /authentication failed|could not read Username/i, 'an authentication failure, as git reports a 401');
+    t.match(
+      refused.stderr,
+      /authentication failed|could not read Username/i,
+      'an authentication failure, as git reports a 401',
+    );
   });
 }

@@ -10,30 +10,38 @@ import { isAlive } from '../../../src/adapters/system/data-dir-lock.ts';
 // test can signal the group the way Ctrl-C in a terminal does.
 const gatewayCommand = (args: string[], env: Record<string, string>, detached = false) =>
   spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    env: { ...process.env, GATEWAY_DATABASE_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached,
+    env: { ...process.env, GATEWAY_DATABASE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
   });
 
 /** The pino lines of a log at level error (50) or above, and lines of a stack trace. */
-const errorLines = (log: string) => log.split('\n').filter((line) => {
-  if (/^\s+at |\\n\s+at /.test(line)) return true;
-  try {
-    return (JSON.parse(line) as { level?: number }).level! >= 50;
-  } catch {
-    return false;
-  }
-});
+const errorLines = (log: string) =>
+  log.split('\n').filter((line) => {
+    if (/^\s+at |\\n\s+at /.test(line)) return true;
+    try {
+      return (JSON.parse(line) as { level?: number }).level! >= 50;
+    } catch {
+      return false;
+    }
+  });
 
 const collect = (child: ChildProcess) => {
   const out = { text: '' };
-  child.stdout?.on('data', (chunk: Buffer) => { out.text += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { out.text += chunk.toString(); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out.text += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out.text += chunk.toString();
+  });
   return out;
 };
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
-  if (child.exitCode !== null) resolve(child.exitCode);
-  else child.once('exit', (code) => resolve(code));
-});
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
 
 async function run(args: string[], env: Record<string, string>) {
   const child = gatewayCommand(args, env);
@@ -42,70 +50,90 @@ async function run(args: string[], env: Record<string, string>) {
   return { code, output: out.text };
 }
 
-t.test('gateway serve on embedded PostgreSQL: health, one process per data dir, warnings, clean Ctrl-C, CLI', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-serve-'));
-  chmodSync(dataDir, 0o755);
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  // The development hatch and a key of a feature not built yet, both warned about at startup.
-  const env = {
-    GATEWAY_DATA_DIR: dataDir, PORT: '0', GATEWAY_LOG_LEVEL: 'info',
-    GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '3',
-  };
+t.test(
+  'gateway serve on embedded PostgreSQL: health, one process per data dir, warnings, clean Ctrl-C, CLI',
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-serve-'));
+    chmodSync(dataDir, 0o755);
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    // The development hatch and a key of a feature not built yet, both warned about at startup.
+    const env = {
+      GATEWAY_DATA_DIR: dataDir,
+      PORT: '0',
+      GATEWAY_LOG_LEVEL: 'info',
+      GATEWAY_DEV_INSECURE_AUTH: 'true',
+      GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '3',
+    };
 
-  const server = gatewayCommand(['serve'], env, true);
-  const out = collect(server);
-  t.teardown(() => {
-    if (server.exitCode !== null) return;
-    // The embedded PostgreSQL has a process group of its own: a killed gateway would leave it running.
-    const postmaster = join(dataDir, 'postgres', 'postmaster.pid');
-    const pid = existsSync(postmaster) ? Number.parseInt(readFileSync(postmaster, 'utf8'), 10) : NaN;
-    server.kill('SIGKILL');
-    if (isAlive(pid)) process.kill(pid, 'SIGQUIT');
-  });
-  let url: string | undefined;
-  for (let waited = 0; !url && waited < 60_000 && server.exitCode === null; waited += 100) {
-    url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*gateway listening/.exec(out.text)?.[1];
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  t.ok(url, 'the gateway announced where it listens');
-  t.match(out.text, /"level":40,[^\n]*"msg":"gateway\.dev-insecure-auth is on: any caller can act as anyone via the X-Dev-User header[^\n]*never in production"/);
-  t.match(out.text, /"level":40,[^\n]*"msg":"gateway\.webhooks\.max-attempts: not built yet: the setting has no effect"/);
-  const health = await fetch(`${url}/actuator/health`);
-  t.equal(health.status, 200);
-  t.match(await health.json(), { status: 'UP', components: { database: { status: 'UP' }, eventStore: { backend: 'postgres' } } });
-  t.ok(existsSync(join(dataDir, 'postgres', 'PG_VERSION')), 'PostgreSQL initialised under <data-dir>/postgres');
+    const server = gatewayCommand(['serve'], env, true);
+    const out = collect(server);
+    t.teardown(() => {
+      if (server.exitCode !== null) return;
+      // The embedded PostgreSQL has a process group of its own: a killed gateway would leave it running.
+      const postmaster = join(dataDir, 'postgres', 'postmaster.pid');
+      const pid = existsSync(postmaster) ? Number.parseInt(readFileSync(postmaster, 'utf8'), 10) : NaN;
+      server.kill('SIGKILL');
+      if (isAlive(pid)) process.kill(pid, 'SIGQUIT');
+    });
+    let url: string | undefined;
+    for (let waited = 0; !url && waited < 60_000 && server.exitCode === null; waited += 100) {
+      url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*gateway listening/.exec(out.text)?.[1];
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    t.ok(url, 'the gateway announced where it listens');
+    t.match(
+      out.text,
+      /"level":40,[^\n]*"msg":"gateway\.dev-insecure-auth is on: any caller can act as anyone via the X-Dev-User header[^\n]*never in production"/,
+    );
+    t.match(
+      out.text,
+      /"level":40,[^\n]*"msg":"gateway\.webhooks\.max-attempts: not built yet: the setting has no effect"/,
+    );
+    const health = await fetch(`${url}/actuator/health`);
+    t.equal(health.status, 200);
+    t.match(await health.json(), {
+      status: 'UP',
+      components: { database: { status: 'UP' }, eventStore: { backend: 'postgres' } },
+    });
+    t.ok(existsSync(join(dataDir, 'postgres', 'PG_VERSION')), 'PostgreSQL initialised under <data-dir>/postgres');
 
-  const second = await run(['serve'], env);
-  t.equal(second.code, 1, 'a second gateway on the same data dir is refused');
-  t.match(second.output, new RegExp(`another gateway process \\(pid ${server.pid}\\) is using the data directory`));
+    const second = await run(['serve'], env);
+    t.equal(second.code, 1, 'a second gateway on the same data dir is refused');
+    t.match(second.output, new RegExp(`another gateway process \\(pid ${server.pid}\\) is using the data directory`));
 
-  const status = await run(['projections', 'status'], env);
-  t.equal(status.code, 0, 'status reads the running gateway\'s database');
-  t.match(status.output, /^ledger\s+1\s+\d+\s+\d+\s+0\s+yes$/m);
+    const status = await run(['projections', 'status'], env);
+    t.equal(status.code, 0, "status reads the running gateway's database");
+    t.match(status.output, /^ledger\s+1\s+\d+\s+\d+\s+0\s+yes$/m);
 
-  const rebuildWhileRunning = await run(['projections', 'rebuild'], env);
-  t.equal(rebuildWhileRunning.code, 1);
-  t.match(rebuildWhileRunning.output, /stop the gateway first/);
+    const rebuildWhileRunning = await run(['projections', 'rebuild'], env);
+    t.equal(rebuildWhileRunning.code, 1);
+    t.match(rebuildWhileRunning.output, /stop the gateway first/);
 
-  const postmasterPid = Number.parseInt(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8'), 10);
-  // Ctrl-C: SIGINT to the whole foreground process group; only the gateway is in it.
-  process.kill(-server.pid!, 'SIGINT');
-  t.equal(await exited(server), 0, 'Ctrl-C ends the gateway cleanly');
-  t.match(out.text, /gateway stopped/);
-  t.same(errorLines(out.text), [], 'no error line and no stack trace on a clean stop');
-  t.notOk(isAlive(postmasterPid), 'the embedded PostgreSQL stopped with it');
-  t.notOk(existsSync(join(dataDir, 'gateway.pid')), 'the data directory is released');
+    const postmasterPid = Number.parseInt(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8'), 10);
+    // Ctrl-C: SIGINT to the whole foreground process group; only the gateway is in it.
+    process.kill(-server.pid!, 'SIGINT');
+    t.equal(await exited(server), 0, 'Ctrl-C ends the gateway cleanly');
+    t.match(out.text, /gateway stopped/);
+    t.same(errorLines(out.text), [], 'no error line and no stack trace on a clean stop');
+    t.notOk(isAlive(postmasterPid), 'the embedded PostgreSQL stopped with it');
+    t.notOk(existsSync(join(dataDir, 'gateway.pid')), 'the data directory is released');
 
-  const rebuild = await run(['projections', 'rebuild'], env);
-  t.equal(rebuild.code, 0, rebuild.output);
-  t.match(rebuild.output, /rebuilt \d+ read models from \d+ events/);
-});
+    const rebuild = await run(['projections', 'rebuild'], env);
+    t.equal(rebuild.code, 0, rebuild.output);
+    t.match(rebuild.output, /rebuilt \d+ read models from \d+ events/);
+  },
+);
 
 t.test('a bad configuration refuses startup with one line naming the key', async (t) => {
   const result = await run(['serve'], { GATEWAY_WEBHOOKS_POLL_INTERVAL: '5 seconds', GATEWAY_DATA_DIR: t.testdir() });
   t.equal(result.code, 1);
   t.match(result.output, /^gateway: configuration refused: gateway\.webhooks\.poll-interval: .*5 seconds/m);
-  const both = await run(['serve'], { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_OIDC_ISSUER: 'https://idp.example.test', GATEWAY_OIDC_CLIENT_ID: 'gw', GATEWAY_DATA_DIR: t.testdir() });
+  const both = await run(['serve'], {
+    GATEWAY_DEV_INSECURE_AUTH: 'true',
+    GATEWAY_OIDC_ISSUER: 'https://idp.example.test',
+    GATEWAY_OIDC_CLIENT_ID: 'gw',
+    GATEWAY_DATA_DIR: t.testdir(),
+  });
   t.equal(both.code, 1);
   t.match(both.output, /gateway\.dev-insecure-auth/);
 });
@@ -119,8 +147,18 @@ t.test('--help lists the commands', async (t) => {
 t.test('gateway config lists every key and marks those not built yet', async (t) => {
   const result = await run(['config'], {});
   t.equal(result.code, 0);
-  t.match(result.output, /^gateway\.webhooks\.max-attempts = 5 {2}\[GATEWAY_WEBHOOKS_MAX_ATTEMPTS\] {2}\(not built yet\)$/m);
-  t.match(result.output, /^gateway\.storage\.backend = filesystem {2}\[GATEWAY_STORAGE_BACKEND\] {2}\(object-store: not built yet\)$/m);
-  t.match(result.output, /^gateway\.audit-export\.lag = 5s {2}\[GATEWAY_AUDIT_EXPORT_LAG\]$/m, 'a built key has no mark');
+  t.match(
+    result.output,
+    /^gateway\.webhooks\.max-attempts = 5 {2}\[GATEWAY_WEBHOOKS_MAX_ATTEMPTS\] {2}\(not built yet\)$/m,
+  );
+  t.match(
+    result.output,
+    /^gateway\.storage\.backend = filesystem {2}\[GATEWAY_STORAGE_BACKEND\] {2}\(object-store: not built yet\)$/m,
+  );
+  t.match(
+    result.output,
+    /^gateway\.audit-export\.lag = 5s {2}\[GATEWAY_AUDIT_EXPORT_LAG\]$/m,
+    'a built key has no mark',
+  );
   t.match(result.output, /^gateway\.base-url = http:\/\/127\.0\.0\.1:<port> {2}\[GATEWAY_BASE_URL\]$/m);
 });

@@ -7,10 +7,22 @@ import { devSession } from '../../support/api.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-const ledger = (gw: TestGateway, event: string) => gw.core.pool.any(sql.type(z.object({
-  event: z.string(), ref: z.string().nullable(), sha: z.string().nullable(), source: z.string(), principal: z.string(),
-  token_id: z.bigint().nullable(), credential_kind: z.string().nullable(), marketplace: z.string(), actor_type: z.string(),
-}))`select event, ref, sha, source, principal, token_id, credential_kind, marketplace, actor_type from ledger_entries where event = ${event} order by id`);
+const ledger = (gw: TestGateway, event: string) =>
+  gw.core.pool.any(
+    sql.type(
+      z.object({
+        event: z.string(),
+        ref: z.string().nullable(),
+        sha: z.string().nullable(),
+        source: z.string(),
+        principal: z.string(),
+        token_id: z.bigint().nullable(),
+        credential_kind: z.string().nullable(),
+        marketplace: z.string(),
+        actor_type: z.string(),
+      }),
+    )`select event, ref, sha, source, principal, token_id, credential_kind, marketplace, actor_type from ledger_entries where event = ${event} order by id`,
+  );
 
 t.test('register, ingest, approve, then clone exactly the approved commit with the real git client', async (t) => {
   const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
@@ -19,7 +31,15 @@ t.test('register, ingest, approve, then clone exactly the approved commit with t
 
   const registered = await api.post('/api/v1/marketplaces', { name: 'acme', url: upstream.url });
   t.equal(registered.status, 201, JSON.stringify(registered.body));
-  t.match(registered.body, { name: 'acme', url: upstream.url, servedSha: null, lastIngestAt: null, syncMode: 'on-demand', warnings: [], snapshots: [] });
+  t.match(registered.body, {
+    name: 'acme',
+    url: upstream.url,
+    servedSha: null,
+    lastIngestAt: null,
+    syncMode: 'on-demand',
+    warnings: [],
+    snapshots: [],
+  });
 
   const snapshot = await api.post('/api/v1/marketplaces/acme/ingest');
   t.equal(snapshot.status, 201, JSON.stringify(snapshot.body));
@@ -38,26 +58,50 @@ t.test('register, ingest, approve, then clone exactly the approved commit with t
   t.equal(approved.status, 200, JSON.stringify(approved.body));
   t.match(approved.body, { state: 'approved', decidedBy: 'root' });
   const listed = await api.get('/api/v1/marketplaces');
-  t.match(listed.body, [{ name: 'acme', servedSha: sha, lastIngestOutcome: 'succeeded', description: 'acme test marketplace' }]);
+  t.match(listed.body, [
+    { name: 'acme', servedSha: sha, lastIngestOutcome: 'succeeded', description: 'acme test marketplace' },
+  ]);
 
   for (const protocol of [2, 0] as const) {
     const clone = await client.clone(`${url}.git`, { protocol });
     t.ok(clone.ok, `protocol v${protocol} clone: ${clone.stderr}`);
-    t.equal((await client.run(['rev-parse', 'HEAD'], clone.dir)).stdout, sha, `v${protocol}: HEAD is the approved commit`);
+    t.equal(
+      (await client.run(['rev-parse', 'HEAD'], clone.dir)).stdout,
+      sha,
+      `v${protocol}: HEAD is the approved commit`,
+    );
     t.ok(existsSync(join(clone.dir, 'plugins/alpha/skills/alpha-skill/SKILL.md')));
     t.match(readFileSync(join(clone.dir, '.claude-plugin/marketplace.json'), 'utf8'), /"acme"/);
   }
   const remote = await client.run(['ls-remote', url]);
-  t.strictSame(remote.stdout.split('\n').map((line) => line.split('\t')[1]).sort(), ['HEAD', 'refs/heads/main', `refs/snapshots/${sha}`],
-    'spec, Facade rule 2: HEAD, refs/heads/main and refs/snapshots/<sha>, nothing else');
+  t.strictSame(
+    remote.stdout
+      .split('\n')
+      .map((line) => line.split('\t')[1])
+      .sort(),
+    ['HEAD', 'refs/heads/main', `refs/snapshots/${sha}`],
+    'spec, Facade rule 2: HEAD, refs/heads/main and refs/snapshots/<sha>, nothing else',
+  );
 
   await gw.settled();
   const infoRefs = await ledger(gw, 'info-refs');
   t.ok(infoRefs.length >= 3, 'an info-refs entry per advertisement');
-  t.match(infoRefs[0], { ref: 'refs/heads/main', sha, source: '127.0.0.1', principal: 'root', credential_kind: 'pat', marketplace: 'acme', actor_type: 'human' });
+  t.match(infoRefs[0], {
+    ref: 'refs/heads/main',
+    sha,
+    source: '127.0.0.1',
+    principal: 'root',
+    credential_kind: 'pat',
+    marketplace: 'acme',
+    actor_type: 'human',
+  });
   t.ok(infoRefs.every((e) => e.token_id !== null));
   const uploads = await ledger(gw, 'upload-pack');
-  t.equal(uploads.length, 2, `one upload-pack entry per clone (one want each): ${JSON.stringify(uploads, (_k, v) => typeof v === 'bigint' ? Number(v) : v)}`);
+  t.equal(
+    uploads.length,
+    2,
+    `one upload-pack entry per clone (one want each): ${JSON.stringify(uploads, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}`,
+  );
   t.ok(uploads.every((e) => e.ref === 'refs/heads/main' && e.sha === sha && e.credential_kind === 'pat'));
 
   const push = await client.run(['push', url, 'HEAD:refs/heads/main'], (await client.clone(url)).dir);
@@ -69,5 +113,9 @@ t.test('register, ingest, approve, then clone exactly the approved commit with t
   t.match(anonymous.stderr, /could not read Username|Authentication failed|401/);
   const wrong = await gitClient(t, `gw_${'x'.repeat(43)}`).clone(url);
   t.notOk(wrong.ok);
-  t.match(wrong.stderr, /Authentication failed|could not read Username/, 'the gateway answered 401: git asks for other credentials');
+  t.match(
+    wrong.stderr,
+    /Authentication failed|could not read Username/,
+    'the gateway answered 401: git asks for other credentials',
+  );
 });

@@ -6,64 +6,113 @@ import { devSession } from '../../support/api.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { gitClient, serveUpstream } from '../../support/upstream.ts';
 
-t.test('external plugin sources are resolved into a composite commit whose parent is the upstream commit', async (t) => {
-  const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
-  const api = devSession(gw, 'root');
-  const tools = await serveUpstream(t, {
-    'README.md': 'tool repository\n',
-    'plugins/linter/.claude-plugin/plugin.json': '{"name":"linter"}',
-    'plugins/linter/skills/lint/SKILL.md': '---\nname: lint\ndescription: lint things\n---\nLint.\n',
-  }, 'tools');
-  const whole = await serveUpstream(t, { '.claude-plugin/plugin.json': '{"name":"formatter"}', 'commands/format.md': 'Format.\n' }, 'formatter');
-  const upstream = await serveUpstream(t, {
-    '.claude-plugin/marketplace.json': JSON.stringify({
-      name: 'mixed', owner: { name: 'Upstream' },
-      plugins: [
-        { name: 'local', source: './plugins/local' },
-        { name: 'linter', source: { source: 'git-subdir', url: tools.url, path: 'plugins/linter' } },
-        { name: 'formatter', source: { source: 'url', url: whole.url } },
+t.test(
+  'external plugin sources are resolved into a composite commit whose parent is the upstream commit',
+  async (t) => {
+    const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
+    const api = devSession(gw, 'root');
+    const tools = await serveUpstream(
+      t,
+      {
+        'README.md': 'tool repository\n',
+        'plugins/linter/.claude-plugin/plugin.json': '{"name":"linter"}',
+        'plugins/linter/skills/lint/SKILL.md': '---\nname: lint\ndescription: lint things\n---\nLint.\n',
+      },
+      'tools',
+    );
+    const whole = await serveUpstream(
+      t,
+      { '.claude-plugin/plugin.json': '{"name":"formatter"}', 'commands/format.md': 'Format.\n' },
+      'formatter',
+    );
+    const upstream = await serveUpstream(t, {
+      '.claude-plugin/marketplace.json': JSON.stringify({
+        name: 'mixed',
+        owner: { name: 'Upstream' },
+        plugins: [
+          { name: 'local', source: './plugins/local' },
+          { name: 'linter', source: { source: 'git-subdir', url: tools.url, path: 'plugins/linter' } },
+          { name: 'formatter', source: { source: 'url', url: whole.url } },
+        ],
+      }),
+      'plugins/local/.claude-plugin/plugin.json': '{"name":"local"}',
+    });
+    t.equal((await api.post('/api/v1/marketplaces', { name: 'mixed', url: upstream.url })).status, 201);
+    const snapshot = await api.post('/api/v1/marketplaces/mixed/ingest');
+    t.equal(snapshot.status, 201, snapshot.text);
+    t.equal(snapshot.body.state, 'held', snapshot.body.violation ?? '');
+    const upstreamTip = (await git(['-C', upstream.bare, 'rev-parse', 'refs/heads/main'])).toString().trim();
+    t.equal(snapshot.body.upstreamSha, upstreamTip, 'upstreamSha is the commit ingested from upstream');
+    t.not(snapshot.body.sha, snapshot.body.upstreamSha, 'sha is the composite');
+    const repeat = await api.post('/api/v1/marketplaces/mixed/ingest');
+    t.equal(
+      repeat.body.id,
+      snapshot.body.id,
+      'the composite is deterministic: a re-ingest captures no second snapshot',
+    );
+
+    t.equal((await api.post(`/api/v1/snapshots/${snapshot.body.id}/approve`)).status, 200);
+    const client = gitClient(t, (await api.post('/api/v1/tokens', { name: 'c' })).body.token);
+    const clone = await client.clone(`${gw.url}/git/mixed`);
+    t.ok(clone.ok, clone.stderr);
+    t.equal(
+      (await client.run(['rev-parse', 'HEAD^'], clone.dir)).stdout,
+      upstreamTip,
+      "the composite's parent is the upstream commit",
+    );
+    t.ok(
+      existsSync(join(clone.dir, '.gateway-external/linter/skills/lint/SKILL.md')),
+      'the git-subdir directory is in the served tree',
+    );
+    t.notOk(existsSync(join(clone.dir, '.gateway-external/linter/README.md')), 'only that directory');
+    t.ok(
+      existsSync(join(clone.dir, '.gateway-external/formatter/commands/format.md')),
+      'the whole url repository is in the served tree',
+    );
+    const manifest = JSON.parse(readFileSync(join(clone.dir, '.claude-plugin/marketplace.json'), 'utf8')) as {
+      plugins: Array<{ name: string; source: unknown }>;
+    };
+    t.strictSame(
+      manifest.plugins.map((p) => [p.name, p.source]),
+      [
+        ['local', './plugins/local'],
+        ['linter', './.gateway-external/linter'],
+        ['formatter', './.gateway-external/formatter'],
       ],
-    }),
-    'plugins/local/.claude-plugin/plugin.json': '{"name":"local"}',
-  });
-  t.equal((await api.post('/api/v1/marketplaces', { name: 'mixed', url: upstream.url })).status, 201);
-  const snapshot = await api.post('/api/v1/marketplaces/mixed/ingest');
-  t.equal(snapshot.status, 201, snapshot.text);
-  t.equal(snapshot.body.state, 'held', snapshot.body.violation ?? '');
-  const upstreamTip = (await git(['-C', upstream.bare, 'rev-parse', 'refs/heads/main'])).toString().trim();
-  t.equal(snapshot.body.upstreamSha, upstreamTip, 'upstreamSha is the commit ingested from upstream');
-  t.not(snapshot.body.sha, snapshot.body.upstreamSha, 'sha is the composite');
-  const repeat = await api.post('/api/v1/marketplaces/mixed/ingest');
-  t.equal(repeat.body.id, snapshot.body.id, 'the composite is deterministic: a re-ingest captures no second snapshot');
+      'the manifest points at the resolved copies',
+    );
+  },
+);
 
-  t.equal((await api.post(`/api/v1/snapshots/${snapshot.body.id}/approve`)).status, 200);
-  const client = gitClient(t, (await api.post('/api/v1/tokens', { name: 'c' })).body.token);
-  const clone = await client.clone(`${gw.url}/git/mixed`);
-  t.ok(clone.ok, clone.stderr);
-  t.equal((await client.run(['rev-parse', 'HEAD^'], clone.dir)).stdout, upstreamTip, 'the composite\'s parent is the upstream commit');
-  t.ok(existsSync(join(clone.dir, '.gateway-external/linter/skills/lint/SKILL.md')), 'the git-subdir directory is in the served tree');
-  t.notOk(existsSync(join(clone.dir, '.gateway-external/linter/README.md')), 'only that directory');
-  t.ok(existsSync(join(clone.dir, '.gateway-external/formatter/commands/format.md')), 'the whole url repository is in the served tree');
-  const manifest = JSON.parse(readFileSync(join(clone.dir, '.claude-plugin/marketplace.json'), 'utf8')) as { plugins: Array<{ name: string; source: unknown }> };
-  t.strictSame(manifest.plugins.map((p) => [p.name, p.source]), [
-    ['local', './plugins/local'], ['linter', './.gateway-external/linter'], ['formatter', './.gateway-external/formatter'],
-  ], 'the manifest points at the resolved copies');
-});
-
-t.test('an external source that breaks the trust boundary gives a rejected snapshot; an unreachable one fails the ingest', async (t) => {
-  const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
-  const api = devSession(gw, 'root');
-  const upstream = await serveUpstream(t, {
-    '.claude-plugin/marketplace.json': JSON.stringify({ name: 'x', owner: { name: 'u' }, plugins: [{ name: 'p', source: { source: 'url', url: 'file:///etc' } }] }),
-  });
-  await api.post('/api/v1/marketplaces', { name: 'x', url: upstream.url });
-  const rejected = await api.post('/api/v1/marketplaces/x/ingest');
-  t.equal(rejected.status, 201);
-  t.match(rejected.body, { state: 'rejected', violation: /plugin 'p': URL scheme 'file' is not allowed/ });
-  await upstream.commit({
-    '.claude-plugin/marketplace.json': JSON.stringify({ name: 'x', owner: { name: 'u' }, plugins: [{ name: 'p', source: { source: 'url', url: 'http://127.0.0.1:1/nothing.git' } }] }),
-  });
-  const failed = await api.post('/api/v1/marketplaces/x/ingest');
-  t.equal(failed.status, 502);
-  t.match(failed.body, { reason: "external plugin source of 'p' unreadable", rootCause: /./, nextStep: /127\.0\.0\.1:1/ });
-});
+t.test(
+  'an external source that breaks the trust boundary gives a rejected snapshot; an unreachable one fails the ingest',
+  async (t) => {
+    const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
+    const api = devSession(gw, 'root');
+    const upstream = await serveUpstream(t, {
+      '.claude-plugin/marketplace.json': JSON.stringify({
+        name: 'x',
+        owner: { name: 'u' },
+        plugins: [{ name: 'p', source: { source: 'url', url: 'file:///etc' } }],
+      }),
+    });
+    await api.post('/api/v1/marketplaces', { name: 'x', url: upstream.url });
+    const rejected = await api.post('/api/v1/marketplaces/x/ingest');
+    t.equal(rejected.status, 201);
+    t.match(rejected.body, { state: 'rejected', violation: /plugin 'p': URL scheme 'file' is not allowed/ });
+    await upstream.commit({
+      '.claude-plugin/marketplace.json': JSON.stringify({
+        name: 'x',
+        owner: { name: 'u' },
+        plugins: [{ name: 'p', source: { source: 'url', url: 'http://127.0.0.1:1/nothing.git' } }],
+      }),
+    });
+    const failed = await api.post('/api/v1/marketplaces/x/ingest');
+    t.equal(failed.status, 502);
+    t.match(failed.body, {
+      reason: "external plugin source of 'p' unreadable",
+      rootCause: /./,
+      nextStep: /127\.0\.0\.1:1/,
+    });
+  },
+);

@@ -37,21 +37,45 @@ t.test('startup reconciliation repairs a published repository and records what i
   const second = await start(config);
   t.teardown(() => second.close());
   const refs = await second.core.gitStore.refs(published);
-  t.strictSame(Object.fromEntries(refs), { 'refs/heads/main': approved.sha, [`refs/snapshots/${approved.sha}`]: approved.sha }, 'converged to the events');
-  t.notOk(await git(['-C', published, 'cat-file', '-e', `${held.sha}^{commit}`]).then(() => true, () => false), 'the unapproved commit is pruned');
+  t.strictSame(
+    Object.fromEntries(refs),
+    { 'refs/heads/main': approved.sha, [`refs/snapshots/${approved.sha}`]: approved.sha },
+    'converged to the events',
+  );
+  t.notOk(
+    await git(['-C', published, 'cat-file', '-e', `${held.sha}^{commit}`]).then(
+      () => true,
+      () => false,
+    ),
+    'the unapproved commit is pruned',
+  );
   await second.settled();
-  const entries = (await devSession(second, 'root').get('/api/v1/audit?marketplace=acme&limit=50')).body.entries as Array<Record<string, unknown>>;
-  t.match(entries.find((e) => e.event === 'publication-served-not-approved'), {
-    principal: 'publication-reconciler', actorType: 'system', ref: 'refs/heads/evil', sha: held.sha,
-  });
-  t.match(entries.find((e) => e.event === 'publication-repaired'), {
-    principal: 'publication-reconciler', actorType: 'system', detail: 'restored refs/heads/main; removed refs/heads/evil',
-  });
+  const entries = (await devSession(second, 'root').get('/api/v1/audit?marketplace=acme&limit=50')).body
+    .entries as Array<Record<string, unknown>>;
+  t.match(
+    entries.find((e) => e.event === 'publication-served-not-approved'),
+    {
+      principal: 'publication-reconciler',
+      actorType: 'system',
+      ref: 'refs/heads/evil',
+      sha: held.sha,
+    },
+  );
+  t.match(
+    entries.find((e) => e.event === 'publication-repaired'),
+    {
+      principal: 'publication-reconciler',
+      actorType: 'system',
+      detail: 'restored refs/heads/main; removed refs/heads/evil',
+    },
+  );
 
   await second.close();
   const third = await start(config);
   t.teardown(() => third.close());
   await third.settled();
-  const after = (await devSession(third, 'root').get('/api/v1/audit?marketplace=acme&limit=50')).body.entries as Array<Record<string, unknown>>;
+  const after = (await devSession(third, 'root').get('/api/v1/audit?marketplace=acme&limit=50')).body.entries as Array<
+    Record<string, unknown>
+  >;
   t.equal(after.filter((e) => e.event === 'publication-repaired').length, 1, 'a repository in step records nothing');
 });

@@ -24,8 +24,12 @@ t.test('rerun: a held snapshot whose external scanner answered PENDING turns CLE
   t.match(httpVerdict(pending), { state: 'PENDING' });
   t.equal((await root.post(`/api/v1/snapshots/${snapshot.id}/approve`)).status, 409, 'PENDING blocks the approval');
 
-  const revet = await assertNothingChanged(t, gw, () => root.post(`/api/v1/snapshots/${snapshot.id}/revet`),
-    're-vet of the held snapshot');
+  const revet = await assertNothingChanged(
+    t,
+    gw,
+    () => root.post(`/api/v1/snapshots/${snapshot.id}/revet`),
+    're-vet of the held snapshot',
+  );
   t.equal(revet.status, 409, 'a held snapshot is not re-vetted');
   t.equal(scanner.received.length, 1, 'and the scanner is not asked');
 
@@ -33,21 +37,28 @@ t.test('rerun: a held snapshot whose external scanner answered PENDING turns CLE
   const rerun = await root.post(rerunPath);
   t.equal(rerun.status, 200);
   t.match(rerun.body, {
-    snapshotId: snapshot.id, outcome: 'CLEAR', recordedOutcome: 'CLEAR', uncovered: [],
+    snapshotId: snapshot.id,
+    outcome: 'CLEAR',
+    recordedOutcome: 'CLEAR',
+    uncovered: [],
     run: { trigger: 'ingestion', outcome: 'CLEAR' },
   });
   t.not(rerun.body.run.runId, pending.run.runId, 'a new run');
   t.match(httpVerdict(rerun.body), { state: 'PASS', reportUrl: 'https://scanner.example/reports/2' });
   t.match(scanner.received[1], { snapshotId: snapshot.id, sha: snapshot.sha });
-  t.strictSame((await root.get(`/api/v1/snapshots/${snapshot.id}/vetting`)).body, rerun.body,
-    'the vetting report shows the new run');
+  t.strictSame(
+    (await root.get(`/api/v1/snapshots/${snapshot.id}/vetting`)).body,
+    rerun.body,
+    'the vetting report shows the new run',
+  );
   t.match(await ledger(gw, 'vetting-completed'), [{}, { principal: 'root', detail: /trigger=ingestion/ }]);
   t.equal((await root.post(`/api/v1/snapshots/${snapshot.id}/approve`)).status, 200, 'CLEAR now: approvable');
 
   const onApproved = await assertNothingChanged(t, gw, () => root.post(rerunPath), 'rerun of an approved snapshot');
   t.equal(onApproved.status, 409);
   t.match(onApproved.body, {
-    type: /\/problems\/conflict$/, detail: /is approved: re-vet it with POST \/api\/v1\/snapshots\/\d+\/revet/,
+    type: /\/problems\/conflict$/,
+    detail: /is approved: re-vet it with POST \/api\/v1\/snapshots\/\d+\/revet/,
   });
   const revetted = (await root.post(`/api/v1/snapshots/${snapshot.id}/revet`)).body;
   t.match(revetted, { classification: 'CLEAR', outcome: 'CLEAR' }, 'the approved one is re-vetted');
@@ -71,9 +82,15 @@ t.test('rerun: approver of the marketplace or admin; a machine credential reache
   t.match(byCarol, { snapshotId: snapshot.id, outcome: 'CLEAR', run: { trigger: 'ingestion' } });
   t.match((await ledger(gw, 'vetting-completed')).at(-1), { principal: 'carol' });
 
-  const provision = async (principal: string, apiScopes: string[]) => (await root.post('/api/v1/tokens/machine', {
-    principal, name: principal, apiScopes, expiresAt: inMs(day),
-  })).body.token as string;
+  const provision = async (principal: string, apiScopes: string[]) =>
+    (
+      await root.post('/api/v1/tokens/machine', {
+        principal,
+        name: principal,
+        apiScopes,
+        expiresAt: inMs(day),
+      })
+    ).body.token as string;
   const runner = machine(gw, await provision('ci-bot', ['vetting:run']));
   const reader = machine(gw, await provision('read-bot', ['snapshots:read']));
   for (const principal of ['ci-bot', 'read-bot']) await approver(principal);

@@ -20,16 +20,28 @@ export async function loopbackScanner(t: Test) {
         res.statusCode = 202;
         res.end(JSON.stringify({ reportUrl: 'https://scanner.example/reports/1' }));
       } else if (state.answer === 'clean') {
-        res.end(JSON.stringify({
-          findings: [], detail: 'nothing found', reportUrl: 'https://scanner.example/reports/2',
-        }));
+        res.end(
+          JSON.stringify({
+            findings: [],
+            detail: 'nothing found',
+            reportUrl: 'https://scanner.example/reports/2',
+          }),
+        );
       } else {
-        res.end(JSON.stringify({
-          findings: [{
-            id: 'ext-malware', severity: 'CRITICAL', location: 'plugins/tidy/commands/tidy.md:1', message: 'known bad',
-          }],
-          detail: 'scanned', reportUrl: 'https://scanner.example/reports/2',
-        }));
+        res.end(
+          JSON.stringify({
+            findings: [
+              {
+                id: 'ext-malware',
+                severity: 'CRITICAL',
+                location: 'plugins/tidy/commands/tidy.md:1',
+                message: 'known bad',
+              },
+            ],
+            detail: 'scanned',
+            reportUrl: 'https://scanner.example/reports/2',
+          }),
+        );
       }
     });
   });

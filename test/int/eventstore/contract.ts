@@ -1,5 +1,10 @@
 import type { Test } from 'tap';
-import { RevisionConflict, type EventStore, type NewEvent, type RecordedEvent } from '../../../src/adapters/eventstore/port.ts';
+import {
+  RevisionConflict,
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../../src/adapters/eventstore/port.ts';
 
 const meta = { principal: 'alice', actorType: 'human' as const, correlationId: 'c-1', at: '2026-01-01T00:00:00.000Z' };
 const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: meta });
@@ -22,7 +27,13 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     t.equal(result.nextRevision, 1n, 'revisions are 0-based: two events end at 1');
     const { events, revision } = await store.readStream(stream);
     t.equal(revision, 1n);
-    t.strictSame(events.map((e) => [e.type, e.data, e.revision]), [['a-happened', { n: 1 }, 0n], ['b-happened', { n: 2 }, 1n]]);
+    t.strictSame(
+      events.map((e) => [e.type, e.data, e.revision]),
+      [
+        ['a-happened', { n: 1 }, 0n],
+        ['b-happened', { n: 2 }, 1n],
+      ],
+    );
     t.equal(events[0]?.metadata.principal, 'alice');
     t.equal(events[0]?.metadata.actorType, 'human');
     t.equal(events[0]?.metadata.correlationId, 'c-1');
@@ -43,7 +54,11 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     const store = await makeStore(t);
     const stream = fresh('occ');
     await store.append(stream, [ev('one')], 'no-stream');
-    await t.rejects(store.append(stream, [ev('two')], 'no-stream'), RevisionConflict, 'no-stream on an existing stream');
+    await t.rejects(
+      store.append(stream, [ev('two')], 'no-stream'),
+      RevisionConflict,
+      'no-stream on an existing stream',
+    );
     await t.rejects(store.append(stream, [ev('two')], 5n), RevisionConflict, 'a revision from the future');
     const conflict = await store.append(stream, [ev('two')], 1n).catch((error: unknown) => error);
     t.type(conflict, RevisionConflict);
@@ -58,9 +73,15 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     const store = await makeStore(t);
     const stream = fresh('race');
     await store.append(stream, [ev('start')], 'no-stream');
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.append(stream, [ev('racer', { i })], 0n)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => store.append(stream, [ev('racer', { i })], 0n)),
+    );
     t.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-    t.ok(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof RevisionConflict));
+    t.ok(
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => (r as PromiseRejectedResult).reason instanceof RevisionConflict),
+    );
     t.equal((await store.readStream(stream)).events.length, 2);
   });
 
@@ -73,9 +94,15 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     await store.append(b, [ev('x', { k: 2 }), ev('x', { k: 3 })], 'no-stream');
     await store.append(a, [ev('x', { k: 4 })], 0n);
     const mine = (await store.readAll(before, 10_000)).filter((e) => e.streamId === a || e.streamId === b);
-    t.strictSame(mine.map((e) => (e.data as { k: number }).k), [1, 2, 3, 4]);
+    t.strictSame(
+      mine.map((e) => (e.data as { k: number }).k),
+      [1, 2, 3, 4],
+    );
     const positions = mine.map((e) => e.position);
-    t.ok(positions.every((p, i) => i === 0 || p > positions[i - 1]!), 'strictly increasing');
+    t.ok(
+      positions.every((p, i) => i === 0 || p > positions[i - 1]!),
+      'strictly increasing',
+    );
     const rest = await store.readAll(positions[1]!, 10_000);
     t.ok(rest.length >= 2 && rest.every((e) => e.position > positions[1]!), 'strictly after the position given');
     t.equal((await store.readAll(before, 2)).length, 2, 'limit is honoured');
@@ -93,21 +120,30 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
       if (event.streamId.startsWith(prefix)) seen.push(event);
     });
     t.teardown(() => subscription.close());
-    await Promise.all(Array.from({ length: appenders }, async (_, a) => {
-      const stream = `${prefix}${a}`;
-      for (let i = 0; i < perAppender; i++) {
-        await store.append(stream, [ev('tick', { a, i })], i === 0 ? 'no-stream' : BigInt(i - 1));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: appenders }, async (_, a) => {
+        const stream = `${prefix}${a}`;
+        for (let i = 0; i < perAppender; i++) {
+          await store.append(stream, [ev('tick', { a, i })], i === 0 ? 'no-stream' : BigInt(i - 1));
+        }
+      }),
+    );
     const total = appenders * perAppender;
     await until(() => seen.length >= total);
     await new Promise((r) => setTimeout(r, 100));
     t.equal(seen.length, total, 'no event skipped or repeated');
     t.equal(new Set(seen.map((e) => e.id)).size, total, 'each event once');
-    t.ok(seen.every((e, i) => i === 0 || e.position > seen[i - 1]!.position), 'delivered in position order');
+    t.ok(
+      seen.every((e, i) => i === 0 || e.position > seen[i - 1]!.position),
+      'delivered in position order',
+    );
     for (let a = 0; a < appenders; a++) {
       const order = seen.filter((e) => e.streamId === `${prefix}${a}`).map((e) => (e.data as { i: number }).i);
-      t.strictSame(order, Array.from({ length: perAppender }, (_, i) => i), `stream ${a} in revision order`);
+      t.strictSame(
+        order,
+        Array.from({ length: perAppender }, (_, i) => i),
+        `stream ${a} in revision order`,
+      );
     }
   });
 
@@ -117,19 +153,27 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     const start = await store.head();
     await store.append(stream, [ev('n', { i: 0 }), ev('n', { i: 1 }), ev('n', { i: 2 })], 'no-stream');
     const first: RecordedEvent[] = [];
-    const sub1 = store.subscribeToAll(start, async (event) => { if (event.streamId === stream) first.push(event); });
+    const sub1 = store.subscribeToAll(start, async (event) => {
+      if (event.streamId === stream) first.push(event);
+    });
     await until(() => first.length >= 3);
     await sub1.close();
     t.equal(first.length, 3);
     const checkpoint = first[1]!.position;
     const second: RecordedEvent[] = [];
-    const sub2 = store.subscribeToAll(checkpoint, async (event) => { if (event.streamId === stream) second.push(event); });
+    const sub2 = store.subscribeToAll(checkpoint, async (event) => {
+      if (event.streamId === stream) second.push(event);
+    });
     t.teardown(() => sub2.close());
     await until(() => second.length >= 1);
     await store.append(stream, [ev('n', { i: 3 })], 2n);
     await until(() => second.length >= 2);
     await new Promise((r) => setTimeout(r, 100));
-    t.strictSame(second.map((e) => (e.data as { i: number }).i), [2, 3], 'resumes after the checkpoint, then live events');
+    t.strictSame(
+      second.map((e) => (e.data as { i: number }).i),
+      [2, 3],
+      'resumes after the checkpoint, then live events',
+    );
   });
 
   t.test('a failing handler ends the subscription and reports the error', async (t) => {
@@ -138,9 +182,13 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     const start = await store.head();
     await store.append(stream, [ev('boom')], 'no-stream');
     const error = await new Promise<unknown>((resolve) => {
-      const sub = store.subscribeToAll(start, async (event) => {
-        if (event.streamId === stream) throw new Error('handler failed');
-      }, resolve);
+      const sub = store.subscribeToAll(
+        start,
+        async (event) => {
+          if (event.streamId === stream) throw new Error('handler failed');
+        },
+        resolve,
+      );
       t.teardown(() => sub.close());
     });
     t.match(error, { message: 'handler failed' });

@@ -20,12 +20,16 @@ async function findServer(): Promise<Server | null> {
     .withEnvironment({ EVENTSTORE_INSECURE: 'true', EVENTSTORE_RUN_PROJECTIONS: 'None', EVENTSTORE_MEM_DB: 'true' })
     .withExposedPorts(2113)
     // An open port comes before the node is leader; /health/live answers only once it serves requests.
-    .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCodeMatching((status) => status >= 200 && status < 300))
+    .withWaitStrategy(
+      Wait.forHttp('/health/live', 2113).forStatusCodeMatching((status) => status >= 200 && status < 300),
+    )
     .withStartupTimeout(120_000)
     .start();
   return {
     url: `esdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`,
-    stop: async () => { await container.stop(); },
+    stop: async () => {
+      await container.stop();
+    },
   };
 }
 

@@ -16,10 +16,14 @@ const roomy: IngestLimits = { timeoutMs: 60_000, maxPackBytes: 1024 * 1024 * 102
 const tight: IngestLimits = { ...roomy, maxObjects: 3 };
 
 const config = (repo: string, key: string) => gitText(['-C', repo, 'config', '--get', key]).catch(() => '(unset)');
-const refsOf = async (repo: string) => (await gitText(['-C', repo, 'for-each-ref', '--format=%(refname)'])).split('\n').filter(Boolean);
+const refsOf = async (repo: string) =>
+  (await gitText(['-C', repo, 'for-each-ref', '--format=%(refname)'])).split('\n').filter(Boolean);
 const objectCount = async (repo: string) => {
   const text = await gitText(['-C', repo, 'count-objects', '-v']);
-  return ['count', 'in-pack'].reduce((sum, key) => sum + Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0), 0);
+  return ['count', 'in-pack'].reduce(
+    (sum, key) => sum + Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0),
+    0,
+  );
 };
 
 function scratch(t: Test): string {
@@ -37,8 +41,10 @@ t.test('every repository the gateway keeps is set up alike, once', async (t) => 
   await catalogStore.fetchConstituent(1, gitStore.quarantinePath(1), sha);
   await catalogStore.serve('catalog', sha);
   const repos = {
-    quarantine: gitStore.quarantinePath(1), published: await gitStore.ensurePublished(1),
-    'catalog work': catalogStore.workPath, 'catalog served': catalogStore.servedPath('catalog'),
+    quarantine: gitStore.quarantinePath(1),
+    published: await gitStore.ensurePublished(1),
+    'catalog work': catalogStore.workPath,
+    'catalog served': catalogStore.servedPath('catalog'),
   };
   for (const [what, repo] of Object.entries(repos)) {
     t.equal(await gitText(['-C', repo, 'rev-parse', '--is-bare-repository']), 'true', `${what}: bare`);
@@ -56,7 +62,10 @@ t.test('an upstream fetch pins its commit and leaves no staging ref; one over th
   const upstream = await serveUpstream(t, marketplaceFiles('acme', ['alpha', 'beta']));
   const quarantine = gitStore.quarantinePath(1);
 
-  const refused = await gitStore.fetchUpstream(1, upstream.url, tight).then(() => null, (error: unknown) => error);
+  const refused = await gitStore.fetchUpstream(1, upstream.url, tight).then(
+    () => null,
+    (error: unknown) => error,
+  );
   t.ok(refused instanceof UpstreamError, 'refused as an upstream error');
   t.equal((refused as UpstreamError).reason, 'upstream too large');
   t.match((refused as UpstreamError).rootCause, /^fetching added \d+ objects and \d+ bytes$/);
@@ -70,30 +79,53 @@ t.test('an upstream fetch pins its commit and leaves no staging ref; one over th
   t.equal(sha, await gitText(['-C', upstream.bare, 'rev-parse', 'refs/heads/main']), 'the upstream tip');
 });
 
-t.test('an external source is pinned with its plugin tree; refusals name the plugin and leave no staging ref', async (t) => {
-  const gitStore = new GitStore(scratch(t));
-  const upstream = await serveUpstream(t, marketplaceFiles('tools', ['gamma']), 'tools');
-  const quarantine = gitStore.quarantinePath(1);
-  const tip = await gitText(['-C', upstream.bare, 'rev-parse', 'refs/heads/main']);
-  const external: ExternalPlugin = { name: 'gamma', kind: 'git-subdir', url: upstream.url, ref: null, sha: null, path: 'plugins/gamma' };
+t.test(
+  'an external source is pinned with its plugin tree; refusals name the plugin and leave no staging ref',
+  async (t) => {
+    const gitStore = new GitStore(scratch(t));
+    const upstream = await serveUpstream(t, marketplaceFiles('tools', ['gamma']), 'tools');
+    const quarantine = gitStore.quarantinePath(1);
+    const tip = await gitText(['-C', upstream.bare, 'rev-parse', 'refs/heads/main']);
+    const external: ExternalPlugin = {
+      name: 'gamma',
+      kind: 'git-subdir',
+      url: upstream.url,
+      ref: null,
+      sha: null,
+      path: 'plugins/gamma',
+    };
 
-  const tooLarge = await gitStore.fetchExternal(1, external, tight).then(() => null, (error: unknown) => error);
-  t.ok(tooLarge instanceof UpstreamError);
-  t.equal((tooLarge as UpstreamError).reason, "external plugin source of 'gamma' too large");
-  t.match((tooLarge as UpstreamError).rootCause, /^fetching added \d+ objects$/);
-  t.strictSame(await refsOf(quarantine), [], 'nothing pinned, no staging ref');
+    const tooLarge = await gitStore.fetchExternal(1, external, tight).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    t.ok(tooLarge instanceof UpstreamError);
+    t.equal((tooLarge as UpstreamError).reason, "external plugin source of 'gamma' too large");
+    t.match((tooLarge as UpstreamError).rootCause, /^fetching added \d+ objects$/);
+    t.strictSame(await refsOf(quarantine), [], 'nothing pinned, no staging ref');
 
-  const missing = { ...external, path: 'plugins/missing' };
-  const noDir = await gitStore.fetchExternal(1, missing, roomy).then(() => null, (error: unknown) => error);
-  t.equal((noDir as UpstreamError).reason, "external plugin source of 'gamma' has no directory 'plugins/missing'");
-  const absent = { ...external, ref: 'main', sha: '0'.repeat(40) };
-  const unreadable = await gitStore.fetchExternal(1, absent, roomy).then(() => null, (error: unknown) => error);
-  t.equal((unreadable as UpstreamError).reason, "external plugin source of 'gamma' unreadable");
-  t.match((unreadable as UpstreamError).nextStep, `has ${'0'.repeat(40)}`);
-  t.strictSame(await refsOf(quarantine), [], 'no staging ref after a refusal');
+    const missing = { ...external, path: 'plugins/missing' };
+    const noDir = await gitStore.fetchExternal(1, missing, roomy).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    t.equal((noDir as UpstreamError).reason, "external plugin source of 'gamma' has no directory 'plugins/missing'");
+    const absent = { ...external, ref: 'main', sha: '0'.repeat(40) };
+    const unreadable = await gitStore.fetchExternal(1, absent, roomy).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    t.equal((unreadable as UpstreamError).reason, "external plugin source of 'gamma' unreadable");
+    t.match((unreadable as UpstreamError).nextStep, `has ${'0'.repeat(40)}`);
+    t.strictSame(await refsOf(quarantine), [], 'no staging ref after a refusal');
 
-  const { commit, tree } = await gitStore.fetchExternal(1, external, roomy);
-  t.equal(commit, tip);
-  t.equal(tree, await gitText(['-C', upstream.bare, 'rev-parse', `${tip}:plugins/gamma`]), 'the plugin directory');
-  t.strictSame(await refsOf(quarantine), [`refs/quarantine/external/${commit}`], 'pinned under external/, the staging ref gone');
-});
+    const { commit, tree } = await gitStore.fetchExternal(1, external, roomy);
+    t.equal(commit, tip);
+    t.equal(tree, await gitText(['-C', upstream.bare, 'rev-parse', `${tip}:plugins/gamma`]), 'the plugin directory');
+    t.strictSame(
+      await refsOf(quarantine),
+      [`refs/quarantine/external/${commit}`],
+      'pinned under external/, the staging ref gone',
+    );
+  },
+);

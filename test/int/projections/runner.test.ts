@@ -22,8 +22,14 @@ t.test('execute answers after the read model shows the change (read-your-writes)
   const core = await testCore(t);
   core.runner.start();
   await execute(core, marketplaceDecider, 'marketplace-1', register(1, 'acme'), ['marketplaces']);
-  t.strictSame((await liveMarketplaces(core.pool)).map((m) => m.name), ['acme'], 'visible as soon as execute returns');
-  const refused = await execute(core, marketplaceDecider, 'marketplace-1', register(1, 'acme'), ['marketplaces']).catch((e: unknown) => e);
+  t.strictSame(
+    (await liveMarketplaces(core.pool)).map((m) => m.name),
+    ['acme'],
+    'visible as soon as execute returns',
+  );
+  const refused = await execute(core, marketplaceDecider, 'marketplace-1', register(1, 'acme'), ['marketplaces']).catch(
+    (e: unknown) => e,
+  );
   t.type(refused, Rejected);
   t.equal((refused as Rejected).rejection.code, 'conflict');
   t.equal(await core.store.head(), 1n, 'the refusal appended nothing');
@@ -48,16 +54,29 @@ t.test('the runner follows live appends without polling delay', async (t) => {
     await core.waiter.waitFor(position!, ['marketplaces', 'ledger'], 900); // below the 1 s idle poll
   }
   t.equal((await liveMarketplaces(core.pool)).length, 20);
-  t.equal(await core.pool.oneFirst(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from ledger_entries`), 20);
+  t.equal(
+    await core.pool.oneFirst(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from ledger_entries`),
+    20,
+  );
 });
 
 t.test('one leader at a time; another takes over when it stops', async (t) => {
   const core = await testCore(t);
   const started: string[] = [];
-  const duty = (name: string) => ({ start: () => { started.push(`${name}+`); }, stop: async () => { started.push(`${name}-`); } });
+  const duty = (name: string) => ({
+    start: () => {
+      started.push(`${name}+`);
+    },
+    stop: async () => {
+      started.push(`${name}-`);
+    },
+  });
   const a = new Leadership(new AdvisoryLock(core.url, 99n), [duty('a')], silentLogger, 100);
   const b = new Leadership(new AdvisoryLock(core.url, 99n), [duty('b')], silentLogger, 100);
-  t.teardown(async () => { await a.stop(); await b.stop(); });
+  t.teardown(async () => {
+    await a.stop();
+    await b.stop();
+  });
   t.equal(await a.start(), true, 'the first takes the lock');
   t.equal(await b.start(), false, 'the second waits');
   await new Promise((r) => setTimeout(r, 300));
@@ -70,16 +89,21 @@ t.test('one leader at a time; another takes over when it stops', async (t) => {
 
 t.test('catch-up keeps up with appends that land while it runs (no re-reading behind every projection)', async (t) => {
   const core = await testCore(t);
-  for (let i = 1; i <= 5; i++) await runCommand(core.store, marketplaceDecider, `marketplace-${i}`, register(i, `m${i}`));
+  for (let i = 1; i <= 5; i++)
+    await runCommand(core.store, marketplaceDecider, `marketplace-${i}`, register(i, `m${i}`));
   await core.runner.catchUp();
   // Appends after the head the next catch-up reads first: it must still finish, at the new head.
   const appending = (async () => {
-    for (let i = 6; i <= 40; i++) await runCommand(core.store, marketplaceDecider, `marketplace-${i}`, register(i, `m${i}`));
+    for (let i = 6; i <= 40; i++)
+      await runCommand(core.store, marketplaceDecider, `marketplace-${i}`, register(i, `m${i}`));
   })();
   let rounds = 0;
   while (rounds < 200) {
     rounds++;
-    const reached = await Promise.race([core.runner.catchUp(), new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 5000))]);
+    const reached = await Promise.race([
+      core.runner.catchUp(),
+      new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 5000)),
+    ]);
     t.not(reached, 'stalled', `catch-up round ${rounds} finished`);
     if (reached === 'stalled') break;
     if ((await core.store.head()) === 40n && reached === 40n) break;

@@ -10,8 +10,14 @@ t.test('docs/configuration.md lists every key as the loader knows it (run npm ru
 t.test('docs/configuration.md says which keys are not built yet', async (t) => {
   const page = configurationPage();
   const section = page.slice(page.indexOf('## Not built yet'), page.indexOf('## Keys'));
-  for (const item of ['`gateway.webhooks.*`', '`gateway.retention.*`', '`gateway.mirror.*`', '`gateway.estate.file`',
-    '`gateway.storage.backend: object-store`', '`gateway.audit-export.enabled`']) {
+  for (const item of [
+    '`gateway.webhooks.*`',
+    '`gateway.retention.*`',
+    '`gateway.mirror.*`',
+    '`gateway.estate.file`',
+    '`gateway.storage.backend: object-store`',
+    '`gateway.audit-export.enabled`',
+  ]) {
     t.ok(section.includes(item), item);
   }
   t.notOk(section.includes('audit-export.lag'), 'the pull export is built');

@@ -4,7 +4,13 @@ import { asDomainEvent, dispatch } from '../../../src/projections/runner/dispatc
 
 let position = 0n;
 const recorded = (type: string, data: unknown): RecordedEvent => ({
-  id: 'e', streamId: 's-1', revision: 0n, position: ++position, type, data, recordedAt: '2026-03-01T10:00:00.123Z',
+  id: 'e',
+  streamId: 's-1',
+  revision: 0n,
+  position: ++position,
+  type,
+  data,
+  recordedAt: '2026-03-01T10:00:00.123Z',
   metadata: { principal: 'alice', actorType: 'human', correlationId: 'c', at: '2026-03-01T10:00:00.000Z' },
 });
 
@@ -15,7 +21,9 @@ t.test('each event goes to the handler of its type, in order, each awaited befor
       await new Promise((resolve) => setImmediate(resolve));
       log.push(`used ${event.data.tokenId} at ${event.position}`);
     },
-    'role-revoked': (log, event) => { log.push(`revoked ${event.data.grantId} by ${event.metadata.principal}`); },
+    'role-revoked': (log, event) => {
+      log.push(`revoked ${event.data.grantId} by ${event.metadata.principal}`);
+    },
   });
   await apply(seen, [
     recorded('token-used', { tokenId: 5, usedAt: 'x' }),
@@ -27,7 +35,11 @@ t.test('each event goes to the handler of its type, in order, each awaited befor
 
 t.test('types without a handler, unknown types and names of Object.prototype are skipped', async (t) => {
   const seen: number[] = [];
-  const apply = dispatch<number[]>({ 'token-used': (log, event) => { log.push(event.data.tokenId); } });
+  const apply = dispatch<number[]>({
+    'token-used': (log, event) => {
+      log.push(event.data.tokenId);
+    },
+  });
   await apply(seen, [
     recorded('role-granted', { grantId: 1 }),
     recorded('something-from-the-future', {}),

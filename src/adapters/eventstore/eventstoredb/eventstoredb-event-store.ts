@@ -1,13 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import {
-  ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
-  excludeSystemEvents, jsonEvent,
-  type AllStreamResolvedEvent, type AllStreamSubscription, type ExpectedRevision as EsdbExpectedRevision, type JSONType,
-  type ReadPosition, type ResolvedEvent,
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AllStreamResolvedEvent,
+  type AllStreamSubscription,
+  type ExpectedRevision as EsdbExpectedRevision,
+  type JSONType,
+  type ReadPosition,
+  type ResolvedEvent,
 } from '@eventstore/db-client';
 import {
-  RevisionConflict, type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent,
-  type Position, type RecordedEvent, type StreamRevision, type Subscription,
+  RevisionConflict,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type RecordedEvent,
+  type StreamRevision,
+  type Subscription,
 } from '../port.ts';
 
 /*
@@ -22,7 +43,8 @@ import {
  * position is <= after, so it is right whether the server includes that position or not.
  */
 
-const isSystem = (event: { streamId: string; type: string }) => event.streamId.startsWith('$') || event.type.startsWith('$');
+const isSystem = (event: { streamId: string; type: string }) =>
+  event.streamId.startsWith('$') || event.type.startsWith('$');
 
 const readFrom = (after: Position): ReadPosition => (after === 0n ? START : { commit: after, prepare: after });
 
@@ -83,13 +105,23 @@ export class EventStoreDbEventStore implements EventStore {
 
   async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const payload = events.map((event) => jsonEvent({
-      id: randomUUID(), type: event.type, data: event.data as JSONType, metadata: event.metadata as Record<string, unknown>,
-    }));
-    const result = await this.client.appendToStream(streamId, payload, { expectedRevision: toExpected(expected) })
+    const payload = events.map((event) =>
+      jsonEvent({
+        id: randomUUID(),
+        type: event.type,
+        data: event.data as JSONType,
+        metadata: event.metadata as Record<string, unknown>,
+      }),
+    );
+    const result = await this.client
+      .appendToStream(streamId, payload, { expectedRevision: toExpected(expected) })
       .catch((error: unknown) => {
         if (error instanceof WrongExpectedVersionError) {
-          throw new RevisionConflict(streamId, expected, error.actualVersion === NO_STREAM ? 'no-stream' : error.actualVersion);
+          throw new RevisionConflict(
+            streamId,
+            expected,
+            error.actualVersion === NO_STREAM ? 'no-stream' : error.actualVersion,
+          );
         }
         throw error;
       });
@@ -121,7 +153,9 @@ export class EventStoreDbEventStore implements EventStore {
     const pageSize = Math.min(Math.max(limit, 100), 1_000) + 1;
     let cursor = after;
     for (;;) {
-      const page = await collect(this.client.readAll({ direction: FORWARDS, fromPosition: readFrom(cursor), maxCount: pageSize }));
+      const page = await collect(
+        this.client.readAll({ direction: FORWARDS, fromPosition: readFrom(cursor), maxCount: pageSize }),
+      );
       for (const resolved of page) {
         const position = positionOf(resolved);
         if (!isAfter(position, cursor)) continue;
@@ -144,7 +178,9 @@ export class EventStoreDbEventStore implements EventStore {
     let before: Position | null = null;
     for (;;) {
       const from: ReadPosition = before === null ? END : { commit: before, prepare: before };
-      const page = await collect(this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: headPageSize }));
+      const page = await collect(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: headPageSize }),
+      );
       for (const resolved of page) {
         const position = positionOf(resolved);
         if (before !== null && position >= before) continue;
@@ -176,8 +212,11 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
-  subscribeToAll(after: Position, handle: (event: RecordedEvent) => Promise<void>,
-    onError: (error: unknown) => void = () => {}): Subscription {
+  subscribeToAll(
+    after: Position,
+    handle: (event: RecordedEvent) => Promise<void>,
+    onError: (error: unknown) => void = () => {},
+  ): Subscription {
     const subscription = this.client.subscribeToAll({ fromPosition: readFrom(after), filter: excludeSystemEvents() });
     // The client emits errors on the stream itself; one arriving after the loop let go of it must not crash the process.
     subscription.on('error', () => {});
@@ -196,7 +235,9 @@ export class EventStoreDbEventStore implements EventStore {
       if (!stopped) throw new Error('the EventStoreDB subscription to $all ended');
     };
     const done = loop()
-      .catch((error: unknown) => { if (!stopped) onError(error); })
+      .catch((error: unknown) => {
+        if (!stopped) onError(error);
+      })
       .finally(() => unsubscribe(subscription));
     let closing: Promise<void> | null = null;
     const close = () => {
@@ -224,33 +265,45 @@ export class EventStoreDbEventStore implements EventStore {
     };
     const rewatch = () => {
       if (stopped) return;
-      retry = setTimeout(() => { if (!stopped) open(true).catch(rewatch); }, rewatchDelayMs);
+      retry = setTimeout(() => {
+        if (!stopped) open(true).catch(rewatch);
+      }, rewatchDelayMs);
       retry.unref();
     };
-    const open = (again: boolean) => new Promise<void>((resolve, reject) => {
-      const subscription = this.client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
-      let confirmed = false;
-      const lost = (error: Error) => {
-        if (!drop(subscription)) return;
-        if (!confirmed) { reject(error); return; }
-        // A wake-up lets the caller read what arrives while the watch is down; polling covers the rest.
-        onAppend();
-        rewatch();
-      };
-      current = { subscription, timer: setTimeout(() => lost(new Error(`EventStoreDB did not confirm the subscription within ${confirmTimeoutMs} ms`)), confirmTimeoutMs) };
-      subscription.once('confirmation', () => {
-        if (current?.subscription !== subscription) return;
-        clearTimeout(current.timer);
-        confirmed = true;
-        if (again) onAppend(); // events appended between the loss and now woke no one
-        resolve();
+    const open = (again: boolean) =>
+      new Promise<void>((resolve, reject) => {
+        const subscription = this.client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
+        let confirmed = false;
+        const lost = (error: Error) => {
+          if (!drop(subscription)) return;
+          if (!confirmed) {
+            reject(error);
+            return;
+          }
+          // A wake-up lets the caller read what arrives while the watch is down; polling covers the rest.
+          onAppend();
+          rewatch();
+        };
+        current = {
+          subscription,
+          timer: setTimeout(
+            () => lost(new Error(`EventStoreDB did not confirm the subscription within ${confirmTimeoutMs} ms`)),
+            confirmTimeoutMs,
+          ),
+        };
+        subscription.once('confirmation', () => {
+          if (current?.subscription !== subscription) return;
+          clearTimeout(current.timer);
+          confirmed = true;
+          if (again) onAppend(); // events appended between the loss and now woke no one
+          resolve();
+        });
+        subscription.on('data', (resolved: AllStreamResolvedEvent) => {
+          if (resolved.event && !isSystem(resolved.event)) onAppend();
+        });
+        subscription.on('error', lost);
+        subscription.on('end', () => lost(new Error('the EventStoreDB subscription to $all ended')));
       });
-      subscription.on('data', (resolved: AllStreamResolvedEvent) => {
-        if (resolved.event && !isSystem(resolved.event)) onAppend();
-      });
-      subscription.on('error', lost);
-      subscription.on('end', () => lost(new Error('the EventStoreDB subscription to $all ended')));
-    });
     // Resolving only once the server confirmed: an append right after watch() resolves must wake the caller.
     await open(false);
     const stop = async () => {
@@ -260,7 +313,9 @@ export class EventStoreDbEventStore implements EventStore {
       this.stoppers.delete(stop);
     };
     this.stoppers.add(stop);
-    return () => { void stop(); };
+    return () => {
+      void stop();
+    };
   }
 
   async close(): Promise<void> {
@@ -269,7 +324,9 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   private async positionAt(streamId: string, revision: bigint): Promise<Position> {
-    const [resolved] = await collect(this.client.readStream(streamId, { direction: FORWARDS, fromRevision: revision, maxCount: 1 }));
+    const [resolved] = await collect(
+      this.client.readStream(streamId, { direction: FORWARDS, fromRevision: revision, maxCount: 1 }),
+    );
     if (!resolved) throw new Error(`event ${String(revision)} of ${streamId} was appended but cannot be read back`);
     return positionOf(resolved);
   }

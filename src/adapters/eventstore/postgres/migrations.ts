@@ -6,7 +6,8 @@ export const eventStoreMigrations: readonly Migration[] = [
   {
     version: 1,
     name: 'events table, append function, notification',
-    statements: [`
+    statements: [
+      `
 create table es.events (
   position bigint primary key,
   event_id uuid not null unique,
@@ -44,7 +45,8 @@ begin
   from jsonb_array_elements(p_events) with ordinality as x(ev, ord);
   perform pg_notify('es_events', (v_position + v_count)::text);
   return query select v_current + v_count, v_position + v_count, v_current + v_count;
-end $$`],
+end $$`,
+    ],
   },
   {
     version: 2,
@@ -59,7 +61,8 @@ end $$`],
     // Concurrent appends queued in one process go out as one call: each is checked against its own
     // expected revision and applied in order, as if appended one after another; a conflicting one is
     // skipped and reported while the others commit. Order and gap-free positions are unchanged.
-    statements: [`
+    statements: [
+      `
 create function es.append_many(p_appends jsonb)
 returns table (ord int, next_revision bigint, last_position bigint, current_revision bigint)
 language plpgsql as $$
@@ -93,6 +96,7 @@ begin
     return next;
   end loop;
   perform pg_notify('es_events', v_position::text);
-end $$`],
+end $$`,
+    ],
   },
 ];

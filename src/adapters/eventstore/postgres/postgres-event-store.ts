@@ -5,8 +5,16 @@ import { migrate } from '../../postgres/migrate.ts';
 import { eventStoreMigrations } from './migrations.ts';
 import type { Listener } from '../../postgres/listener.ts';
 import {
-  RevisionConflict, type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent,
-  type Position, type RecordedEvent, type StreamRevision, type Subscription,
+  RevisionConflict,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type RecordedEvent,
+  type StreamRevision,
+  type Subscription,
 } from '../port.ts';
 
 const EventRow = z.object({
@@ -44,8 +52,11 @@ const AppendRow = z.object({
 const GroupRow = AppendRow.extend({ ord: z.number() });
 
 type PendingAppend = Readonly<{
-  streamId: string; expected: ExpectedRevision; payload: string;
-  resolve: (result: AppendResult) => void; reject: (error: unknown) => void;
+  streamId: string;
+  expected: ExpectedRevision;
+  payload: string;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
 }>;
 
 // Appends carried by one grouped call at most (bounds the statement's size and the lock's hold).
@@ -73,7 +84,10 @@ export class PostgresEventStore implements EventStore {
   private readonly queue: PendingAppend[] = [];
   private flushing = false;
 
-  private constructor(private readonly pool: DatabasePool, private readonly options: PostgresEventStoreOptions) {}
+  private constructor(
+    private readonly pool: DatabasePool,
+    private readonly options: PostgresEventStoreOptions,
+  ) {}
 
   static async open(pool: DatabasePool, options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
     await migrate(pool, eventStoreMigrations);
@@ -89,7 +103,9 @@ export class PostgresEventStore implements EventStore {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     let payload: string;
     try {
-      payload = JSON.stringify(events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: event.metadata })));
+      payload = JSON.stringify(
+        events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata: event.metadata })),
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -154,12 +170,18 @@ export class PostgresEventStore implements EventStore {
     await this.pool.query(sql.unsafe`select 1 from es.schema_migrations limit 1`);
   }
 
-  subscribeToAll(after: Position, handle: (event: RecordedEvent) => Promise<void>,
-    onError: (error: unknown) => void = () => {}): Subscription {
+  subscribeToAll(
+    after: Position,
+    handle: (event: RecordedEvent) => Promise<void>,
+    onError: (error: unknown) => void = () => {},
+  ): Subscription {
     let stopped = false;
     let pending = false;
     let interrupt: () => void = () => {};
-    const waker = () => { pending = true; interrupt(); };
+    const waker = () => {
+      pending = true;
+      interrupt();
+    };
     let unwatch: () => void = () => {};
     const pollMs = this.options.pollIntervalMs ?? 1000;
     const batchSize = this.options.batchSize ?? 500;
@@ -178,12 +200,17 @@ export class PostgresEventStore implements EventStore {
         if (batch.length === batchSize || pending || stopped) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollMs);
-          interrupt = () => { clearTimeout(timer); resolve(); };
+          interrupt = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
         interrupt = () => {};
       }
     };
-    const done = loop().catch((error: unknown) => { if (!stopped) onError(error); });
+    const done = loop().catch((error: unknown) => {
+      if (!stopped) onError(error);
+    });
     return {
       close: async () => {
         stopped = true;

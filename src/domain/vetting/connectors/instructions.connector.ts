@@ -9,11 +9,26 @@ import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severi
 const id = 'instructions-hidden-unicode';
 
 const names: Readonly<Record<number, string>> = {
-  0x061c: 'ARABIC LETTER MARK', 0x200b: 'ZERO WIDTH SPACE', 0x200c: 'ZERO WIDTH NON-JOINER', 0x200d: 'ZERO WIDTH JOINER',
-  0x200e: 'LEFT-TO-RIGHT MARK', 0x200f: 'RIGHT-TO-LEFT MARK', 0x202a: 'LEFT-TO-RIGHT EMBEDDING', 0x202b: 'RIGHT-TO-LEFT EMBEDDING',
-  0x202c: 'POP DIRECTIONAL FORMATTING', 0x202d: 'LEFT-TO-RIGHT OVERRIDE', 0x202e: 'RIGHT-TO-LEFT OVERRIDE', 0x2060: 'WORD JOINER',
-  0x2066: 'LEFT-TO-RIGHT ISOLATE', 0x2067: 'RIGHT-TO-LEFT ISOLATE', 0x2068: 'FIRST STRONG ISOLATE', 0x2069: 'POP DIRECTIONAL ISOLATE',
-  0xfeff: 'ZERO WIDTH NO-BREAK SPACE', 0xe0001: 'LANGUAGE TAG', 0xe0020: 'TAG SPACE', 0xe007f: 'CANCEL TAG',
+  0x061c: 'ARABIC LETTER MARK',
+  0x200b: 'ZERO WIDTH SPACE',
+  0x200c: 'ZERO WIDTH NON-JOINER',
+  0x200d: 'ZERO WIDTH JOINER',
+  0x200e: 'LEFT-TO-RIGHT MARK',
+  0x200f: 'RIGHT-TO-LEFT MARK',
+  0x202a: 'LEFT-TO-RIGHT EMBEDDING',
+  0x202b: 'RIGHT-TO-LEFT EMBEDDING',
+  0x202c: 'POP DIRECTIONAL FORMATTING',
+  0x202d: 'LEFT-TO-RIGHT OVERRIDE',
+  0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+  0x2060: 'WORD JOINER',
+  0x2066: 'LEFT-TO-RIGHT ISOLATE',
+  0x2067: 'RIGHT-TO-LEFT ISOLATE',
+  0x2068: 'FIRST STRONG ISOLATE',
+  0x2069: 'POP DIRECTIONAL ISOLATE',
+  0xfeff: 'ZERO WIDTH NO-BREAK SPACE',
+  0xe0001: 'LANGUAGE TAG',
+  0xe0020: 'TAG SPACE',
+  0xe007f: 'CANCEL TAG',
 };
 const digitNames = ['ZERO', 'ONE', 'TWO', 'THREE', 'FOUR', 'FIVE', 'SIX', 'SEVEN', 'EIGHT', 'NINE'];
 
@@ -23,22 +38,30 @@ export function codePointName(cp: number): string {
   let name = names[cp];
   if (name === undefined && cp >= 0xe0000 && cp <= 0xe007f) {
     const ascii = String.fromCharCode(cp - 0xe0000);
-    name = /[A-Z]/.test(ascii) ? `TAG LATIN CAPITAL LETTER ${ascii}`
-      : /[a-z]/.test(ascii) ? `TAG LATIN SMALL LETTER ${ascii.toUpperCase()}`
-        : /\d/.test(ascii) ? `TAG DIGIT ${digitNames[Number(ascii)]!}` : 'TAG CHARACTER';
+    name = /[A-Z]/.test(ascii)
+      ? `TAG LATIN CAPITAL LETTER ${ascii}`
+      : /[a-z]/.test(ascii)
+        ? `TAG LATIN SMALL LETTER ${ascii.toUpperCase()}`
+        : /\d/.test(ascii)
+          ? `TAG DIGIT ${digitNames[Number(ascii)]!}`
+          : 'TAG CHARACTER';
   }
   return `${hex} ${name ?? 'INVISIBLE CHARACTER'}`;
 }
 
 type Kind = Readonly<{ severity: Severity; what: string }>;
-const bidi: Kind = { severity: 'HIGH', what: 'bidirectional control: the text displays in a different order than it is read' };
+const bidi: Kind = {
+  severity: 'HIGH',
+  what: 'bidirectional control: the text displays in a different order than it is read',
+};
 const zeroWidth: Kind = { severity: 'HIGH', what: 'zero-width character: invisible in review' };
 const tags: Kind = { severity: 'CRITICAL', what: 'Unicode tag characters: invisible text a model still reads' };
 
 const hidden = /[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|[\u{e0000}-\u{e007f}]+/gu;
 const emojiSide = /^(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0F|\u20E3)$/u;
 // Scripts where ZWJ and ZWNJ are ordinary spelling (Persian, Indic languages…).
-const joiningScript = /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}\p{M}]$/u;
+const joiningScript =
+  /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}\p{M}]$/u;
 // An emoji subdivision flag (🏴 + lowercase tag letters/digits + CANCEL TAG) is the one honest use of tags.
 const flagTags = /^[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]{2,7}\u{e007f}$/u;
 
@@ -62,16 +85,27 @@ function kindOf(text: string, match: string, at: number): Kind | null {
 }
 
 const injections: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|foregoing|original|system|user'?s?|developer'?s?)\s+(?:instructions?|prompts?|directions?|directives?|rules|guidelines|messages?|requests?)\b/gi,
-    'tells the model to ignore the instructions it was given'],
+  [
+    /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|foregoing|original|system|user'?s?|developer'?s?)\s+(?:instructions?|prompts?|directions?|directives?|rules|guidelines|messages?|requests?)\b/gi,
+    'tells the model to ignore the instructions it was given',
+  ],
   [/\bdisregard\s+(?:what\s+)?(?:the\s+)?user\b/gi, 'tells the model to disregard the user'],
-  [/\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn|let|mention\s+(?:this\s+|it\s+|that\s+)?to|reveal\s+(?:this\s+|it\s+|that\s+)?to|show\s+(?:this\s+|it\s+)?to)\s+(?:the\s+)?user\b/gi,
-    'tells the model to keep something from the user'],
-  [/\bwithout\s+(?:telling|informing|notifying|alerting|warning)\s+(?:the\s+)?user\b/gi, 'tells the model to act behind the user\'s back'],
-  [/\byou\s+are\s+now\b(?!\s+(?:ready|able|done|set|logged|connected|finished|all\s+set|in\s+the|on\s+the|at\s+the|inside|working|going)\b)/gi,
-    'tries to give the model a new identity'],
-  [/\b(?:reveal|print|output|repeat|show|display|dump|leak|send|share|copy|exfiltrate|disclose)\s+(?:me\s+|us\s+)?(?:your|the)\s+(?:(?:full|entire|complete|original|hidden|initial|exact|verbatim)\s+)*(?:system\s+(?:prompt|message|instructions)|initial\s+instructions|hidden\s+instructions|developer\s+(?:message|prompt))\b/gi,
-    'asks the model to disclose its system prompt'],
+  [
+    /\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn|let|mention\s+(?:this\s+|it\s+|that\s+)?to|reveal\s+(?:this\s+|it\s+|that\s+)?to|show\s+(?:this\s+|it\s+)?to)\s+(?:the\s+)?user\b/gi,
+    'tells the model to keep something from the user',
+  ],
+  [
+    /\bwithout\s+(?:telling|informing|notifying|alerting|warning)\s+(?:the\s+)?user\b/gi,
+    "tells the model to act behind the user's back",
+  ],
+  [
+    /\byou\s+are\s+now\b(?!\s+(?:ready|able|done|set|logged|connected|finished|all\s+set|in\s+the|on\s+the|at\s+the|inside|working|going)\b)/gi,
+    'tries to give the model a new identity',
+  ],
+  [
+    /\b(?:reveal|print|output|repeat|show|display|dump|leak|send|share|copy|exfiltrate|disclose)\s+(?:me\s+|us\s+)?(?:your|the)\s+(?:(?:full|entire|complete|original|hidden|initial|exact|verbatim)\s+)*(?:system\s+(?:prompt|message|instructions)|initial\s+instructions|hidden\s+instructions|developer\s+(?:message|prompt))\b/gi,
+    'asks the model to disclose its system prompt',
+  ],
 ];
 
 const phrase = (text: string): string => {
@@ -90,16 +124,29 @@ function scanText(path: string, text: string, findings: Finding[]): void {
     const at = line(match.index);
     const key = `${at}\u0000${kind.what}`;
     const entry = perLine.get(key) ?? { kind, line: at, count: 0, points: new Set<number>() };
-    for (const char of match[0]) { entry.count++; entry.points.add(char.codePointAt(0)!); }
+    for (const char of match[0]) {
+      entry.count++;
+      entry.points.add(char.codePointAt(0)!);
+    }
     perLine.set(key, entry);
   }
   for (const { kind, line: at, count, points } of perLine.values()) {
     const listed = [...points].slice(0, 3).map(codePointName).join(', ') + (points.size > 3 ? ', …' : '');
-    findings.push({ id, severity: kind.severity, location: locationOf(path, at), message: `${count > 1 ? `${count} hidden characters, ` : ''}${listed} (${kind.what})` });
+    findings.push({
+      id,
+      severity: kind.severity,
+      location: locationOf(path, at),
+      message: `${count > 1 ? `${count} hidden characters, ` : ''}${listed} (${kind.what})`,
+    });
   }
   for (const [pattern, what] of injections) {
     for (const match of text.matchAll(pattern)) {
-      findings.push({ id: 'instructions-prompt-injection', severity: 'HIGH', location: locationOf(path, line(match.index)), message: `${what}: "${phrase(match[0])}"` });
+      findings.push({
+        id: 'instructions-prompt-injection',
+        severity: 'HIGH',
+        location: locationOf(path, line(match.index)),
+        message: `${what}: "${phrase(match[0])}"`,
+      });
     }
   }
 }
@@ -115,7 +162,8 @@ const scan: PureScanner = (input) => {
   const paths = new Set<string>();
   for (const plugin of layout.plugins) {
     // A skill is its whole directory: SKILL.md and the Markdown references it loads.
-    for (const skill of plugin.skills) for (const path of layout.under(skill.dir)) if (path.endsWith('.md')) paths.add(path);
+    for (const skill of plugin.skills)
+      for (const path of layout.under(skill.dir)) if (path.endsWith('.md')) paths.add(path);
     for (const { path } of [...plugin.agents, ...plugin.commands]) paths.add(path);
   }
   const findings: Finding[] = [];
@@ -124,11 +172,15 @@ const scan: PureScanner = (input) => {
     if (file?.oversized) findings.push(fileNotScanned(file, input.maxFileBytes));
     else if (file?.text != null) scanText(path, file.text, findings);
   }
-  return { findings: findings.sort(byLocation), detail: `${paths.size} instruction file${paths.size === 1 ? '' : 's'} examined` };
+  return {
+    findings: findings.sort(byLocation),
+    detail: `${paths.size} instruction file${paths.size === 1 ? '' : 's'} examined`,
+  };
 };
 
 export const instructionsConnector: Readonly<{ name: 'instructions'; description: string; scan: PureScanner }> = {
   name: 'instructions',
-  description: 'Skills, agents and commands: hidden Unicode (bidirectional controls, zero-width and tag characters) and text that tries to override the user\'s instructions',
+  description:
+    "Skills, agents and commands: hidden Unicode (bidirectional controls, zero-width and tag characters) and text that tries to override the user's instructions",
   scan,
 };

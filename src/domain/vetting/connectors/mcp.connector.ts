@@ -12,14 +12,34 @@ const pinnedToCommit = /[#@][0-9a-f]{40}$/i;
 // Local files (the plugin's own, or absolute) are not fetched from a registry.
 const isLocal = (spec: string): boolean => /^(?:\.{1,2}\/|\/|~|\$|[A-Za-z]:\\)/.test(spec);
 
-type Runner = Readonly<{ tool: string; ecosystem: 'npm' | 'python'; optionsWithValue: ReadonlySet<string>; packageOptions: ReadonlySet<string> }>;
+type Runner = Readonly<{
+  tool: string;
+  ecosystem: 'npm' | 'python';
+  optionsWithValue: ReadonlySet<string>;
+  packageOptions: ReadonlySet<string>;
+}>;
 
 const npmRunner = (tool: string): Runner => ({
-  tool, ecosystem: 'npm', optionsWithValue: new Set(['--registry', '--cache', '--userconfig', '-w', '--workspace', '-c', '--call']), packageOptions: new Set(['-p', '--package']),
+  tool,
+  ecosystem: 'npm',
+  optionsWithValue: new Set(['--registry', '--cache', '--userconfig', '-w', '--workspace', '-c', '--call']),
+  packageOptions: new Set(['-p', '--package']),
 });
 const pythonRunner = (tool: string): Runner => ({
-  tool, ecosystem: 'python',
-  optionsWithValue: new Set(['-p', '--python', '--index-url', '-i', '--extra-index-url', '--index', '--default-index', '-c', '--constraints', '--pip-args']),
+  tool,
+  ecosystem: 'python',
+  optionsWithValue: new Set([
+    '-p',
+    '--python',
+    '--index-url',
+    '-i',
+    '--extra-index-url',
+    '--index',
+    '--default-index',
+    '-c',
+    '--constraints',
+    '--pip-args',
+  ]),
   packageOptions: new Set(['--from', '--with', '--spec', '-w']),
 });
 
@@ -28,7 +48,11 @@ function runnerAt(words: readonly string[], k: number): [Runner, number] | null 
   const word = (words[k] ?? '').replace(/^.*[\\/]/, '').replace(/\.(?:cmd|exe)$/i, '');
   const next = words[k + 1];
   if (word === 'npx' || word === 'bunx' || word === 'pnpx') return [npmRunner(word), 1];
-  if ((word === 'npm' && (next === 'exec' || next === 'x')) || ((word === 'pnpm' || word === 'yarn') && next === 'dlx') || (word === 'bun' && next === 'x')) {
+  if (
+    (word === 'npm' && (next === 'exec' || next === 'x')) ||
+    ((word === 'pnpm' || word === 'yarn') && next === 'dlx') ||
+    (word === 'bun' && next === 'x')
+  ) {
     return [npmRunner(`${word} ${next}`), 2];
   }
   if (word === 'uvx') return [pythonRunner(word), 1];
@@ -49,16 +73,27 @@ export function unpinnedPackages(words: readonly string[]): Array<Readonly<{ spe
     let j = k + width;
     for (; j < words.length; j++) {
       const word = words[j]!;
-      const [option, inline] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, null];
-      if (runner.packageOptions.has(option)) { specs.push(inline ?? words[++j] ?? ''); named = true; continue; }
-      if (runner.optionsWithValue.has(option)) { if (inline === null) j++; continue; }
+      const [option, inline] =
+        word.startsWith('--') && word.includes('=')
+          ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]
+          : [word, null];
+      if (runner.packageOptions.has(option)) {
+        specs.push(inline ?? words[++j] ?? '');
+        named = true;
+        continue;
+      }
+      if (runner.optionsWithValue.has(option)) {
+        if (inline === null) j++;
+        continue;
+      }
       if (word === '--' || word.startsWith('-')) continue;
       if (!named) specs.push(word);
       break;
     }
     const exact = runner.ecosystem === 'npm' ? exactNpm : exactPython;
     for (const spec of specs) {
-      if (spec !== '' && !isLocal(spec) && !exact.test(spec) && !pinnedToCommit.test(spec)) out.push({ spec, tool: runner.tool });
+      if (spec !== '' && !isLocal(spec) && !exact.test(spec) && !pinnedToCommit.test(spec))
+        out.push({ spec, tool: runner.tool });
     }
     k = j;
   }
@@ -67,7 +102,10 @@ export function unpinnedPackages(words: readonly string[]): Array<Readonly<{ spe
 
 // `sh -c "npx -y pkg"` and `cmd /c npx …` carry the real launch line inside one argument.
 const wordsOf = (server: Server): string[] =>
-  [server.config.command ?? '', ...server.config.args].flatMap((part) => part.split(/\s+/)).map((w) => w.replace(/^["']|["']$/g, '')).filter((w) => w !== '');
+  [server.config.command ?? '', ...server.config.args]
+    .flatMap((part) => part.split(/\s+/))
+    .map((w) => w.replace(/^["']|["']$/g, ''))
+    .filter((w) => w !== '');
 
 const remoteTypes = new Set(['http', 'sse', 'ws', 'streamable-http', 'streamableHttp']);
 
@@ -80,32 +118,59 @@ const scan: PureScanner = (input) => {
     if (area === 'mcpServers' || area === 'lspServers') findings.push(fileNotScanned(file, input.maxFileBytes));
   }
   for (const problem of layout.problems) {
-    if ((problem.area === 'mcpServers' || problem.area === 'lspServers') && (problem.kind === 'syntax' || problem.kind === 'invalid')) {
-      findings.push({ id: 'mcp-unparseable', severity: 'MEDIUM', location: problem.location, message: `a server declaration cannot be read and was not vetted: ${excerpt(problem.message, 160)}` });
+    if (
+      (problem.area === 'mcpServers' || problem.area === 'lspServers') &&
+      (problem.kind === 'syntax' || problem.kind === 'invalid')
+    ) {
+      findings.push({
+        id: 'mcp-unparseable',
+        severity: 'MEDIUM',
+        location: problem.location,
+        message: `a server declaration cannot be read and was not vetted: ${excerpt(problem.message, 160)}`,
+      });
     }
   }
   let servers = 0;
   for (const plugin of layout.plugins) {
-    for (const [kind, list] of [['MCP', plugin.mcpServers], ['LSP', plugin.lspServers]] as const) {
+    for (const [kind, list] of [
+      ['MCP', plugin.mcpServers],
+      ['LSP', plugin.lspServers],
+    ] as const) {
       for (const server of list) {
         servers++;
         const label = `${kind} server '${excerpt(server.name, 60)}' of plugin '${excerpt(plugin.name, 60)}'`;
-        const add = (id: string, severity: Finding['severity'], message: string) => findings.push({ id, severity, location: server.location, message: `${label} ${message}` });
+        const add = (id: string, severity: Finding['severity'], message: string) =>
+          findings.push({ id, severity, location: server.location, message: `${label} ${message}` });
         const words = wordsOf(server);
         const line = words.join(' ');
         const match = remoteCodeExecution.patterns.map((pattern) => pattern.exec(line)).find((m) => m !== null);
-        if (match) add('mcp-download-and-execute', 'CRITICAL', `downloads and executes remote code: ${excerpt(line.slice(match.index))}`);
+        if (match)
+          add(
+            'mcp-download-and-execute',
+            'CRITICAL',
+            `downloads and executes remote code: ${excerpt(line.slice(match.index))}`,
+          );
         for (const { spec, tool } of unpinnedPackages(words)) {
-          add('mcp-unpinned-package', 'HIGH', `runs '${excerpt(spec, 80)}' through ${tool} without an exact version, so every start may run different code`);
+          add(
+            'mcp-unpinned-package',
+            'HIGH',
+            `runs '${excerpt(spec, 80)}' through ${tool} without an exact version, so every start may run different code`,
+          );
         }
         const { url, type } = server.config;
         const urlHost = url === null ? null : (urlHosts(url)[0] ?? null);
         if ((url !== null || (type !== null && remoteTypes.has(type))) && (urlHost === null || !isLoopback(urlHost))) {
           const plain = url !== null && /^(?:http|ws):/i.test(url) ? ' over an unencrypted connection' : '';
-          add('mcp-remote-server', 'MEDIUM', `talks to the remote host ${urlHost ?? '(unknown)'}${plain}: tool calls and their data leave the machine`);
-        } else if (!match) { // a download-and-execute line's URL is already reported
+          add(
+            'mcp-remote-server',
+            'MEDIUM',
+            `talks to the remote host ${urlHost ?? '(unknown)'}${plain}: tool calls and their data leave the machine`,
+          );
+        } else if (!match) {
+          // a download-and-execute line's URL is already reported
           const remote = server.config.args.flatMap(urlHosts).find((host) => !isLoopback(host));
-          if (remote !== undefined) add('mcp-remote-server', 'MEDIUM', `is given the remote URL host ${remote} in its arguments`);
+          if (remote !== undefined)
+            add('mcp-remote-server', 'MEDIUM', `is given the remote URL host ${remote} in its arguments`);
         }
       }
     }
@@ -115,6 +180,7 @@ const scan: PureScanner = (input) => {
 
 export const mcpConnector: Readonly<{ name: 'mcp'; description: string; scan: PureScanner }> = {
   name: 'mcp',
-  description: 'MCP and LSP servers of every plugin: unpinned packages (npx, uvx, pipx run), download-and-execute launch lines, remote endpoints',
+  description:
+    'MCP and LSP servers of every plugin: unpinned packages (npx, uvx, pipx run), download-and-execute launch lines, remote endpoints',
   scan,
 };

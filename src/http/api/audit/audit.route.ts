@@ -9,10 +9,19 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
 
 const Entry = Type.Object({
-  id: Type.Integer(), ts: Type.String(), source: Type.String(), principal: Type.String(),
+  id: Type.Integer(),
+  ts: Type.String(),
+  source: Type.String(),
+  principal: Type.String(),
   actorType: Type.Union([Type.Literal('human'), Type.Literal('machine'), Type.Literal('system')]),
-  marketplace: Type.String(), marketplaceId: NullableInteger, event: Type.String(), ref: NullableString, sha: NullableString,
-  detail: NullableString, tokenId: NullableInteger, credential_kind: NullableString,
+  marketplace: Type.String(),
+  marketplaceId: NullableInteger,
+  event: Type.String(),
+  ref: NullableString,
+  sha: NullableString,
+  detail: NullableString,
+  tokenId: NullableInteger,
+  credential_kind: NullableString,
 });
 
 const Page = Type.Object({
@@ -25,47 +34,73 @@ const Page = Type.Object({
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 
 /** spec, Ledger entry: the export line's names (snake case, no credential_kind). */
-const exportLine = (e: LedgerEntry) => JSON.stringify({
-  id: e.id, ts: e.ts, source: e.source, principal: e.principal, actor_type: e.actorType, marketplace: e.marketplace,
-  marketplace_id: e.marketplaceId, event: e.event, ref: e.ref, sha: e.sha, detail: e.detail, token_id: e.tokenId,
-});
+const exportLine = (e: LedgerEntry) =>
+  JSON.stringify({
+    id: e.id,
+    ts: e.ts,
+    source: e.source,
+    principal: e.principal,
+    actor_type: e.actorType,
+    marketplace: e.marketplace,
+    marketplace_id: e.marketplaceId,
+    event: e.event,
+    ref: e.ref,
+    sha: e.sha,
+    detail: e.detail,
+    token_id: e.tokenId,
+  });
 
 // spec, Audit: reads of the ledger itself are not recorded.
 export function auditRoutes(app: HttpApp, deps: HttpDeps): void {
   const { defaultPageSize, maxPageSize, lagMs } = deps.auditExport;
   const clamp = (limit: number | undefined) => Math.min(Math.max(limit ?? defaultPageSize, 1), maxPageSize);
 
-  app.get('/api/v1/audit', {
-    schema: {
-      tags, summary: 'The audit ledger, newest first, paged by ledger sequence',
-      querystring: Type.Object({ before: Type.Optional(Count), limit: Type.Optional(Count), marketplace: Type.Optional(Type.String({ maxLength: 63 })) }),
-      response: { 200: Page, ...problemResponses(403) },
+  app.get(
+    '/api/v1/audit',
+    {
+      schema: {
+        tags,
+        summary: 'The audit ledger, newest first, paged by ledger sequence',
+        querystring: Type.Object({
+          before: Type.Optional(Count),
+          limit: Type.Optional(Count),
+          marketplace: Type.Optional(Type.String({ maxLength: 63 })),
+        }),
+        response: { 200: Page, ...problemResponses(403) },
+      },
     },
-  }, async (request) => {
-    await requireAuditorOrAdmin(deps, request);
-    const limit = clamp(request.query.limit);
-    const rows = await ledgerPage(deps.pool, request.query.before ?? 0, limit + 1, request.query.marketplace ?? null);
-    const entries = rows.slice(0, limit);
-    const last = entries.at(-1);
-    return {
-      entries: entries as Array<LedgerEntry & { actorType: 'human' | 'machine' | 'system' }>,
-      ...(rows.length > limit && last ? { nextBefore: last.id } : {}),
-      ...await ledgerTotal(deps.pool),
-    };
-  });
+    async (request) => {
+      await requireAuditorOrAdmin(deps, request);
+      const limit = clamp(request.query.limit);
+      const rows = await ledgerPage(deps.pool, request.query.before ?? 0, limit + 1, request.query.marketplace ?? null);
+      const entries = rows.slice(0, limit);
+      const last = entries.at(-1);
+      return {
+        entries: entries as Array<LedgerEntry & { actorType: 'human' | 'machine' | 'system' }>,
+        ...(rows.length > limit && last ? { nextBefore: last.id } : {}),
+        ...(await ledgerTotal(deps.pool)),
+      };
+    },
+  );
 
-  app.get('/api/v1/audit/export', {
-    schema: {
-      tags, summary: 'The ledger as NDJSON in ledger order from a cursor; entries younger than the settling lag are withheld',
-      querystring: Type.Object({ after: Type.Optional(Count), limit: Type.Optional(Count) }),
-      produces: ['application/x-ndjson'],
+  app.get(
+    '/api/v1/audit/export',
+    {
+      schema: {
+        tags,
+        summary:
+          'The ledger as NDJSON in ledger order from a cursor; entries younger than the settling lag are withheld',
+        querystring: Type.Object({ after: Type.Optional(Count), limit: Type.Optional(Count) }),
+        produces: ['application/x-ndjson'],
+      },
     },
-  }, async (request, reply) => {
-    await requireAuditorOrAdmin(deps, request);
-    const after = request.query.after ?? 0;
-    const cutoff = new Date(deps.clock.now().getTime() - lagMs).toISOString();
-    const entries = await ledgerAfter(deps.pool, after, clamp(request.query.limit), cutoff);
-    void reply.header('x-gateway-audit-cursor', String(entries.at(-1)?.id ?? after));
-    return reply.type('application/x-ndjson').send(entries.map((e) => `${exportLine(e)}\n`).join(''));
-  });
+    async (request, reply) => {
+      await requireAuditorOrAdmin(deps, request);
+      const after = request.query.after ?? 0;
+      const cutoff = new Date(deps.clock.now().getTime() - lagMs).toISOString();
+      const entries = await ledgerAfter(deps.pool, after, clamp(request.query.limit), cutoff);
+      void reply.header('x-gateway-audit-cursor', String(entries.at(-1)?.id ?? after));
+      return reply.type('application/x-ndjson').send(entries.map((e) => `${exportLine(e)}\n`).join(''));
+    },
+  );
 }

@@ -11,11 +11,21 @@ const tags = ['catalog'];
 const CatalogRevisionView = Type.Object({
   sha: Type.String({ description: 'The catalog commit served at /git/<gateway.catalog.name>' }),
   generatedAt: Timestamp,
-  constituents: Type.Array(Type.Object({ marketplace: Type.String(), sha: Type.String() }), { description: 'Every served marketplace, in name order, and the commit taken' }),
-  collisions: Type.Array(Type.Object({
-    name: Type.String(),
-    marketplaces: Type.Array(Type.String(), { description: 'One entry per claim, in name order (a name claimed twice by one marketplace appears twice)' }),
-  }), { description: 'Plugin names claimed more than once across the served estate, in name order; each is published for no claimant' }),
+  constituents: Type.Array(Type.Object({ marketplace: Type.String(), sha: Type.String() }), {
+    description: 'Every served marketplace, in name order, and the commit taken',
+  }),
+  collisions: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      marketplaces: Type.Array(Type.String(), {
+        description: 'One entry per claim, in name order (a name claimed twice by one marketplace appears twice)',
+      }),
+    }),
+    {
+      description:
+        'Plugin names claimed more than once across the served estate, in name order; each is published for no claimant',
+    },
+  ),
 });
 
 const revisionView = (revision: CatalogRevision) => ({
@@ -27,35 +37,52 @@ const revisionView = (revision: CatalogRevision) => ({
 
 /** The catalog's builder, or the 404 of a disabled catalog (spec, Catalog: both endpoints 404 when disabled). */
 function enabledCatalog(deps: HttpDeps): CatalogBuilder {
-  if (!deps.catalog.enabled || deps.catalogBuilder === null) throw reject('catalog-not-found', 'the virtual catalog is disabled (gateway.catalog.enabled)');
+  if (!deps.catalog.enabled || deps.catalogBuilder === null)
+    throw reject('catalog-not-found', 'the virtual catalog is disabled (gateway.catalog.enabled)');
   return deps.catalogBuilder;
 }
 
 export function catalogRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/catalog', {
-    schema: {
-      tags, summary: 'The virtual catalog revision served now',
-      description: 'Read from the catalog commit itself. 404 when the catalog is disabled or not generated yet (no marketplace is served).',
-      response: { 200: CatalogRevisionView, ...problemResponses(404) },
+  app.get(
+    '/api/v1/catalog',
+    {
+      schema: {
+        tags,
+        summary: 'The virtual catalog revision served now',
+        description:
+          'Read from the catalog commit itself. 404 when the catalog is disabled or not generated yet (no marketplace is served).',
+        response: { 200: CatalogRevisionView, ...problemResponses(404) },
+      },
     },
-  }, async (request) => {
-    callerOf(request);
-    const revision = await enabledCatalog(deps).revision();
-    if (revision === null) throw reject('catalog-not-found', 'the catalog has not been generated yet: no marketplace serves an approved snapshot');
-    return revisionView(revision);
-  });
+    async (request) => {
+      callerOf(request);
+      const revision = await enabledCatalog(deps).revision();
+      if (revision === null)
+        throw reject(
+          'catalog-not-found',
+          'the catalog has not been generated yet: no marketplace serves an approved snapshot',
+        );
+      return revisionView(revision);
+    },
+  );
 
-  app.post('/api/v1/catalog/rebuild', {
-    schema: {
-      tags, summary: 'Rebuild the virtual catalog now (admin)',
-      description: 'Sent with no body. The leader builds a new revision from what every marketplace serves and serves it, recorded as '
-        + 'catalog-rebuilt for the caller (and catalog-name-collision, principal catalog-builder, for each name newly withheld); the '
-        + 'answer is that revision. 404 when the catalog is disabled, or when no marketplace is served (there is then nothing to catalog).',
-      response: { 200: CatalogRevisionView, ...problemResponses(403, 404, 500, 503) },
+  app.post(
+    '/api/v1/catalog/rebuild',
+    {
+      schema: {
+        tags,
+        summary: 'Rebuild the virtual catalog now (admin)',
+        description:
+          'Sent with no body. The leader builds a new revision from what every marketplace serves and serves it, recorded as ' +
+          'catalog-rebuilt for the caller (and catalog-name-collision, principal catalog-builder, for each name newly withheld); the ' +
+          'answer is that revision. 404 when the catalog is disabled, or when no marketplace is served (there is then nothing to catalog).',
+        response: { 200: CatalogRevisionView, ...problemResponses(403, 404, 500, 503) },
+      },
     },
-  }, async (request) => {
-    const builder = enabledCatalog(deps);
-    const caller = await requireAdmin(deps, request);
-    return revisionView(await rebuildCatalog(deps, builder, metaFor(deps, request, caller)));
-  });
+    async (request) => {
+      const builder = enabledCatalog(deps);
+      const caller = await requireAdmin(deps, request);
+      return revisionView(await rebuildCatalog(deps, builder, metaFor(deps, request, caller)));
+    },
+  );
 }

@@ -12,56 +12,106 @@ import { MarketplaceView, marketplaceView, SnapshotView, snapshotView } from '..
 const tags = ['marketplaces'];
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 
-const RegisterBody = Type.Object({
-  // No length bound here: an over-long name is refused by the name rule, with its /git/<name> wording.
-  name: Type.String(),
-  url: Type.Optional(Type.String({ maxLength: 2048 })),
-  ref: Type.Optional(Type.String({ maxLength: 255 })),
-  origin: Type.Optional(literalUnion(marketplaceOrigins)),
-  pushPolicy: Type.Optional(literalUnion(pushPolicies)),
-}, { additionalProperties: false });
+const RegisterBody = Type.Object(
+  {
+    // No length bound here: an over-long name is refused by the name rule, with its /git/<name> wording.
+    name: Type.String(),
+    url: Type.Optional(Type.String({ maxLength: 2048 })),
+    ref: Type.Optional(Type.String({ maxLength: 255 })),
+    origin: Type.Optional(literalUnion(marketplaceOrigins)),
+    pushPolicy: Type.Optional(literalUnion(pushPolicies)),
+  },
+  { additionalProperties: false },
+);
 
 const RemovalBody = Type.Object({ reason: Type.String({ maxLength: 2000 }) }, { additionalProperties: false });
 const RemovalView = Type.Object({
-  id: Type.Integer(), name: Type.String(), removedAt: Timestamp, removedBy: Type.String(),
-  withdrawnSnapshotIds: Type.Array(Type.Integer()), pushScopeRemovedFromTokenIds: Type.Array(Type.Integer()),
+  id: Type.Integer(),
+  name: Type.String(),
+  removedAt: Timestamp,
+  removedBy: Type.String(),
+  withdrawnSnapshotIds: Type.Array(Type.Integer()),
+  pushScopeRemovedFromTokenIds: Type.Array(Type.Integer()),
 });
 
 export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/marketplaces', {
-    schema: { tags, summary: 'Every live marketplace with its snapshots', response: { 200: Type.Array(MarketplaceView) } },
-  }, async (request) => {
-    callerOf(request);
-    const live = await liveMarketplaces(deps.pool);
-    const snapshots = await snapshotsOf(deps.pool, live.map((m) => m.id));
-    return Promise.all(live.map(async (m) => marketplaceView(m, await deps.gitStore.servedSha(m.id), snapshots)));
-  });
-
-  app.post('/api/v1/marketplaces', {
-    schema: {
-      tags, summary: 'Register a marketplace (upstream or hosted)', body: RegisterBody,
-      response: { 201: Type.Intersect([MarketplaceView, Type.Object({ warnings: Type.Array(Type.String()) })]), ...problemResponses(400, 403, 409, 422, 502) },
+  app.get(
+    '/api/v1/marketplaces',
+    {
+      schema: {
+        tags,
+        summary: 'Every live marketplace with its snapshots',
+        response: { 200: Type.Array(MarketplaceView) },
+      },
     },
-  }, async (request, reply) => {
-    const caller = await requireAdmin(deps, request);
-    const { name, ref = null, origin = 'upstream', pushPolicy = null } = request.body;
-    const { marketplace, warnings } = await registerMarketplace(deps, { name, url: request.body.url ?? null, ref, origin, pushPolicy }, metaFor(deps, request, caller));
-    return reply.code(201).send({ ...marketplaceView(marketplace, null, []), warnings });
-  });
+    async (request) => {
+      callerOf(request);
+      const live = await liveMarketplaces(deps.pool);
+      const snapshots = await snapshotsOf(
+        deps.pool,
+        live.map((m) => m.id),
+      );
+      return Promise.all(live.map(async (m) => marketplaceView(m, await deps.gitStore.servedSha(m.id), snapshots)));
+    },
+  );
 
-  app.delete('/api/v1/marketplaces/:name', {
-    schema: { tags, summary: 'Remove (retire) a marketplace, withdrawing every approved snapshot', params: NameParams, body: RemovalBody, response: { 200: RemovalView, ...problemResponses(403, 404, 422) } },
-  }, async (request) => {
-    const caller = await requireAdmin(deps, request);
-    return removeMarketplace(deps, request.params.name, request.body.reason, metaFor(deps, request, caller));
-  });
+  app.post(
+    '/api/v1/marketplaces',
+    {
+      schema: {
+        tags,
+        summary: 'Register a marketplace (upstream or hosted)',
+        body: RegisterBody,
+        response: {
+          201: Type.Intersect([MarketplaceView, Type.Object({ warnings: Type.Array(Type.String()) })]),
+          ...problemResponses(400, 403, 409, 422, 502),
+        },
+      },
+    },
+    async (request, reply) => {
+      const caller = await requireAdmin(deps, request);
+      const { name, ref = null, origin = 'upstream', pushPolicy = null } = request.body;
+      const { marketplace, warnings } = await registerMarketplace(
+        deps,
+        { name, url: request.body.url ?? null, ref, origin, pushPolicy },
+        metaFor(deps, request, caller),
+      );
+      return reply.code(201).send({ ...marketplaceView(marketplace, null, []), warnings });
+    },
+  );
 
-  app.post('/api/v1/marketplaces/:name/ingest', {
-    schema: { tags, summary: 'Ingest the default branch into quarantine as a held snapshot', params: NameParams, response: { 201: SnapshotView, ...problemResponses(403, 404, 502) } },
-  }, async (request, reply) => {
-    const marketplace = await liveOr404(deps, request.params.name);
-    const caller = await requireApproverOf(deps, request, marketplace);
-    const { snapshotId } = await ingest(deps, marketplace, 'on-demand', metaFor(deps, request, caller));
-    return reply.code(201).send(snapshotView((await snapshotById(deps.pool, snapshotId))!));
-  });
+  app.delete(
+    '/api/v1/marketplaces/:name',
+    {
+      schema: {
+        tags,
+        summary: 'Remove (retire) a marketplace, withdrawing every approved snapshot',
+        params: NameParams,
+        body: RemovalBody,
+        response: { 200: RemovalView, ...problemResponses(403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const caller = await requireAdmin(deps, request);
+      return removeMarketplace(deps, request.params.name, request.body.reason, metaFor(deps, request, caller));
+    },
+  );
+
+  app.post(
+    '/api/v1/marketplaces/:name/ingest',
+    {
+      schema: {
+        tags,
+        summary: 'Ingest the default branch into quarantine as a held snapshot',
+        params: NameParams,
+        response: { 201: SnapshotView, ...problemResponses(403, 404, 502) },
+      },
+    },
+    async (request, reply) => {
+      const marketplace = await liveOr404(deps, request.params.name);
+      const caller = await requireApproverOf(deps, request, marketplace);
+      const { snapshotId } = await ingest(deps, marketplace, 'on-demand', metaFor(deps, request, caller));
+      return reply.code(201).send(snapshotView((await snapshotById(deps.pool, snapshotId))!));
+    },
+  );
 }

@@ -10,20 +10,38 @@ import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.sche
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 
 export function syncRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.put('/api/v1/marketplaces/:name/sync', {
-    schema: {
-      tags: ['marketplaces'], summary: 'Set how the marketplace is ingested: on-demand, scheduled (gateway.sync.schedule) or webhook (admin)',
-      description: 'Entering webhook mode issues a new secret, returned once as `webhookSecret` (sign POST /hooks/{marketplace} bodies with it: '
-        + '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`); leaving webhook mode discards it. Setting the mode a marketplace '
-        + 'already has changes nothing and issues no secret.',
-      params: NameParams,
-      body: Type.Object({ mode: literalUnion(syncModes) }, { additionalProperties: false }),
-      response: { 200: Type.Object({ ...MarketplaceView.properties, webhookSecret: Type.Optional(Type.String()) }), ...problemResponses(403, 404, 422) },
+  app.put(
+    '/api/v1/marketplaces/:name/sync',
+    {
+      schema: {
+        tags: ['marketplaces'],
+        summary: 'Set how the marketplace is ingested: on-demand, scheduled (gateway.sync.schedule) or webhook (admin)',
+        description:
+          'Entering webhook mode issues a new secret, returned once as `webhookSecret` (sign POST /hooks/{marketplace} bodies with it: ' +
+          '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`); leaving webhook mode discards it. Setting the mode a marketplace ' +
+          'already has changes nothing and issues no secret.',
+        params: NameParams,
+        body: Type.Object({ mode: literalUnion(syncModes) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ ...MarketplaceView.properties, webhookSecret: Type.Optional(Type.String()) }),
+          ...problemResponses(403, 404, 422),
+        },
+      },
     },
-  }, async (request) => {
-    const caller = await requireAdmin(deps, request);
-    const { marketplace, webhookSecret } = await changeSyncMode(deps, request.params.name, request.body.mode, metaFor(deps, request, caller));
-    const view = marketplaceView(marketplace, await deps.gitStore.servedSha(marketplace.id), await snapshotsOf(deps.pool, [marketplace.id]));
-    return webhookSecret === null ? view : { ...view, webhookSecret };
-  });
+    async (request) => {
+      const caller = await requireAdmin(deps, request);
+      const { marketplace, webhookSecret } = await changeSyncMode(
+        deps,
+        request.params.name,
+        request.body.mode,
+        metaFor(deps, request, caller),
+      );
+      const view = marketplaceView(
+        marketplace,
+        await deps.gitStore.servedSha(marketplace.id),
+        await snapshotsOf(deps.pool, [marketplace.id]),
+      );
+      return webhookSecret === null ? view : { ...view, webhookSecret };
+    },
+  );
 }

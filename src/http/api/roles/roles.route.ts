@@ -17,38 +17,74 @@ const GrantView = Type.Object({
   grantedAt: Timestamp,
 });
 
-const grantView = (g: GrantRecord) => ({ id: g.grantId, principal: g.principal, role: g.role, marketplace: g.marketplace, grantedBy: g.grantedBy, grantedAt: g.grantedAt });
+const grantView = (g: GrantRecord) => ({
+  id: g.grantId,
+  principal: g.principal,
+  role: g.role,
+  marketplace: g.marketplace,
+  grantedBy: g.grantedBy,
+  grantedAt: g.grantedAt,
+});
 
-const GrantBody = Type.Object({
-  principal: Type.String({ maxLength: 200 }),
-  role: literalUnion(roleNames),
-  marketplace: Type.Optional(Type.Union([Type.String({ maxLength: 63 }), Type.Null()])),
-}, { additionalProperties: false });
+const GrantBody = Type.Object(
+  {
+    principal: Type.String({ maxLength: 200 }),
+    role: literalUnion(roleNames),
+    marketplace: Type.Optional(Type.Union([Type.String({ maxLength: 63 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 
 // spec, Roles: all three need the admin role (machines reach GET with roles:read and a config or granted admin role).
 export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/roles', {
-    schema: { tags, summary: 'Every role grant (configuration admins and claim roles are not grants)', response: { 200: Type.Array(GrantView), ...problemResponses(403) } },
-  }, async (request) => {
-    // A refused read records nothing: the admin check comes first.
-    const caller = await requireAdmin(deps, request);
-    return (await readGrants(deps, metaFor(deps, request, caller))).map(grantView);
-  });
+  app.get(
+    '/api/v1/roles',
+    {
+      schema: {
+        tags,
+        summary: 'Every role grant (configuration admins and claim roles are not grants)',
+        response: { 200: Type.Array(GrantView), ...problemResponses(403) },
+      },
+    },
+    async (request) => {
+      // A refused read records nothing: the admin check comes first.
+      const caller = await requireAdmin(deps, request);
+      return (await readGrants(deps, metaFor(deps, request, caller))).map(grantView);
+    },
+  );
 
-  app.post('/api/v1/roles', {
-    schema: { tags, summary: 'Grant a role', body: GrantBody, response: { 201: GrantView, ...problemResponses(403, 404, 409, 422) } },
-  }, async (request, reply) => {
-    const caller = await requireAdmin(deps, request);
-    const { principal, role, marketplace = null } = request.body;
-    const granted = await grantRole(deps, { principal, role, marketplace }, metaFor(deps, request, caller));
-    return reply.code(201).send(grantView(granted));
-  });
+  app.post(
+    '/api/v1/roles',
+    {
+      schema: {
+        tags,
+        summary: 'Grant a role',
+        body: GrantBody,
+        response: { 201: GrantView, ...problemResponses(403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await requireAdmin(deps, request);
+      const { principal, role, marketplace = null } = request.body;
+      const granted = await grantRole(deps, { principal, role, marketplace }, metaFor(deps, request, caller));
+      return reply.code(201).send(grantView(granted));
+    },
+  );
 
-  app.delete('/api/v1/roles/:id', {
-    schema: { tags, summary: 'Revoke a grant (configuration admins have no grant to revoke)', params: IdParams, response: { 204: Type.Null(), ...problemResponses(403, 404) } },
-  }, async (request, reply) => {
-    const caller = await requireAdmin(deps, request);
-    await revokeRole(deps, request.params.id, metaFor(deps, request, caller));
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/api/v1/roles/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a grant (configuration admins have no grant to revoke)',
+        params: IdParams,
+        response: { 204: Type.Null(), ...problemResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await requireAdmin(deps, request);
+      await revokeRole(deps, request.params.id, metaFor(deps, request, caller));
+      return reply.code(204).send(null);
+    },
+  );
 }

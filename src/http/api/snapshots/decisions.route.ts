@@ -6,33 +6,63 @@ import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
 
 const tags = ['snapshots'];
-const ApproveQuery = Type.Object({
-  overrideReason: Type.Optional(Type.String({ maxLength: 2000, description: 'Admin only: approve although vetting is BLOCKED, for this reason (recorded)' })),
-}, { additionalProperties: false });
+const ApproveQuery = Type.Object(
+  {
+    overrideReason: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: 'Admin only: approve although vetting is BLOCKED, for this reason (recorded)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.post('/api/v1/snapshots/:id/approve', {
-    schema: {
-      tags, summary: 'Approve a held or revoked snapshot: the facade serves it', params: IdParams,
-      querystring: ApproveQuery,
-      description: 'Sent with no body. The gate, in order: not already decided, not rejected, not withdrawn administratively; the vetting '
-        + 'outcome (BLOCKED refuses with 409 `vetting-blocked` unless an admin sends `overrideReason`, recorded on the approval); every '
-        + 'enabled policy rule (any match or evaluation error refuses with 409 `policy-denied` and `denials[]`, one policy-denied ledger '
-        + 'entry per deciding rule); the minimum release age (409 `release-age-not-elapsed`).',
-      response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
+  app.post(
+    '/api/v1/snapshots/:id/approve',
+    {
+      schema: {
+        tags,
+        summary: 'Approve a held or revoked snapshot: the facade serves it',
+        params: IdParams,
+        querystring: ApproveQuery,
+        description:
+          'Sent with no body. The gate, in order: not already decided, not rejected, not withdrawn administratively; the vetting ' +
+          'outcome (BLOCKED refuses with 409 `vetting-blocked` unless an admin sends `overrideReason`, recorded on the approval); every ' +
+          'enabled policy rule (any match or evaluation error refuses with 409 `policy-denied` and `denials[]`, one policy-denied ledger ' +
+          'entry per deciding rule); the minimum release age (409 `release-age-not-elapsed`).',
+        response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
+      },
     },
-  }, async (request) => {
-    const caller = callerOf(request);
-    const overrideReason = request.query.overrideReason?.trim() || null;
-    const { snapshot } = await approveSnapshot(deps, request.params.id, caller, overrideReason, metaFor(deps, request, caller));
-    return snapshotView(snapshot);
-  });
+    async (request) => {
+      const caller = callerOf(request);
+      const overrideReason = request.query.overrideReason?.trim() || null;
+      const { snapshot } = await approveSnapshot(
+        deps,
+        request.params.id,
+        caller,
+        overrideReason,
+        metaFor(deps, request, caller),
+      );
+      return snapshotView(snapshot);
+    },
+  );
 
-  app.post('/api/v1/snapshots/:id/reject', {
-    schema: { tags, summary: 'Reject a held or revoked snapshot', params: IdParams, response: { 200: SnapshotView, ...problemResponses(403, 404, 409) } },
-  }, async (request) => {
-    const caller = callerOf(request);
-    const { snapshot } = await rejectSnapshot(deps, request.params.id, caller, metaFor(deps, request, caller));
-    return snapshotView(snapshot);
-  });
+  app.post(
+    '/api/v1/snapshots/:id/reject',
+    {
+      schema: {
+        tags,
+        summary: 'Reject a held or revoked snapshot',
+        params: IdParams,
+        response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { snapshot } = await rejectSnapshot(deps, request.params.id, caller, metaFor(deps, request, caller));
+      return snapshotView(snapshot);
+    },
+  );
 }

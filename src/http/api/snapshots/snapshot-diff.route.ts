@@ -5,37 +5,60 @@ import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { NullableString, previewed, previewLimits, tags } from './snapshots.shared.ts';
 
 const Diff = Type.Object({
-  snapshotId: Type.Integer(), sha: Type.String(), baselineSha: NullableString, truncated: Type.Boolean(),
-  entries: Type.Array(Type.Object({
-    path: Type.String(), type: Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]),
-    binary: Type.Boolean(), truncated: Type.Boolean(), diff: Type.String(),
-  })),
+  snapshotId: Type.Integer(),
+  sha: Type.String(),
+  baselineSha: NullableString,
+  truncated: Type.Boolean(),
+  entries: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      type: Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]),
+      binary: Type.Boolean(),
+      truncated: Type.Boolean(),
+      diff: Type.String(),
+    }),
+  ),
 });
 
 export function snapshotDiffRoute(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/snapshots/:id/diff', {
-    schema: {
-      tags, params: IdParams, response: { 200: Diff, ...problemResponses(403, 404) },
-      summary: 'Preview: what approving would change, against the commit served now '
-        + '(approver of the marketplace, or admin)',
-      description: `At most ${previewLimits.diffEntries} entries and ${previewLimits.diffBytes / 1024} KiB of unified `
-        + 'diff each (`truncated`). With nothing served, `baselineSha` is null and every file is added.',
+  app.get(
+    '/api/v1/snapshots/:id/diff',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: Diff, ...problemResponses(403, 404) },
+        summary:
+          'Preview: what approving would change, against the commit served now ' +
+          '(approver of the marketplace, or admin)',
+        description:
+          `At most ${previewLimits.diffEntries} entries and ${previewLimits.diffBytes / 1024} KiB of unified ` +
+          'diff each (`truncated`). With nothing served, `baselineSha` is null and every file is added.',
+      },
     },
-  }, async (request) => {
-    const { snapshot, marketplace, repo } = await previewed(deps, request, request.params.id);
-    const baselineSha = await deps.gitStore.servedSha(marketplace.id);
-    const changes = await changedPaths(repo, baselineSha, snapshot.sha);
-    const shown = changes.slice(0, previewLimits.diffEntries);
-    const paths = shown.map((c) => c.path);
-    const diffs = await unifiedDiffs(repo, baselineSha, snapshot.sha, paths, previewLimits.diffBytes);
-    return {
-      snapshotId: snapshot.id, sha: snapshot.sha, baselineSha, truncated: changes.length > shown.length,
-      entries: shown.map((c) => {
-        const d = diffs.get(c.path);
-        return {
-          path: c.path, type: c.type, binary: d?.binary ?? false, truncated: d?.truncated ?? false, diff: d?.diff ?? '',
-        };
-      }),
-    };
-  });
+    async (request) => {
+      const { snapshot, marketplace, repo } = await previewed(deps, request, request.params.id);
+      const baselineSha = await deps.gitStore.servedSha(marketplace.id);
+      const changes = await changedPaths(repo, baselineSha, snapshot.sha);
+      const shown = changes.slice(0, previewLimits.diffEntries);
+      const paths = shown.map((c) => c.path);
+      const diffs = await unifiedDiffs(repo, baselineSha, snapshot.sha, paths, previewLimits.diffBytes);
+      return {
+        snapshotId: snapshot.id,
+        sha: snapshot.sha,
+        baselineSha,
+        truncated: changes.length > shown.length,
+        entries: shown.map((c) => {
+          const d = diffs.get(c.path);
+          return {
+            path: c.path,
+            type: c.type,
+            binary: d?.binary ?? false,
+            truncated: d?.truncated ?? false,
+            diff: d?.diff ?? '',
+          };
+        }),
+      };
+    },
+  );
 }

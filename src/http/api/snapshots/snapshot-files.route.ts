@@ -5,24 +5,34 @@ import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { previewed, previewLimits, tags } from './snapshots.shared.ts';
 
 const Files = Type.Object({
-  snapshotId: Type.Integer(), sha: Type.String(), truncated: Type.Boolean(),
+  snapshotId: Type.Integer(),
+  sha: Type.String(),
+  truncated: Type.Boolean(),
   entries: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer() })),
 });
 
 export function snapshotFilesRoute(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/snapshots/:id/files', {
-    schema: {
-      tags, params: IdParams, response: { 200: Files, ...problemResponses(403, 404) },
-      summary: 'Preview: the files of the pinned tree with their sizes (approver of the marketplace, or admin)',
-      description: `At most ${previewLimits.files} entries, in path order; `
-        + '\`truncated\` is true when the listing was cut.',
+  app.get(
+    '/api/v1/snapshots/:id/files',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: Files, ...problemResponses(403, 404) },
+        summary: 'Preview: the files of the pinned tree with their sizes (approver of the marketplace, or admin)',
+        description:
+          `At most ${previewLimits.files} entries, in path order; ` + '\`truncated\` is true when the listing was cut.',
+      },
     },
-  }, async (request) => {
-    const { snapshot, repo } = await previewed(deps, request, request.params.id);
-    const blobs = (await listTree(repo, snapshot.sha)).filter((e) => e.type === 'blob');
-    return {
-      snapshotId: snapshot.id, sha: snapshot.sha, truncated: blobs.length > previewLimits.files,
-      entries: blobs.slice(0, previewLimits.files).map((e) => ({ path: e.path, size: e.size ?? 0 })),
-    };
-  });
+    async (request) => {
+      const { snapshot, repo } = await previewed(deps, request, request.params.id);
+      const blobs = (await listTree(repo, snapshot.sha)).filter((e) => e.type === 'blob');
+      return {
+        snapshotId: snapshot.id,
+        sha: snapshot.sha,
+        truncated: blobs.length > previewLimits.files,
+        entries: blobs.slice(0, previewLimits.files).map((e) => ({ path: e.path, size: e.size ?? 0 })),
+      };
+    },
+  );
 }

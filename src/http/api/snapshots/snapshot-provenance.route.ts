@@ -5,29 +5,54 @@ import { IdParams, NullableTimestamp, problemResponses, Timestamp } from '../../
 import { NullableString, tags } from './snapshots.shared.ts';
 
 const Provenance = Type.Object({
-  snapshotId: Type.Integer(), marketplace: Type.String(), origin: Type.String(), url: NullableString,
-  sha: Type.String(), upstreamSha: Type.String(), composite: Type.Boolean(), capturedAt: Timestamp,
-  ingestedBy: NullableString, committedAt: NullableTimestamp, state: Type.String(), decidedBy: NullableString,
+  snapshotId: Type.Integer(),
+  marketplace: Type.String(),
+  origin: Type.String(),
+  url: NullableString,
+  sha: Type.String(),
+  upstreamSha: Type.String(),
+  composite: Type.Boolean(),
+  capturedAt: Timestamp,
+  ingestedBy: NullableString,
+  committedAt: NullableTimestamp,
+  state: Type.String(),
+  decidedBy: NullableString,
   decidedAt: NullableTimestamp,
 });
 
 export function snapshotProvenanceRoute(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/snapshots/:id/provenance', {
-    schema: {
-      tags, params: IdParams, response: { 200: Provenance, ...problemResponses(404) },
-      summary: 'Where the snapshot came from: origin, upstream, the commit captured and the commit served, '
-        + 'who ingested it',
-      description: '`composite` is true when external plugin sources were resolved into a commit of the gateway '
-        + 'whose parent is `upstreamSha`.',
+  app.get(
+    '/api/v1/snapshots/:id/provenance',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: Provenance, ...problemResponses(404) },
+        summary:
+          'Where the snapshot came from: origin, upstream, the commit captured and the commit served, ' +
+          'who ingested it',
+        description:
+          '`composite` is true when external plugin sources were resolved into a commit of the gateway ' +
+          'whose parent is `upstreamSha`.',
+      },
     },
-  }, async (request) => {
-    const { snapshot, marketplace, repo } = await addressedSnapshot(deps, request.params.id);
-    return {
-      snapshotId: snapshot.id, marketplace: marketplace.name, origin: marketplace.origin, url: marketplace.url,
-      sha: snapshot.sha, upstreamSha: snapshot.upstreamSha, composite: snapshot.sha !== snapshot.upstreamSha,
-      capturedAt: snapshot.createdAt, ingestedBy: snapshot.ingestedBy,
-      committedAt: await deps.gitStore.commitTime(repo, snapshot.upstreamSha), state: snapshot.state,
-      decidedBy: snapshot.decidedBy, decidedAt: snapshot.decidedAt,
-    };
-  });
+    async (request) => {
+      const { snapshot, marketplace, repo } = await addressedSnapshot(deps, request.params.id);
+      return {
+        snapshotId: snapshot.id,
+        marketplace: marketplace.name,
+        origin: marketplace.origin,
+        url: marketplace.url,
+        sha: snapshot.sha,
+        upstreamSha: snapshot.upstreamSha,
+        composite: snapshot.sha !== snapshot.upstreamSha,
+        capturedAt: snapshot.createdAt,
+        ingestedBy: snapshot.ingestedBy,
+        committedAt: await deps.gitStore.commitTime(repo, snapshot.upstreamSha),
+        state: snapshot.state,
+        decidedBy: snapshot.decidedBy,
+        decidedAt: snapshot.decidedAt,
+      };
+    },
+  );
 }

@@ -6,25 +6,38 @@ import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { previewLimits, tags } from './snapshots.shared.ts';
 
 const Tree = Type.Object({
-  snapshotId: Type.Integer(), sha: Type.String(), truncated: Type.Boolean(),
-  entries: Type.Array(Type.Object({
-    path: Type.String(), type: Type.String(), mode: Type.String(), oid: Type.String(),
-    size: Type.Union([Type.Integer(), Type.Null()]),
-  })),
+  snapshotId: Type.Integer(),
+  sha: Type.String(),
+  truncated: Type.Boolean(),
+  entries: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      type: Type.String(),
+      mode: Type.String(),
+      oid: Type.String(),
+      size: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
 });
 
 export function snapshotTreeRoute(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/snapshots/:id/tree', {
-    schema: {
-      tags, params: IdParams, response: { 200: Tree, ...problemResponses(404) },
-      summary: 'The pinned git tree: every directory and file with mode, object id and size',
-      description: `At most ${previewLimits.treeEntries} entries in path order (\`truncated\`).`,
+  app.get(
+    '/api/v1/snapshots/:id/tree',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: Tree, ...problemResponses(404) },
+        summary: 'The pinned git tree: every directory and file with mode, object id and size',
+        description: `At most ${previewLimits.treeEntries} entries in path order (\`truncated\`).`,
+      },
     },
-  }, async (request) => {
-    const { snapshot, repo } = await addressedSnapshot(deps, request.params.id);
-    const entries = await listTree(repo, snapshot.sha, { trees: true });
-    const truncated = entries.length > previewLimits.treeEntries;
-    const shown = entries.slice(0, previewLimits.treeEntries);
-    return { snapshotId: snapshot.id, sha: snapshot.sha, truncated, entries: shown };
-  });
+    async (request) => {
+      const { snapshot, repo } = await addressedSnapshot(deps, request.params.id);
+      const entries = await listTree(repo, snapshot.sha, { trees: true });
+      const truncated = entries.length > previewLimits.treeEntries;
+      const shown = entries.slice(0, previewLimits.treeEntries);
+      return { snapshotId: snapshot.id, sha: snapshot.sha, truncated, entries: shown };
+    },
+  );
 }

@@ -8,7 +8,11 @@ import type { HttpDeps } from '../../http-deps.ts';
 // true and the full size still reported, binary blobs return metadata with no text; diff entry list
 // capped at 500 and each unified diff at 128 KiB. Paths are matched against tree entries only."
 export const previewLimits = {
-  files: 2000, fileBytes: 128 * 1024, diffEntries: 500, diffBytes: 128 * 1024, treeEntries: 10_000,
+  files: 2000,
+  fileBytes: 128 * 1024,
+  diffEntries: 500,
+  diffBytes: 128 * 1024,
+  treeEntries: 10_000,
 } as const;
 
 export const tags = ['snapshots'];

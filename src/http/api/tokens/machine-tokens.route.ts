@@ -12,37 +12,79 @@ const anyMachine = { asOwner: null, kinds: ['machine'] as const };
 // spec, Machine API 5: only these endpoints mint machine credentials, and provisioning needs admin.
 // Nothing under /api/v1/tokens/** is reachable by a machine credential (not in the allowlist).
 export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.post('/api/v1/tokens/machine', {
-    schema: { tags, summary: 'Provision a machine credential', body: CreateMachineTokenBody, response: { 201: TokenView, ...problemResponses(403, 422) } },
-  }, async (request, reply) => {
-    const caller = await requireAdmin(deps, request);
-    const { principal, name, apiScopes, expiresAt = null } = request.body;
-    const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
-      kind: 'machine', owner: caller.principal, principal: principal.trim(), name, scopes: [], pushScopes: [], apiScopes, expiresAt,
-    });
-    return reply.code(201).send(tokenView(token, secret));
-  });
+  app.post(
+    '/api/v1/tokens/machine',
+    {
+      schema: {
+        tags,
+        summary: 'Provision a machine credential',
+        body: CreateMachineTokenBody,
+        response: { 201: TokenView, ...problemResponses(403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await requireAdmin(deps, request);
+      const { principal, name, apiScopes, expiresAt = null } = request.body;
+      const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
+        kind: 'machine',
+        owner: caller.principal,
+        principal: principal.trim(),
+        name,
+        scopes: [],
+        pushScopes: [],
+        apiScopes,
+        expiresAt,
+      });
+      return reply.code(201).send(tokenView(token, secret));
+    },
+  );
 
-  app.get('/api/v1/tokens/machine', {
-    schema: { tags, summary: 'Every machine credential, whoever provisioned it (never a secret)', response: { 200: Type.Array(TokenView), ...problemResponses(403) } },
-  }, async (request) => {
-    await requireAdmin(deps, request);
-    return (await machineCredentials(deps.pool)).map((token) => tokenView(token));
-  });
+  app.get(
+    '/api/v1/tokens/machine',
+    {
+      schema: {
+        tags,
+        summary: 'Every machine credential, whoever provisioned it (never a secret)',
+        response: { 200: Type.Array(TokenView), ...problemResponses(403) },
+      },
+    },
+    async (request) => {
+      await requireAdmin(deps, request);
+      return (await machineCredentials(deps.pool)).map((token) => tokenView(token));
+    },
+  );
 
-  app.post('/api/v1/tokens/machine/:id/rotate', {
-    schema: { tags, summary: 'New secret; principal, name, expiry and API scopes carry over', params: IdParams, response: { 200: TokenView, ...problemResponses(403, 404, 409) } },
-  }, async (request) => {
-    const caller = await requireAdmin(deps, request);
-    const { token, secret } = await rotateToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
-    return tokenView(token, secret);
-  });
+  app.post(
+    '/api/v1/tokens/machine/:id/rotate',
+    {
+      schema: {
+        tags,
+        summary: 'New secret; principal, name, expiry and API scopes carry over',
+        params: IdParams,
+        response: { 200: TokenView, ...problemResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const caller = await requireAdmin(deps, request);
+      const { token, secret } = await rotateToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
+      return tokenView(token, secret);
+    },
+  );
 
-  app.delete('/api/v1/tokens/machine/:id', {
-    schema: { tags, summary: 'Revoke a machine credential (effective on the next request)', params: IdParams, response: { 204: Type.Null(), ...problemResponses(403, 404) } },
-  }, async (request, reply) => {
-    const caller = await requireAdmin(deps, request);
-    await revokeToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/api/v1/tokens/machine/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a machine credential (effective on the next request)',
+        params: IdParams,
+        response: { 204: Type.Null(), ...problemResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await requireAdmin(deps, request);
+      await revokeToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
+      return reply.code(204).send(null);
+    },
+  );
 }

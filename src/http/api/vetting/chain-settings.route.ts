@@ -12,14 +12,19 @@ import { NameParams, Reason, tags } from './vetting.shared.ts';
 
 // All admin. Every change names a reason and lands on the ledger with actor, vetter, scope and new state.
 
-const ToggleBody = Type.Object({
-  enabled: Type.Boolean(),
-  reason: Reason,
-  marketplace: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-}, { additionalProperties: false });
+const ToggleBody = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    reason: Reason,
+    marketplace: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 
 const MarketplaceSettings = Type.Object({
-  marketplace: Type.String(), ...ChainSettingsView.properties, toggles: Type.Array(ToggleView),
+  marketplace: Type.String(),
+  ...ChainSettingsView.properties,
+  toggles: Type.Array(ToggleView),
 });
 
 // The two whole-chain changes differ only in what they set, so one handler serves both.
@@ -32,74 +37,111 @@ const chainChanges = [
   {
     url: '/api/v1/vetting/chain-order',
     summary: 'Set the whole arrangement of the chain in one call: every vetter exactly once (admin)',
-    body: Type.Object({
-      order: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }), reason: Reason,
-    }, { additionalProperties: false }),
+    body: Type.Object(
+      {
+        order: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+        reason: Reason,
+      },
+      { additionalProperties: false },
+    ),
   },
 ] as const;
 
 export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.get('/api/v1/marketplaces/:name/vetting-chain', {
-    schema: {
-      tags, summary: 'The chain as it runs for this marketplace: every vetter in order, enabled or not (admin)',
-      params: NameParams, response: { 200: Type.Array(ChainLinkView), ...problemResponses(403, 404) },
+  app.get(
+    '/api/v1/marketplaces/:name/vetting-chain',
+    {
+      schema: {
+        tags,
+        summary: 'The chain as it runs for this marketplace: every vetter in order, enabled or not (admin)',
+        params: NameParams,
+        response: { 200: Type.Array(ChainLinkView), ...problemResponses(403, 404) },
+      },
     },
-  }, async (request) => {
-    await requireAdmin(deps, request);
-    const marketplace = await liveOr404(deps, request.params.name);
-    return (await chainFor(deps, marketplace.id)).chain;
-  });
+    async (request) => {
+      await requireAdmin(deps, request);
+      const marketplace = await liveOr404(deps, request.params.name);
+      return (await chainFor(deps, marketplace.id)).chain;
+    },
+  );
 
-  app.get('/api/v1/marketplaces/:name/vetting-chain-settings', {
-    schema: {
-      tags, summary: "The chain mode and order, and this marketplace's vetter toggles (admin)", params: NameParams,
-      response: { 200: MarketplaceSettings, ...problemResponses(403, 404) },
+  app.get(
+    '/api/v1/marketplaces/:name/vetting-chain-settings',
+    {
+      schema: {
+        tags,
+        summary: "The chain mode and order, and this marketplace's vetter toggles (admin)",
+        params: NameParams,
+        response: { 200: MarketplaceSettings, ...problemResponses(403, 404) },
+      },
     },
-  }, async (request) => {
-    await requireAdmin(deps, request);
-    const marketplace = await liveOr404(deps, request.params.name);
-    const toggles = (await vetterToggles(deps.pool, marketplace.id)).filter((t) => t.scope === 'marketplace');
-    return { marketplace: marketplace.name, ...(await chainSettingsOf(deps, marketplace.id)), toggles };
-  });
+    async (request) => {
+      await requireAdmin(deps, request);
+      const marketplace = await liveOr404(deps, request.params.name);
+      const toggles = (await vetterToggles(deps.pool, marketplace.id)).filter((t) => t.scope === 'marketplace');
+      return { marketplace: marketplace.name, ...(await chainSettingsOf(deps, marketplace.id)), toggles };
+    },
+  );
 
-  app.get('/api/v1/vetting/vetter-toggles', {
-    schema: {
-      tags, summary: 'Every vetter toggle, global ones first (admin)',
-      response: { 200: Type.Array(ToggleView), ...problemResponses(403) },
+  app.get(
+    '/api/v1/vetting/vetter-toggles',
+    {
+      schema: {
+        tags,
+        summary: 'Every vetter toggle, global ones first (admin)',
+        response: { 200: Type.Array(ToggleView), ...problemResponses(403) },
+      },
     },
-  }, async (request) => {
-    await requireAdmin(deps, request);
-    return vetterToggles(deps.pool);
-  });
+    async (request) => {
+      await requireAdmin(deps, request);
+      return vetterToggles(deps.pool);
+    },
+  );
 
-  app.get('/api/v1/vetting/chain-settings', {
-    schema: {
-      tags, summary: 'The global chain mode and order (admin)',
-      response: { 200: ChainSettingsView, ...problemResponses(403) },
+  app.get(
+    '/api/v1/vetting/chain-settings',
+    {
+      schema: {
+        tags,
+        summary: 'The global chain mode and order (admin)',
+        response: { 200: ChainSettingsView, ...problemResponses(403) },
+      },
     },
-  }, async (request) => {
-    await requireAdmin(deps, request);
-    return chainSettingsOf(deps, null);
-  });
+    async (request) => {
+      await requireAdmin(deps, request);
+      return chainSettingsOf(deps, null);
+    },
+  );
 
-  app.put('/api/v1/vetting/vetters/:name/toggle', {
-    schema: {
-      tags, summary: 'Enable or disable a vetter globally, or for one marketplace (admin)', params: NameParams,
-      body: ToggleBody, response: { 200: Type.Array(ChainLinkView), ...problemResponses(403, 404, 422) },
+  app.put(
+    '/api/v1/vetting/vetters/:name/toggle',
+    {
+      schema: {
+        tags,
+        summary: 'Enable or disable a vetter globally, or for one marketplace (admin)',
+        params: NameParams,
+        body: ToggleBody,
+        response: { 200: Type.Array(ChainLinkView), ...problemResponses(403, 404, 422) },
+      },
     },
-  }, async (request) => {
-    const caller = callerOf(request);
-    const { enabled, reason, marketplace = null } = request.body;
-    const toggle = { vetter: request.params.name, enabled, reason, marketplace };
-    return toggleVetter(deps, caller, toggle, metaFor(deps, request, caller));
-  });
+    async (request) => {
+      const caller = callerOf(request);
+      const { enabled, reason, marketplace = null } = request.body;
+      const toggle = { vetter: request.params.name, enabled, reason, marketplace };
+      return toggleVetter(deps, caller, toggle, metaFor(deps, request, caller));
+    },
+  );
 
   for (const { url, summary, body } of chainChanges) {
-    app.put(url, {
-      schema: { tags, summary, body, response: { 200: ChainSettingsView, ...problemResponses(403, 422) } },
-    }, async (request) => {
-      const caller = callerOf(request);
-      return changeChain(deps, caller, request.body, metaFor(deps, request, caller));
-    });
+    app.put(
+      url,
+      {
+        schema: { tags, summary, body, response: { 200: ChainSettingsView, ...problemResponses(403, 422) } },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        return changeChain(deps, caller, request.body, metaFor(deps, request, caller));
+      },
+    );
   }
 }

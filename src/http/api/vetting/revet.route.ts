@@ -7,31 +7,44 @@ import { RevetView } from '../../schemas/vetting.schema.ts';
 import { NameParams, tags } from './vetting.shared.ts';
 
 export function revetRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.post('/api/v1/snapshots/:id/revet', {
-    schema: {
-      tags, summary: 'Re-run the vetting chain on an approved snapshot (trigger revet-manual)', params: IdParams,
-      description: 'Classification CLEAR, VIOLATION or INCONCLUSIVE (the chain blocks only because a connector '
-        + 'errored, timed out or has not answered). In ENFORCE mode (gateway.vetting.revet.mode) a VIOLATION revokes '
-        + 'the snapshot; `affected` lists who fetched it. A snapshot that is not approved answers 409 '
-        + '`snapshot-not-approved` and nothing runs: vet a held one again with '
-        + '`POST /api/v1/snapshots/{id}/vetting/rerun`.',
-      response: { 200: RevetView, ...problemResponses(403, 404, 409) },
-    },
-  }, async (request) => {
-    const caller = callerOf(request);
-    return revetSnapshot(deps, request.params.id, caller, metaFor(deps, request, caller));
-  });
-
-  app.post('/api/v1/marketplaces/:name/revet', {
-    schema: {
-      tags, summary: 'Re-vet every approved snapshot of the marketplace (trigger revet-manual)', params: NameParams,
-      response: {
-        200: Type.Object({ marketplace: Type.String(), results: Type.Array(RevetView) }),
-        ...problemResponses(403, 404),
+  app.post(
+    '/api/v1/snapshots/:id/revet',
+    {
+      schema: {
+        tags,
+        summary: 'Re-run the vetting chain on an approved snapshot (trigger revet-manual)',
+        params: IdParams,
+        description:
+          'Classification CLEAR, VIOLATION or INCONCLUSIVE (the chain blocks only because a connector ' +
+          'errored, timed out or has not answered). In ENFORCE mode (gateway.vetting.revet.mode) a VIOLATION revokes ' +
+          'the snapshot; `affected` lists who fetched it. A snapshot that is not approved answers 409 ' +
+          '`snapshot-not-approved` and nothing runs: vet a held one again with ' +
+          '`POST /api/v1/snapshots/{id}/vetting/rerun`.',
+        response: { 200: RevetView, ...problemResponses(403, 404, 409) },
       },
     },
-  }, async (request) => {
-    const caller = callerOf(request);
-    return revetMarketplace(deps, request.params.name, caller, metaFor(deps, request, caller));
-  });
+    async (request) => {
+      const caller = callerOf(request);
+      return revetSnapshot(deps, request.params.id, caller, metaFor(deps, request, caller));
+    },
+  );
+
+  app.post(
+    '/api/v1/marketplaces/:name/revet',
+    {
+      schema: {
+        tags,
+        summary: 'Re-vet every approved snapshot of the marketplace (trigger revet-manual)',
+        params: NameParams,
+        response: {
+          200: Type.Object({ marketplace: Type.String(), results: Type.Array(RevetView) }),
+          ...problemResponses(403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return revetMarketplace(deps, request.params.name, caller, metaFor(deps, request, caller));
+    },
+  );
 }

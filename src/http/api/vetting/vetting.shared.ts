@@ -5,7 +5,8 @@ import { waiverView } from '../../schemas/vetting.schema.ts';
 export const tags = ['vetting'];
 export const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 export const Reason = Type.String({
-  maxLength: 2000, description: 'Why; recorded on the ledger (required, not blank)',
+  maxLength: 2000,
+  description: 'Why; recorded on the ledger (required, not blank)',
 });
 
 /** A vetting report as answered: its waivers shown as they stood when its outcome was computed. */

@@ -10,45 +10,68 @@ import { NameParams, tags } from './vetting.shared.ts';
 
 // Fields are optional in the schema so that a missing one gets the specification's 400 with a
 // sentence naming it, not a schema error.
-const WaiverBody = Type.Object({
-  ruleId: Type.Optional(Type.String({ maxLength: 200 })),
-  scope: Type.Optional(Type.String({ maxLength: 20, description: '`SNAPSHOT` or `PATH`' })),
-  path: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
-  justification: Type.Optional(Type.String({ maxLength: 4000 })),
-  expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
-}, { additionalProperties: false });
+const WaiverBody = Type.Object(
+  {
+    ruleId: Type.Optional(Type.String({ maxLength: 200 })),
+    scope: Type.Optional(Type.String({ maxLength: 20, description: '`SNAPSHOT` or `PATH`' })),
+    path: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
+    justification: Type.Optional(Type.String({ maxLength: 4000 })),
+    expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 
 export function waiverRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.post('/api/v1/snapshots/:id/waivers', {
-    schema: {
-      tags, params: IdParams, body: WaiverBody, response: { 201: WaiverView, ...problemResponses(400, 403, 404) },
-      summary: 'Waive a finding for this commit (SNAPSHOT) or under a path (PATH) of the marketplace, until expiresAt',
+  app.post(
+    '/api/v1/snapshots/:id/waivers',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        body: WaiverBody,
+        response: { 201: WaiverView, ...problemResponses(400, 403, 404) },
+        summary:
+          'Waive a finding for this commit (SNAPSHOT) or under a path (PATH) of the marketplace, until expiresAt',
+      },
     },
-  }, async (request, reply) => {
-    const caller = callerOf(request);
-    const waiver = await createWaiver(deps, request.params.id, caller, request.body, metaFor(deps, request, caller));
-    return reply.code(201).send(waiverView(waiver, deps.clock.instant()));
-  });
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const waiver = await createWaiver(deps, request.params.id, caller, request.body, metaFor(deps, request, caller));
+      return reply.code(201).send(waiverView(waiver, deps.clock.instant()));
+    },
+  );
 
-  app.get('/api/v1/marketplaces/:name/waivers', {
-    schema: {
-      tags, summary: "The marketplace's waivers, newest first, active and lapsed", params: NameParams,
-      response: { 200: Type.Array(WaiverView), ...problemResponses(404) },
+  app.get(
+    '/api/v1/marketplaces/:name/waivers',
+    {
+      schema: {
+        tags,
+        summary: "The marketplace's waivers, newest first, active and lapsed",
+        params: NameParams,
+        response: { 200: Type.Array(WaiverView), ...problemResponses(404) },
+      },
     },
-  }, async (request) => {
-    const marketplace = await liveOr404(deps, request.params.name);
-    const now = deps.clock.instant();
-    return (await waiversOf(deps.pool, marketplace.id)).map((w) => waiverView(w, now));
-  });
+    async (request) => {
+      const marketplace = await liveOr404(deps, request.params.name);
+      const now = deps.clock.instant();
+      return (await waiversOf(deps.pool, marketplace.id)).map((w) => waiverView(w, now));
+    },
+  );
 
-  app.delete('/api/v1/waivers/:id', {
-    schema: {
-      tags, summary: 'Revoke a waiver (the row stays, active false)', params: IdParams,
-      response: { 200: WaiverView, ...problemResponses(403, 404) },
+  app.delete(
+    '/api/v1/waivers/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a waiver (the row stays, active false)',
+        params: IdParams,
+        response: { 200: WaiverView, ...problemResponses(403, 404) },
+      },
     },
-  }, async (request) => {
-    const caller = callerOf(request);
-    const waiver = await revokeWaiver(deps, request.params.id, caller, metaFor(deps, request, caller));
-    return waiverView(waiver, deps.clock.instant());
-  });
+    async (request) => {
+      const caller = callerOf(request);
+      const waiver = await revokeWaiver(deps, request.params.id, caller, metaFor(deps, request, caller));
+      return waiverView(waiver, deps.clock.instant());
+    },
+  );
 }

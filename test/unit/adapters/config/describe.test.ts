@@ -32,13 +32,17 @@ t.test('a key of an unbuilt feature set in the file or the environment is named 
     GATEWAY_AUDIT_EXPORT_MAX_PAGE_SIZE: '500',
     GATEWAY_AUDIT_EXPORT_DEFAULT_PAGE_SIZE: '100',
   });
-  t.same(startupWarnings(loaded), [
-    notBuilt('gateway.webhooks.max-attempts'),
-    notBuilt('gateway.audit-export.poll-interval'),
-    notBuilt('gateway.retention.enabled'),
-    notBuilt('gateway.estate.file'),
-    notBuilt('gateway.mirror.url'),
-  ], 'the built audit export page sizes and the log level pass in silence');
+  t.same(
+    startupWarnings(loaded),
+    [
+      notBuilt('gateway.webhooks.max-attempts'),
+      notBuilt('gateway.audit-export.poll-interval'),
+      notBuilt('gateway.retention.enabled'),
+      notBuilt('gateway.estate.file'),
+      notBuilt('gateway.mirror.url'),
+    ],
+    'the built audit export page sizes and the log level pass in silence',
+  );
 });
 
 t.test('a value whose feature is not built is named; the built value of the same key is not', async (t) => {
@@ -62,12 +66,23 @@ t.test('dev-insecure-auth warns that any caller can act as anyone', async (t) =>
 
 t.test('the key list marks what is not built', async (t) => {
   const byKey = new Map(configKeys().map((k) => [k.key, k]));
-  for (const key of ['gateway.webhooks.enabled', 'gateway.retention.min-idle', 'gateway.mirror.credentials',
-    'gateway.estate.file', 'gateway.storage.object-store.bucket', 'gateway.audit-export.batch-size']) {
+  for (const key of [
+    'gateway.webhooks.enabled',
+    'gateway.retention.min-idle',
+    'gateway.mirror.credentials',
+    'gateway.estate.file',
+    'gateway.storage.object-store.bucket',
+    'gateway.audit-export.batch-size',
+  ]) {
     t.equal(byKey.get(key)?.built, 'no', key);
   }
-  for (const key of ['gateway.audit-export.lag', 'gateway.audit-export.max-page-size', 'gateway.sync.schedule',
-    'gateway.vetting.revet.schedule', 'gateway.base-url']) {
+  for (const key of [
+    'gateway.audit-export.lag',
+    'gateway.audit-export.max-page-size',
+    'gateway.sync.schedule',
+    'gateway.vetting.revet.schedule',
+    'gateway.base-url',
+  ]) {
     t.equal(byKey.get(key)?.built, 'yes', key);
   }
   const backend = byKey.get('gateway.storage.backend');
@@ -79,15 +94,22 @@ t.test('the result schema and the key table come from the one description', asyn
   const props = configKeyTable.map((spec) => spec.prop);
   t.equal(new Set(props).size, props.length, 'every key has its own place in GatewayConfig');
   for (const spec of configKeyTable) {
-    const schema = spec.prop.split('.').reduce<{ properties?: Record<string, unknown> } | undefined>(
-      (node, part) => node?.properties?.[part] as { properties?: Record<string, unknown> } | undefined,
-      GatewayConfigSchema,
-    );
+    const schema = spec.prop
+      .split('.')
+      .reduce<{ properties?: Record<string, unknown> } | undefined>(
+        (node, part) => node?.properties?.[part] as { properties?: Record<string, unknown> } | undefined,
+        GatewayConfigSchema,
+      );
     t.equal(schema, spec.schema, `${spec.key} is ${spec.prop} in GatewayConfigSchema`);
   }
   const leaves = (node: { properties?: Record<string, unknown> }): number =>
-    Object.values(node.properties ?? {}).reduce<number>((sum, child) =>
-      sum + ((child as { type?: string }).type === 'object' && 'properties' in (child as object)
-        ? leaves(child as { properties: Record<string, unknown> }) : 1), 0);
+    Object.values(node.properties ?? {}).reduce<number>(
+      (sum, child) =>
+        sum +
+        ((child as { type?: string }).type === 'object' && 'properties' in (child as object)
+          ? leaves(child as { properties: Record<string, unknown> })
+          : 1),
+      0,
+    );
   t.equal(leaves(GatewayConfigSchema), configKeyTable.length, 'no value in GatewayConfig without a key');
 });

@@ -28,14 +28,33 @@ t.test('negative only with allowNegative', async (t) => {
   t.equal(parseDuration('-1d', { allowNegative: true }), -86_400_000);
   t.equal(parseDuration('-250ms', { allowNegative: true }), -250);
   t.ok(Object.is(parseDuration('-0s', { allowNegative: true }), 0), '-0s is zero, not -0');
-  const error = t.throws(() => parseDuration('-1d', { allowNegative: false, key: 'gateway.webhooks.timeout' })) as unknown;
+  const error = t.throws(() =>
+    parseDuration('-1d', { allowNegative: false, key: 'gateway.webhooks.timeout' }),
+  ) as unknown;
   t.type(error, ConfigError);
   t.match((error as Error).message, /^gateway\.webhooks\.timeout: '-1d' is negative/);
 });
 
 t.test('refuses everything else with a ConfigError', async (t) => {
   const bad = [
-    '5 seconds', '5', '-5', '', ' 5s', '5s ', '1.5s', '5S', '5sec', '1h30m', 's', '+5s', '--1d', '-0', '5w', '0x10s', '1e3ms', '٣s',
+    '5 seconds',
+    '5',
+    '-5',
+    '',
+    ' 5s',
+    '5s ',
+    '1.5s',
+    '5S',
+    '5sec',
+    '1h30m',
+    's',
+    '+5s',
+    '--1d',
+    '-0',
+    '5w',
+    '0x10s',
+    '1e3ms',
+    '٣s',
   ];
   for (const text of bad) {
     t.throws(() => parseDuration(text, { allowNegative: true }), ConfigError, JSON.stringify(text));

@@ -246,11 +246,21 @@ t.test('a file that does not parse refuses, naming the file', async (t) => {
   const cwd = tempDir(t);
   const file = path.join(cwd, 'gateway.yaml');
   writeFileSync(file, 'gateway:\n  webhooks: [unclosed\n');
-  t.match(refusal(t, () => loadConfig({ env: {}, cwd })), new RegExp(`^config file ${file}: is not valid YAML \\(`));
+  t.match(
+    refusal(t, () => loadConfig({ env: {}, cwd })),
+    new RegExp(`^config file ${file}: is not valid YAML \\(`),
+  );
   writeFileSync(file, 'gateway:\n  log: { level: info }\n  log: { level: debug }\n');
-  t.match(refusal(t, () => loadConfig({ env: {}, cwd })), /^config file .*gateway\.yaml: is not valid YAML/, 'duplicate keys');
+  t.match(
+    refusal(t, () => loadConfig({ env: {}, cwd })),
+    /^config file .*gateway\.yaml: is not valid YAML/,
+    'duplicate keys',
+  );
   writeFileSync(file, '- gateway\n');
-  t.match(refusal(t, () => loadConfig({ env: {}, cwd })), /top level must be a map/);
+  t.match(
+    refusal(t, () => loadConfig({ env: {}, cwd })),
+    /top level must be a map/,
+  );
 });
 
 t.test('unknown keys refuse, at the top level and nested', async (t) => {
@@ -259,9 +269,21 @@ t.test('unknown keys refuse, at the top level and nested', async (t) => {
     refuses(t, 'gateway:\n  webhooks:\n    max-atempts: 3\n', {}, 'gateway.webhooks.max-atempts'),
     'gateway.webhooks.max-atempts: unknown configuration key',
   );
-  refuses(t, 'gateway:\n  storage:\n    object-store:\n      bukket: x\n', {}, 'gateway.storage.object-store.bukket', /unknown configuration key/);
+  refuses(
+    t,
+    'gateway:\n  storage:\n    object-store:\n      bukket: x\n',
+    {},
+    'gateway.storage.object-store.bukket',
+    /unknown configuration key/,
+  );
   refuses(t, 'gateway:\n  colour: blue\n', {}, 'gateway.colour', /unknown configuration key/);
-  refuses(t, 'gateway:\n  "webhooks.max-attempts": 3\n', {}, 'gateway.webhooks.max-attempts', /unknown configuration key \(write nested maps/);
+  refuses(
+    t,
+    'gateway:\n  "webhooks.max-attempts": 3\n',
+    {},
+    'gateway.webhooks.max-attempts',
+    /unknown configuration key \(write nested maps/,
+  );
   refuses(t, 'gateway:\n  webhooks: 3\n', {}, 'gateway.webhooks', /must be a map/);
   refuses(t, 'gateway: yes please\n', {}, 'gateway', /must be a map/);
 });
@@ -297,9 +319,21 @@ t.test('environment overrides every scalar kind and lists, and wins over the fil
 });
 
 t.test('environment values are converted strictly', async (t) => {
-  refuses(t, undefined, { GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '12abc' }, 'gateway.webhooks.max-attempts', /'12abc' is not an integer \(from environment variable GATEWAY_WEBHOOKS_MAX_ATTEMPTS\)/);
+  refuses(
+    t,
+    undefined,
+    { GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '12abc' },
+    'gateway.webhooks.max-attempts',
+    /'12abc' is not an integer \(from environment variable GATEWAY_WEBHOOKS_MAX_ATTEMPTS\)/,
+  );
   refuses(t, undefined, { GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '-1' }, 'gateway.webhooks.max-attempts', /not an integer/);
-  refuses(t, undefined, { GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '0' }, 'gateway.webhooks.max-attempts', /must be at least 1, got 0/);
+  refuses(
+    t,
+    undefined,
+    { GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '0' },
+    'gateway.webhooks.max-attempts',
+    /must be at least 1, got 0/,
+  );
   refuses(t, undefined, { GATEWAY_CATALOG_ENABLED: 'yes' }, 'gateway.catalog.enabled', /not a boolean/);
   refuses(t, undefined, { GATEWAY_CATALOG_ENABLED: 'TRUE' }, 'gateway.catalog.enabled', /not a boolean/);
   refuses(t, undefined, { GATEWAY_WEBHOOKS_TIMEOUT: '10' }, 'gateway.webhooks.timeout', /is not a duration/);
@@ -321,7 +355,13 @@ t.test('values are validated by kind', async (t) => {
   refuses(t, 'gateway: { server: { port: -1 } }', {}, 'gateway.server.port', /between 0 and 65535/);
   refuses(t, 'gateway: { webhooks: { batch-size: 0 } }', {}, 'gateway.webhooks.batch-size', /at least 1/);
   refuses(t, 'gateway: { vetting: { max-file-bytes: 0 } }', {}, 'gateway.vetting.max-file-bytes', /at least 1/);
-  refuses(t, 'gateway: { catalog: { enabled: "yes" } }', {}, 'gateway.catalog.enabled', /must be true or false, got 'yes'/);
+  refuses(
+    t,
+    'gateway: { catalog: { enabled: "yes" } }',
+    {},
+    'gateway.catalog.enabled',
+    /must be true or false, got 'yes'/,
+  );
   refuses(t, 'gateway: { server: { host: 127 } }', {}, 'gateway.server.host', /must be a string, got 127/);
   refuses(t, 'gateway: { server: { host: "" } }', {}, 'gateway.server.host', /must not be empty/);
   refuses(t, 'gateway: { roles: { admins: alice } }', {}, 'gateway.roles.admins', /must be a list of strings/);
@@ -335,7 +375,13 @@ t.test('a bad duration names the key', async (t) => {
     refuses(t, 'gateway:\n  webhooks:\n    poll-interval: 5 seconds\n', {}, 'gateway.webhooks.poll-interval'),
     "gateway.webhooks.poll-interval: '5 seconds' is not a duration (use forms like 250ms, 5s, 1h, 90d)",
   );
-  refuses(t, 'gateway: { webhooks: { poll-interval: 5 } }', {}, 'gateway.webhooks.poll-interval', /'5' is not a duration/);
+  refuses(
+    t,
+    'gateway: { webhooks: { poll-interval: 5 } }',
+    {},
+    'gateway.webhooks.poll-interval',
+    /'5' is not a duration/,
+  );
 });
 
 t.test('negative durations only for held-max-age and staging-ref-max-age', async (t) => {
@@ -347,25 +393,53 @@ t.test('negative durations only for held-max-age and staging-ref-max-age', async
     refuses(t, `gateway: { retention: { ${key}: -1d } }`, {}, `gateway.retention.${key}`, /negative/);
   }
   refuses(t, 'gateway: { webhooks: { base-backoff: -1s } }', {}, 'gateway.webhooks.base-backoff', /negative/);
-  refuses(t, 'gateway: { vetting: { minimum-release-age: -1d } }', {}, 'gateway.vetting.minimum-release-age', /negative/);
+  refuses(
+    t,
+    'gateway: { vetting: { minimum-release-age: -1d } }',
+    {},
+    'gateway.vetting.minimum-release-age',
+    /negative/,
+  );
   refuses(t, undefined, { GATEWAY_AUDIT_EXPORT_LAG: '-5s' }, 'gateway.audit-export.lag', /negative/);
 });
 
 t.test('poll, interval, timeout and ttl durations must be greater than zero', async (t) => {
   refuses(t, 'gateway: { webhooks: { poll-interval: 0s } }', {}, 'gateway.webhooks.poll-interval', /greater than zero/);
   refuses(t, 'gateway: { vetting: { timeout: 0 } }', {}, 'gateway.vetting.timeout', /greater than zero/);
-  refuses(t, 'gateway: { retention: { compaction-interval: 0ms } }', {}, 'gateway.retention.compaction-interval', /greater than zero/);
+  refuses(
+    t,
+    'gateway: { retention: { compaction-interval: 0ms } }',
+    {},
+    'gateway.retention.compaction-interval',
+    /greater than zero/,
+  );
   t.equal(load(t, 'gateway: { audit-export: { lag: 0s } }').auditExport.lagMs, 0, 'lag may be zero');
 });
 
 t.test('storage backend', async (t) => {
-  refuses(t, 'gateway: { storage: { backend: nfs } }', {}, 'gateway.storage.backend', /'nfs' is not allowed \(allowed: filesystem, object-store\)/);
+  refuses(
+    t,
+    'gateway: { storage: { backend: nfs } }',
+    {},
+    'gateway.storage.backend',
+    /'nfs' is not allowed \(allowed: filesystem, object-store\)/,
+  );
   t.equal(
-    refuses(t, 'gateway: { storage: { backend: object-store, object-store: { region: eu-west-1 } } }', {}, 'gateway.storage.object-store.bucket'),
+    refuses(
+      t,
+      'gateway: { storage: { backend: object-store, object-store: { region: eu-west-1 } } }',
+      {},
+      'gateway.storage.object-store.bucket',
+    ),
     'gateway.storage.object-store.bucket: is required when gateway.storage.backend is object-store',
   );
   t.equal(
-    refuses(t, 'gateway: { storage: { backend: object-store, object-store: { bucket: b } } }', {}, 'gateway.storage.object-store.region'),
+    refuses(
+      t,
+      'gateway: { storage: { backend: object-store, object-store: { bucket: b } } }',
+      {},
+      'gateway.storage.object-store.region',
+    ),
     'gateway.storage.object-store.region: is required when gateway.storage.backend is object-store',
   );
   const viaEnv = load(t, undefined, {
@@ -378,19 +452,43 @@ t.test('storage backend', async (t) => {
 
 t.test('dev-insecure-auth cannot be combined with an identity provider', async (t) => {
   const oidc = 'oidc: { issuer: "https://idp.example.com", client-id: gw }';
-  refuses(t, `gateway: { dev-insecure-auth: true, ${oidc} }`, {}, 'gateway.dev-insecure-auth', /cannot be combined with an identity provider/);
-  refuses(t, `gateway: { ${oidc} }`, { GATEWAY_DEV_INSECURE_AUTH: 'true' }, 'gateway.dev-insecure-auth', /identity provider/);
+  refuses(
+    t,
+    `gateway: { dev-insecure-auth: true, ${oidc} }`,
+    {},
+    'gateway.dev-insecure-auth',
+    /cannot be combined with an identity provider/,
+  );
+  refuses(
+    t,
+    `gateway: { ${oidc} }`,
+    { GATEWAY_DEV_INSECURE_AUTH: 'true' },
+    'gateway.dev-insecure-auth',
+    /identity provider/,
+  );
   t.equal(load(t, `gateway: { ${oidc} }`).oidc.issuer, 'https://idp.example.com');
   t.equal(load(t, 'gateway: { dev-insecure-auth: true }').devInsecureAuth, true);
 });
 
 t.test('an issuer requires a client id, and must be an http(s) URL', async (t) => {
-  refuses(t, 'gateway: { oidc: { issuer: "https://idp.example.com" } }', {}, 'gateway.oidc.client-id', /required when gateway.oidc.issuer is set/);
+  refuses(
+    t,
+    'gateway: { oidc: { issuer: "https://idp.example.com" } }',
+    {},
+    'gateway.oidc.client-id',
+    /required when gateway.oidc.issuer is set/,
+  );
   refuses(t, 'gateway: { oidc: { issuer: "idp.example.com", client-id: x } }', {}, 'gateway.oidc.issuer', /not a URL/);
 });
 
 t.test('eventstoredb requires an event store url', async (t) => {
-  refuses(t, 'gateway: { event-store: { backend: eventstoredb } }', {}, 'gateway.event-store.url', /required when gateway.event-store.backend is eventstoredb/);
+  refuses(
+    t,
+    'gateway: { event-store: { backend: eventstoredb } }',
+    {},
+    'gateway.event-store.url',
+    /required when gateway.event-store.backend is eventstoredb/,
+  );
   const config = load(t, 'gateway: { event-store: { backend: eventstoredb, url: "esdb://es:2113?tls=false" } }');
   t.same(config.eventStore, { backend: 'eventstoredb', url: 'esdb://es:2113?tls=false' });
   refuses(t, 'gateway: { event-store: { backend: kafka } }', {}, 'gateway.event-store.backend', /not allowed/);
@@ -400,7 +498,13 @@ t.test('allowed-url-schemes: lower-cased, empty means the default', async (t) =>
   t.same(load(t, 'gateway: { allowed-url-schemes: [] }').allowedUrlSchemes, ['http', 'https']);
   t.same(load(t, 'gateway: { allowed-url-schemes: [HTTPS, Git+SSH, https] }').allowedUrlSchemes, ['https', 'git+ssh']);
   t.same(load(t, undefined, { GATEWAY_ALLOWED_URL_SCHEMES: 'HTTPS' }).allowedUrlSchemes, ['https']);
-  refuses(t, 'gateway: { allowed-url-schemes: ["https://"] }', {}, 'gateway.allowed-url-schemes[0]', /not a URL scheme/);
+  refuses(
+    t,
+    'gateway: { allowed-url-schemes: ["https://"] }',
+    {},
+    'gateway.allowed-url-schemes[0]',
+    /not a URL scheme/,
+  );
 });
 
 t.test('enum values must be allowed', async (t) => {
@@ -409,29 +513,95 @@ t.test('enum values must be allowed', async (t) => {
     "gateway.vetting.revet.mode: 'LOUD' is not allowed (allowed: WARN, ENFORCE)",
   );
   refuses(t, 'gateway: { vetting: { revet: { mode: warn } } }', {}, 'gateway.vetting.revet.mode', /not allowed/);
-  refuses(t, undefined, { GATEWAY_LOG_LEVEL: 'verbose' }, 'gateway.log.level', /'verbose' is not allowed \(allowed: fatal, error, warn, info, debug, trace, silent\) \(from environment variable GATEWAY_LOG_LEVEL\)/);
+  refuses(
+    t,
+    undefined,
+    { GATEWAY_LOG_LEVEL: 'verbose' },
+    'gateway.log.level',
+    /'verbose' is not allowed \(allowed: fatal, error, warn, info, debug, trace, silent\) \(from environment variable GATEWAY_LOG_LEVEL\)/,
+  );
 });
 
 t.test('claim mappings', async (t) => {
   const mapping = (body: string): string => `gateway: { roles: { claim-mappings: [ { ${body} } ] } }`;
-  refuses(t, mapping('claim: groups, value: ops, role: approver'), {}, 'gateway.roles.claim-mappings[0].marketplace', /required when role is approver/);
-  refuses(t, mapping('claim: groups, value: ops, role: admin, marketplace: team-a'), {}, 'gateway.roles.claim-mappings[0].marketplace', /not allowed when role is admin/);
-  refuses(t, mapping('claim: groups, value: ops, role: auditor, marketplace: team-a'), {}, 'gateway.roles.claim-mappings[0].marketplace', /not allowed when role is auditor/);
-  refuses(t, mapping('claim: groups, value: ops, role: owner'), {}, 'gateway.roles.claim-mappings[0].role', /'owner' is not allowed \(allowed: admin, approver, auditor\)/);
+  refuses(
+    t,
+    mapping('claim: groups, value: ops, role: approver'),
+    {},
+    'gateway.roles.claim-mappings[0].marketplace',
+    /required when role is approver/,
+  );
+  refuses(
+    t,
+    mapping('claim: groups, value: ops, role: admin, marketplace: team-a'),
+    {},
+    'gateway.roles.claim-mappings[0].marketplace',
+    /not allowed when role is admin/,
+  );
+  refuses(
+    t,
+    mapping('claim: groups, value: ops, role: auditor, marketplace: team-a'),
+    {},
+    'gateway.roles.claim-mappings[0].marketplace',
+    /not allowed when role is auditor/,
+  );
+  refuses(
+    t,
+    mapping('claim: groups, value: ops, role: owner'),
+    {},
+    'gateway.roles.claim-mappings[0].role',
+    /'owner' is not allowed \(allowed: admin, approver, auditor\)/,
+  );
   refuses(t, mapping('value: ops, role: admin'), {}, 'gateway.roles.claim-mappings[0].claim', /is required/);
-  refuses(t, mapping('claim: groups, value: 3, role: admin'), {}, 'gateway.roles.claim-mappings[0].value', /must be a string/);
-  refuses(t, mapping('claim: groups, value: ops, role: admin, scope: x'), {}, 'gateway.roles.claim-mappings[0].scope', /unknown configuration key/);
-  refuses(t, mapping('claim: groups, value: ops, role: approver, marketplace: "Team A"'), {}, 'gateway.roles.claim-mappings[0].marketplace', /not a marketplace name/);
-  refuses(t, 'gateway: { roles: { claim-mappings: [ groups ] } }', {}, 'gateway.roles.claim-mappings[0]', /must be a map/);
-  refuses(t, 'gateway: { roles: { claim-mappings: { claim: groups } } }', {}, 'gateway.roles.claim-mappings', /must be a list/);
+  refuses(
+    t,
+    mapping('claim: groups, value: 3, role: admin'),
+    {},
+    'gateway.roles.claim-mappings[0].value',
+    /must be a string/,
+  );
+  refuses(
+    t,
+    mapping('claim: groups, value: ops, role: admin, scope: x'),
+    {},
+    'gateway.roles.claim-mappings[0].scope',
+    /unknown configuration key/,
+  );
+  refuses(
+    t,
+    mapping('claim: groups, value: ops, role: approver, marketplace: "Team A"'),
+    {},
+    'gateway.roles.claim-mappings[0].marketplace',
+    /not a marketplace name/,
+  );
+  refuses(
+    t,
+    'gateway: { roles: { claim-mappings: [ groups ] } }',
+    {},
+    'gateway.roles.claim-mappings[0]',
+    /must be a map/,
+  );
+  refuses(
+    t,
+    'gateway: { roles: { claim-mappings: { claim: groups } } }',
+    {},
+    'gateway.roles.claim-mappings',
+    /must be a list/,
+  );
   const ok = load(t, mapping('claim: groups, value: audit, role: auditor'));
   t.same(ok.roles.claimMappings, [{ claim: 'groups', value: 'audit', role: 'auditor', marketplace: null }]);
 });
 
 t.test('cron schedules are checked by node-cron, which runs them', async (t) => {
   t.equal(load(t, 'gateway: { sync: { schedule: "0 0 * * MON-FRI" } }').sync.schedule, '0 0 * * MON-FRI');
-  t.equal(load(t, 'gateway: { sync: { schedule: "*/30 0-5,22 1 jan,jul */2" } }').sync.schedule, '*/30 0-5,22 1 jan,jul */2');
-  t.equal(load(t, 'gateway: { vetting: { revet: { schedule: "30 0 3 * * *" } } }').vetting.revet.schedule, '30 0 3 * * *');
+  t.equal(
+    load(t, 'gateway: { sync: { schedule: "*/30 0-5,22 1 jan,jul */2" } }').sync.schedule,
+    '*/30 0-5,22 1 jan,jul */2',
+  );
+  t.equal(
+    load(t, 'gateway: { vetting: { revet: { schedule: "30 0 3 * * *" } } }').vetting.revet.schedule,
+    '30 0 3 * * *',
+  );
   for (const bad of ['* * *', '61 * * * *', '0 0 * FOO *', '*/0 * * * *', '0 0 31 2 *', '* * * * * * *']) {
     t.equal(
       refuses(t, `gateway: { sync: { schedule: "${bad}" } }`, {}, 'gateway.sync.schedule'),
@@ -439,16 +609,24 @@ t.test('cron schedules are checked by node-cron, which runs them', async (t) => 
         '([second] minute hour day-of-month month day-of-week, e.g. "*/15 * * * *")',
     );
   }
-  refuses(t, undefined, { GATEWAY_VETTING_REVET_SCHEDULE: '0 3 * *' }, 'gateway.vetting.revet.schedule',
-    /is not a cron expression .*\(from environment variable GATEWAY_VETTING_REVET_SCHEDULE\)$/);
+  refuses(
+    t,
+    undefined,
+    { GATEWAY_VETTING_REVET_SCHEDULE: '0 3 * *' },
+    'gateway.vetting.revet.schedule',
+    /is not a cron expression .*\(from environment variable GATEWAY_VETTING_REVET_SCHEDULE\)$/,
+  );
 });
 
 t.test('base-url defaults to 127.0.0.1 on the port in force', async (t) => {
   t.equal(load(t, 'gateway: { server: { port: 9000 } }').baseUrl, 'http://127.0.0.1:9000', 'gateway.server.port');
   t.equal(load(t, undefined, { GATEWAY_SERVER_PORT: '9100' }).baseUrl, 'http://127.0.0.1:9100');
   t.equal(load(t, 'gateway: { server: { port: 9000 } }', { PORT: '9200' }).baseUrl, 'http://127.0.0.1:9200', 'PORT');
-  t.equal(load(t, 'gateway: { base-url: "https://gw.example.com" }', { PORT: '9200' }).baseUrl, 'https://gw.example.com',
-    'a base-url given wins');
+  t.equal(
+    load(t, 'gateway: { base-url: "https://gw.example.com" }', { PORT: '9200' }).baseUrl,
+    'https://gw.example.com',
+    'a base-url given wins',
+  );
   const described = configKeys().find((k) => k.key === 'gateway.base-url');
   t.equal(described?.defaultText, 'http://127.0.0.1:<port>');
   t.match(described?.description, /port in force \(PORT, else gateway\.server\.port\)/);
@@ -461,16 +639,46 @@ t.test('base-url must be an http(s) URL', async (t) => {
 });
 
 t.test('cross-key sanity of backoffs and page sizes', async (t) => {
-  refuses(t, 'gateway: { webhooks: { base-backoff: 2h } }', {}, 'gateway.webhooks.max-backoff', /at least gateway.webhooks.base-backoff \(2h\), got 1h/);
-  refuses(t, 'gateway: { audit-export: { default-page-size: 20000 } }', {}, 'gateway.audit-export.default-page-size', /at most/);
+  refuses(
+    t,
+    'gateway: { webhooks: { base-backoff: 2h } }',
+    {},
+    'gateway.webhooks.max-backoff',
+    /at least gateway.webhooks.base-backoff \(2h\), got 1h/,
+  );
+  refuses(
+    t,
+    'gateway: { audit-export: { default-page-size: 20000 } }',
+    {},
+    'gateway.audit-export.default-page-size',
+    /at most/,
+  );
 });
 
 t.test('a secret value never appears in a message', async (t) => {
   const secret = 'hunter2';
   const messages = [
-    refuses(t, `gateway: { secrets: { key: ${7_654_321} } }`, {}, 'gateway.secrets.key', /must be a string, got a number/),
-    refuses(t, `gateway: { database: { url: [ "postgres://u:${secret}@db" ] } }`, {}, 'gateway.database.url', /must be a string/),
-    refuses(t, `gateway: { oidc: { client-secret: { value: ${secret} } } }`, {}, 'gateway.oidc.client-secret', /must be a string/),
+    refuses(
+      t,
+      `gateway: { secrets: { key: ${7_654_321} } }`,
+      {},
+      'gateway.secrets.key',
+      /must be a string, got a number/,
+    ),
+    refuses(
+      t,
+      `gateway: { database: { url: [ "postgres://u:${secret}@db" ] } }`,
+      {},
+      'gateway.database.url',
+      /must be a string/,
+    ),
+    refuses(
+      t,
+      `gateway: { oidc: { client-secret: { value: ${secret} } } }`,
+      {},
+      'gateway.oidc.client-secret',
+      /must be a string/,
+    ),
     refuses(t, `gateway: { mirror: { credentials: true } }`, {}, 'gateway.mirror.credentials', /got a boolean/),
     refuses(t, `gateway: { event-store: { url: 2113 } }`, {}, 'gateway.event-store.url', /got a number/),
     refuses(t, `gateway: { database: "postgres://u:${secret}@db/x" }`, {}, 'gateway.database', /must be a map/),
@@ -522,7 +730,9 @@ t.test('configKeys lists every key with its default and description', async (t) 
     if (k.default === null) continue;
     const parts = k.key.split('.');
     const leaf = parts.pop() as string;
-    const yaml = parts.map((p, i) => `${'  '.repeat(i)}${p}:`).join('\n') + `\n${'  '.repeat(parts.length)}${leaf}: ${JSON.stringify(k.default)}\n`;
+    const yaml =
+      parts.map((p, i) => `${'  '.repeat(i)}${p}:`).join('\n') +
+      `\n${'  '.repeat(parts.length)}${leaf}: ${JSON.stringify(k.default)}\n`;
     writeFileSync(path.join(cwd, 'gateway.yaml'), yaml);
     t.doesNotThrow(() => loadConfig({ env: {}, cwd }), `${k.key} accepted with its default`);
   }

@@ -9,8 +9,15 @@ const scan = (files: Record<string, FileContent>, options: Parameters<typeof sca
 // Planted, fake credentials, assembled at run time so this file does not itself look like a leak.
 const awsSecret = ['wJalrXUtnFEMI', 'K7MDENG', 'bPxRfiCYZ9q8w7e6r5t4y3u2i1'].join('/').slice(0, 40);
 const githubToken = `ghp_${'Zq3x9Lm2Pw7Rt5Vn8Kd4Hs6Jf1Gb0Yc3Ua9E'}`;
-const privateKeyBody = ['MIIEowIBAAKCAQEAx4UbaDzY5gvAHw0dPmfLkT3RnQ8Ee1wKjV2bXoG7sZiN9cYhU6', 'JpQvW3eR5tY7uI9oP1aS3dF5gH7jK9lZ2xC4vB6nM8qW0eR2tY4uI6oP8aS0dF2g'];
-const privateKey = [`-----BEGIN RSA ${'PRIVATE'} KEY-----`, ...privateKeyBody, `-----END RSA ${'PRIVATE'} KEY-----`].join('\n');
+const privateKeyBody = [
+  'MIIEowIBAAKCAQEAx4UbaDzY5gvAHw0dPmfLkT3RnQ8Ee1wKjV2bXoG7sZiN9cYhU6',
+  'JpQvW3eR5tY7uI9oP1aS3dF5gH7jK9lZ2xC4vB6nM8qW0eR2tY4uI6oP8aS0dF2g',
+];
+const privateKey = [
+  `-----BEGIN RSA ${'PRIVATE'} KEY-----`,
+  ...privateKeyBody,
+  `-----END RSA ${'PRIVATE'} KEY-----`,
+].join('\n');
 const planted = [awsSecret, githubToken, ...privateKeyBody];
 
 const files = {
@@ -22,11 +29,14 @@ const files = {
 
 t.test('planted credentials are found at their exact line, by stable rule id', async (t) => {
   const result = await scan(files);
-  t.strictSame(result.findings.map((f) => [f.id, f.severity, f.location]), [
-    ['secrets-aws', 'HIGH', 'plugins/a/config.env:3'],
-    ['secrets-github', 'HIGH', 'plugins/b/scripts/deploy.sh:6'],
-    ['secrets-privatekey', 'CRITICAL', 'plugins/c/skills/ssh/SKILL.md:8'],
-  ]);
+  t.strictSame(
+    result.findings.map((f) => [f.id, f.severity, f.location]),
+    [
+      ['secrets-aws', 'HIGH', 'plugins/a/config.env:3'],
+      ['secrets-github', 'HIGH', 'plugins/b/scripts/deploy.sh:6'],
+      ['secrets-privatekey', 'CRITICAL', 'plugins/c/skills/ssh/SKILL.md:8'],
+    ],
+  );
   t.match(result.findings[0]!.message, /AWS Secret Access Key.*secretlint rule aws/);
   t.match(result.findings[1]!.message, /GitHub Token.*secretlint rule github/);
   t.match(result.findings[2]!.message, /private key.*secretlint rule privatekey/);
@@ -47,7 +57,8 @@ t.test('no finding carries the secret or a piece of it', async (t) => {
 t.test('clean files give no findings', async (t) => {
   const result = await scan({
     'README.md': '# Tools\n\nExport AWS_SECRET_ACCESS_KEY before running; see the docs.\n',
-    'src/index.ts': 'const token = process.env.GITHUB_TOKEN ?? "";\nexport const headers = { authorization: `token ${token}` };\n',
+    'src/index.ts':
+      'const token = process.env.GITHUB_TOKEN ?? "";\nexport const headers = { authorization: `token ${token}` };\n',
     'config.json': JSON.stringify({ aws_secret_access_key: '<your key here>', password: '' }),
     'hooks/hook.sh': '#!/bin/sh\necho "BEGIN PRIVATE KEY is a PEM header"\n',
   });
@@ -56,19 +67,29 @@ t.test('clean files give no findings', async (t) => {
 
 t.test('a secretlint-disable comment does not silence the gateway', async (t) => {
   const result = await scan({ 'a.sh': `# secretlint-disable\nexport TOKEN=${githubToken}\n# secretlint-enable\n` });
-  t.strictSame(result.findings.map((f) => [f.id, f.location]), [['secrets-github', 'a.sh:2']]);
+  t.strictSame(
+    result.findings.map((f) => [f.id, f.location]),
+    [['secrets-github', 'a.sh:2']],
+  );
 });
 
 t.test('binary files are skipped; oversized files are file-not-scanned (INFO)', async (t) => {
-  const result = await scan({
-    'blob.bin': Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(`aws_secret_access_key = ${awsSecret}`)]),
-    'big.txt': `aws_secret_access_key = ${awsSecret}\n${'x'.repeat(2000)}`,
-    'small.txt': 'hello\n',
-  }, { maxFileBytes: 1000 });
-  t.strictSame(result.findings, [{
-    id: 'file-not-scanned', severity: 'INFO', location: 'big.txt:1',
-    message: '2065 bytes, over the 1000-byte scanning limit (gateway.vetting.max-file-bytes); not scanned',
-  }]);
+  const result = await scan(
+    {
+      'blob.bin': Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(`aws_secret_access_key = ${awsSecret}`)]),
+      'big.txt': `aws_secret_access_key = ${awsSecret}\n${'x'.repeat(2000)}`,
+      'small.txt': 'hello\n',
+    },
+    { maxFileBytes: 1000 },
+  );
+  t.strictSame(result.findings, [
+    {
+      id: 'file-not-scanned',
+      severity: 'INFO',
+      location: 'big.txt:1',
+      message: '2065 bytes, over the 1000-byte scanning limit (gateway.vetting.max-file-bytes); not scanned',
+    },
+  ]);
   t.equal(result.detail, '1 file scanned (1 binary skipped, 1 over the size limit)');
 });
 
@@ -80,12 +101,23 @@ t.test('the abort signal is respected between files', async (t) => {
 
 // How fast it scans is measured by the timings benchmark (bench/timings.ts), not asserted here.
 t.test('a 2,000-file marketplace is scanned whole: the one planted credential among 2,001 files', async (t) => {
-  const markdown = '# Skill\n\nThis skill formats code. Run `npm test` first.\n\n## Steps\n\n1. Read the file.\n2. Format it.\n'.repeat(30);
-  const code = 'import { readFile } from "node:fs/promises";\nexport async function load(path) {\n  return JSON.parse(await readFile(path, "utf8"));\n}\n'.repeat(60);
+  const markdown =
+    '# Skill\n\nThis skill formats code. Run `npm test` first.\n\n## Steps\n\n1. Read the file.\n2. Format it.\n'.repeat(
+      30,
+    );
+  const code =
+    'import { readFile } from "node:fs/promises";\nexport async function load(path) {\n  return JSON.parse(await readFile(path, "utf8"));\n}\n'.repeat(
+      60,
+    );
   const many: Record<string, string> = {};
-  for (let i = 0; i < 2000; i += 1) many[`plugins/p${i % 40}/${i % 2 === 0 ? `skills/s${i}/SKILL.md` : `scripts/s${i}.js`}`] = i % 2 === 0 ? markdown : code;
+  for (let i = 0; i < 2000; i += 1)
+    many[`plugins/p${i % 40}/${i % 2 === 0 ? `skills/s${i}/SKILL.md` : `scripts/s${i}.js`}`] =
+      i % 2 === 0 ? markdown : code;
   many['plugins/p7/.env'] = `aws_secret_access_key=${awsSecret}\n`;
   const result = await scan(many);
-  t.strictSame(result.findings.map((f) => f.location), ['plugins/p7/.env:1']);
+  t.strictSame(
+    result.findings.map((f) => f.location),
+    ['plugins/p7/.env:1'],
+  );
   t.equal(result.detail, '2,001 files scanned');
 });

@@ -1,7 +1,12 @@
 import t from 'tap';
 import { advertisedFrom, attributeWant, isAdvertised } from '../../../../src/domain/access/ref-attribution.ts';
 
-const [first, second, third, other] = ['a1', 'b2', 'c3', 'd4'].map((d) => d.repeat(20)) as [string, string, string, string];
+const [first, second, third, other] = ['a1', 'b2', 'c3', 'd4'].map((d) => d.repeat(20)) as [
+  string,
+  string,
+  string,
+  string,
+];
 
 // A published repository: main at the newest approval, both approvals pinned.
 const refs = new Map([
@@ -17,7 +22,14 @@ t.test('advertisedFrom: the served tip and every pinned snapshot (spec, Facade r
 });
 
 t.test('advertisedFrom: only refs/snapshots/* pins a snapshot; another ref pins nothing', async (t) => {
-  const advertised = advertisedFrom(new Map([['refs/heads/main', second], ['refs/heads/staging', third], ['refs/tags/v1', other], ['refs/staging/x', other]]));
+  const advertised = advertisedFrom(
+    new Map([
+      ['refs/heads/main', second],
+      ['refs/heads/staging', third],
+      ['refs/tags/v1', other],
+      ['refs/staging/x', other],
+    ]),
+  );
   t.equal(advertised.main, second);
   t.strictSame([...advertised.snapshots], []);
   t.notOk(isAdvertised(advertised, third), 'a commit behind another branch is not advertised');
@@ -40,7 +52,11 @@ t.test('isAdvertised: the tip and pinned snapshots are, anything else is not', a
 });
 
 t.test('attributeWant: spec, Events (upload-pack): "a want equal to the tip records refs/heads/main"', async (t) => {
-  t.equal(attributeWant(advertisedFrom(refs), second), 'refs/heads/main', 'the tip is also pinned, and still records main');
+  t.equal(
+    attributeWant(advertisedFrom(refs), second),
+    'refs/heads/main',
+    'the tip is also pinned, and still records main',
+  );
 });
 
 t.test('attributeWant: spec, Events: "a want that is not the tip records refs/snapshots/<sha>"', async (t) => {

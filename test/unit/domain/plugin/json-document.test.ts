@@ -25,7 +25,8 @@ t.test('values are JSON.parse values; lines are those of nested keys and items',
 });
 
 t.test('escaped strings in keys map to the key JSON.parse makes', async (t) => {
-  const text = '{\n  "a\\"b": 1,\n  "\\u0041": {\n    "\\\\": [\n      "x"\n    ]\n  },\n  "\\ud83d\\ude00": 2,\n  "\\/": 3\n}';
+  const text =
+    '{\n  "a\\"b": 1,\n  "\\u0041": {\n    "\\\\": [\n      "x"\n    ]\n  },\n  "\\ud83d\\ude00": 2,\n  "\\/": 3\n}';
   const doc = docOf(text);
   const value = doc.value as any;
   t.strictSame(Object.keys(value), ['a"b', 'A', '😀', '/']);
@@ -37,15 +38,18 @@ t.test('escaped strings in keys map to the key JSON.parse makes', async (t) => {
   t.equal(doc.lineOf(value, '/'), 9);
 });
 
-t.test('a duplicate key: the value and the lines are those of the last occurrence, as JSON.parse keeps it', async (t) => {
-  const text = '{\n  "a": {"x": 1},\n  "b": 0,\n  "a": {\n    "x": 2\n  }\n}';
-  const doc = docOf(text);
-  const value = doc.value as any;
-  t.strictSame(value.a, { x: 2 });
-  t.equal(doc.lineOf(value, 'a'), 4);
-  t.equal(doc.lineOf(value.a), 4);
-  t.equal(doc.lineOf(value.a, 'x'), 5);
-});
+t.test(
+  'a duplicate key: the value and the lines are those of the last occurrence, as JSON.parse keeps it',
+  async (t) => {
+    const text = '{\n  "a": {"x": 1},\n  "b": 0,\n  "a": {\n    "x": 2\n  }\n}';
+    const doc = docOf(text);
+    const value = doc.value as any;
+    t.strictSame(value.a, { x: 2 });
+    t.equal(doc.lineOf(value, 'a'), 4);
+    t.equal(doc.lineOf(value.a), 4);
+    t.equal(doc.lineOf(value.a, 'x'), 5);
+  },
+);
 
 t.test('CRLF and blank lines count as lines', async (t) => {
   const text = '{\r\n\r\n  "a": [\r\n    1,\r\n    2\r\n  ]\r\n}';
@@ -67,7 +71,11 @@ t.test('nesting deeper than any call stack is read without one', async (t) => {
 
 t.test('syntax errors: the line of the offending token, a message that does not echo the text', async (t) => {
   t.strictSame(parseJson('{\n  "secret-token": "abc",\n  oops\n}'), { line: 3, message: 'is not valid JSON (line 3)' });
-  t.strictSame(parseJson('{\n  "a": "unterminated\n}'), { line: 2, message: 'is not valid JSON (line 2)' }, 'a raw newline inside a string');
+  t.strictSame(
+    parseJson('{\n  "a": "unterminated\n}'),
+    { line: 2, message: 'is not valid JSON (line 2)' },
+    'a raw newline inside a string',
+  );
   t.strictSame(parseJson('[1,\n2,\n]'), { line: 3, message: 'is not valid JSON (line 3)' });
   t.strictSame(parseJson('{}\n\n{}'), { line: 3, message: 'is not valid JSON (line 3)' }, 'text after the value');
 });

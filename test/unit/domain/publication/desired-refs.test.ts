@@ -2,22 +2,32 @@ import t from 'tap';
 import { desiredRefs } from '../../../../src/domain/publication/desired-refs.ts';
 
 const [first, second, third] = ['a', 'b', 'c'].map((d) => d.repeat(40)) as [string, string, string];
-const entries = (refs: ReadonlyMap<string, string>) => Object.fromEntries([...refs].sort(([a], [b]) => a.localeCompare(b)));
+const entries = (refs: ReadonlyMap<string, string>) =>
+  Object.fromEntries([...refs].sort(([a], [b]) => a.localeCompare(b)));
 
-t.test('spec, Facade rule 2: "refs/heads/main (the served tip), and refs/snapshots/<sha> for every approved snapshot (including superseded ones)"', async (t) => {
-  const desired = desiredRefs([first, second], second);
-  t.equal(desired.main, second);
-  t.strictSame(entries(desired.refs), {
-    'refs/heads/main': second, [`refs/snapshots/${first}`]: first, [`refs/snapshots/${second}`]: second,
-  });
-});
+t.test(
+  'spec, Facade rule 2: "refs/heads/main (the served tip), and refs/snapshots/<sha> for every approved snapshot (including superseded ones)"',
+  async (t) => {
+    const desired = desiredRefs([first, second], second);
+    t.equal(desired.main, second);
+    t.strictSame(entries(desired.refs), {
+      'refs/heads/main': second,
+      [`refs/snapshots/${first}`]: first,
+      [`refs/snapshots/${second}`]: second,
+    });
+  },
+);
 
-t.test('spec, Facade rule 2: "Nothing else is ever on the wire" (no HEAD entry, no staging or catalog refs)', async (t) => {
-  const desired = desiredRefs([first, second, third], third);
-  t.ok([...desired.refs.keys()].every((ref) => ref === 'refs/heads/main' || ref.startsWith('refs/snapshots/')));
-  t.equal(desired.refs.size, 4);
-  for (const [ref, sha] of desired.refs) if (ref.startsWith('refs/snapshots/')) t.equal(ref, `refs/snapshots/${sha}`, 'a pin names its own commit');
-});
+t.test(
+  'spec, Facade rule 2: "Nothing else is ever on the wire" (no HEAD entry, no staging or catalog refs)',
+  async (t) => {
+    const desired = desiredRefs([first, second, third], third);
+    t.ok([...desired.refs.keys()].every((ref) => ref === 'refs/heads/main' || ref.startsWith('refs/snapshots/')));
+    t.equal(desired.refs.size, 4);
+    for (const [ref, sha] of desired.refs)
+      if (ref.startsWith('refs/snapshots/')) t.equal(ref, `refs/snapshots/${sha}`, 'a pin names its own commit');
+  },
+);
 
 t.test('nothing approved: nothing published', async (t) => {
   const desired = desiredRefs([], null);
@@ -35,7 +45,10 @@ t.test('docs/decisions.md 51: a revoked tip clears main rather than moving back 
 t.test('spec, Facade rule 5: revoking a superseded snapshot removes only its pinned ref', async (t) => {
   const before = desiredRefs([first, second], second);
   const after = desiredRefs([second], second);
-  t.strictSame([...before.refs.keys()].filter((ref) => !after.refs.has(ref)), [`refs/snapshots/${first}`]);
+  t.strictSame(
+    [...before.refs.keys()].filter((ref) => !after.refs.has(ref)),
+    [`refs/snapshots/${first}`],
+  );
   t.equal(after.main, second, 'main is unchanged');
 });
 

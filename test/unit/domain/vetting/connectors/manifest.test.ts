@@ -4,7 +4,8 @@ import { stateOf, type Finding } from '../../../../../src/domain/vetting/finding
 import { scanInput, type FileContent, json, lineWith } from '../../../../support/scan-input.ts';
 
 const M = '.claude-plugin/marketplace.json';
-const marketplace = (plugins: unknown[], extra: Record<string, unknown> = {}) => json({ name: 'acme', owner: { name: 'Acme' }, ...extra, plugins });
+const marketplace = (plugins: unknown[], extra: Record<string, unknown> = {}) =>
+  json({ name: 'acme', owner: { name: 'Acme' }, ...extra, plugins });
 const scan = (files: Record<string, FileContent>, maxFileBytes?: number) =>
   manifestConnector.scan(scanInput(files, maxFileBytes === undefined ? {} : { maxFileBytes }));
 const brief = (findings: readonly Finding[]) => findings.map((f) => [f.id, f.severity, f.location]);
@@ -41,10 +42,15 @@ t.test('a missing or invalid marketplace.json blocks, at the line of the error',
 
 t.test('missing required fields block: name, owner, plugins; entries without name or source', async (t) => {
   t.strictSame(brief(scan({ [M]: json({ plugins: [] }) }).findings), [
-    ['manifest-missing-field', 'HIGH', `${M}:1`], ['manifest-missing-field', 'HIGH', `${M}:1`],
+    ['manifest-missing-field', 'HIGH', `${M}:1`],
+    ['manifest-missing-field', 'HIGH', `${M}:1`],
   ]);
-  t.match(scan({ [M]: json({ name: 'acme', owner: {}, plugins: [] }) }).findings, [{ id: 'manifest-missing-field', message: /owner with a name/ }]);
-  t.match(scan({ [M]: json({ name: 'acme', owner: { name: 'A' } }) }).findings, [{ id: 'manifest-missing-field', message: /no plugins list/ }]);
+  t.match(scan({ [M]: json({ name: 'acme', owner: {}, plugins: [] }) }).findings, [
+    { id: 'manifest-missing-field', message: /owner with a name/ },
+  ]);
+  t.match(scan({ [M]: json({ name: 'acme', owner: { name: 'A' } }) }).findings, [
+    { id: 'manifest-missing-field', message: /no plugins list/ },
+  ]);
   const text = marketplace([{ source: './a' }, { name: 'b' }, 'c']);
   t.strictSame(brief(scan({ [M]: text, 'a/x': 'x', 'b/x': 'x' }).findings), [
     ['manifest-missing-field', 'HIGH', `${M}:${lineWith(text, '"./a"') - 1}`],
@@ -54,12 +60,21 @@ t.test('missing required fields block: name, owner, plugins; entries without nam
 });
 
 t.test('a plugin name listed twice blocks, at the second entry', async (t) => {
-  const text = marketplace([{ name: 'alpha', source: './a' }, { name: 'alpha', source: './b' }]);
-  t.strictSame(brief(scan({ [M]: text, 'a/x': 'x', 'b/x': 'x' }).findings), [['manifest-duplicate-plugin', 'HIGH', `${M}:${lineWith(text, '"name": "alpha"', 2)}`]]);
+  const text = marketplace([
+    { name: 'alpha', source: './a' },
+    { name: 'alpha', source: './b' },
+  ]);
+  t.strictSame(brief(scan({ [M]: text, 'a/x': 'x', 'b/x': 'x' }).findings), [
+    ['manifest-duplicate-plugin', 'HIGH', `${M}:${lineWith(text, '"name": "alpha"', 2)}`],
+  ]);
 });
 
 t.test('non-kebab names warn', async (t) => {
-  const text = json({ name: 'Acme Tools', owner: { name: 'A' }, plugins: [{ name: 'Explanatory Output Style', source: './a' }] });
+  const text = json({
+    name: 'Acme Tools',
+    owner: { name: 'A' },
+    plugins: [{ name: 'Explanatory Output Style', source: './a' }],
+  });
   const report = scan({ [M]: text, 'a/.claude-plugin/plugin.json': json({ name: 'Odd_Name' }) });
   t.strictSame(brief(report.findings), [
     ['manifest-non-kebab-name', 'LOW', `${M}:2`],
@@ -67,34 +82,49 @@ t.test('non-kebab names warn', async (t) => {
     ['manifest-non-kebab-name', 'LOW', 'a/.claude-plugin/plugin.json:2'],
   ]);
   t.equal(stateOf(report.findings), 'WARN');
-  t.match(scan({ [M]: marketplace([], { name: 'claude-plugins-official' }) }).findings, [{ id: 'manifest-reserved-name', severity: 'MEDIUM' }]);
+  t.match(scan({ [M]: marketplace([], { name: 'claude-plugins-official' }) }).findings, [
+    { id: 'manifest-reserved-name', severity: 'MEDIUM' },
+  ]);
 });
 
-t.test('unsupported sources block: npm, archive, command, pip, a bare git URL string, a bare name without pluginRoot', async (t) => {
-  const text = marketplace([
-    { name: 'n', source: { source: 'npm', package: 'x' } },
-    { name: 'ar', source: { source: 'archive', url: 'https://x.example/p.zip' } },
-    { name: 'c', source: { source: 'command', command: 'make-plugin' } },
-    { name: 'p', source: { source: 'pip', package: 'x' } },
-    { name: 'g', source: 'https://github.com/acme/x.git' },
-    { name: 'b', source: 'bare' },
-  ]);
-  const findings = scan({ [M]: text }).findings;
-  // At the entry's source key: for an object source, the line that opens it.
-  const objectSource = (kind: string) => lineWith(text, `"source": "${kind}"`) - 1;
-  t.strictSame(brief(findings), [
-    objectSource('npm'), objectSource('archive'), objectSource('command'), objectSource('pip'),
-    lineWith(text, '"source": "https://github.com'), lineWith(text, '"source": "bare"'),
-  ].map((line) => ['manifest-unsupported-source', 'HIGH', `${M}:${line}`]));
-  t.match(findings[0]!.message, /plugin 'n': source type 'npm' is not supported/);
-});
+t.test(
+  'unsupported sources block: npm, archive, command, pip, a bare git URL string, a bare name without pluginRoot',
+  async (t) => {
+    const text = marketplace([
+      { name: 'n', source: { source: 'npm', package: 'x' } },
+      { name: 'ar', source: { source: 'archive', url: 'https://x.example/p.zip' } },
+      { name: 'c', source: { source: 'command', command: 'make-plugin' } },
+      { name: 'p', source: { source: 'pip', package: 'x' } },
+      { name: 'g', source: 'https://github.com/acme/x.git' },
+      { name: 'b', source: 'bare' },
+    ]);
+    const findings = scan({ [M]: text }).findings;
+    // At the entry's source key: for an object source, the line that opens it.
+    const objectSource = (kind: string) => lineWith(text, `"source": "${kind}"`) - 1;
+    t.strictSame(
+      brief(findings),
+      [
+        objectSource('npm'),
+        objectSource('archive'),
+        objectSource('command'),
+        objectSource('pip'),
+        lineWith(text, '"source": "https://github.com'),
+        lineWith(text, '"source": "bare"'),
+      ].map((line) => ['manifest-unsupported-source', 'HIGH', `${M}:${line}`]),
+    );
+    t.match(findings[0]!.message, /plugin 'n': source type 'npm' is not supported/);
+  },
+);
 
 t.test('paths escaping the plugin block: sources, pluginRoot, component paths', async (t) => {
-  const text = marketplace([
-    { name: 'up', source: './../../etc' },
-    { name: 'alpha', source: './alpha', commands: ['../beta/commands'] },
-    { name: 'bare', source: 'bare' },
-  ], { metadata: { pluginRoot: '../outside' } });
+  const text = marketplace(
+    [
+      { name: 'up', source: './../../etc' },
+      { name: 'alpha', source: './alpha', commands: ['../beta/commands'] },
+      { name: 'bare', source: 'bare' },
+    ],
+    { metadata: { pluginRoot: '../outside' } },
+  );
   const pluginJson = json({ name: 'alpha', hooks: '/etc/hooks.json', skills: '${CLAUDE_PLUGIN_ROOT}/../../x' });
   const findings = scan({ [M]: text, 'alpha/.claude-plugin/plugin.json': pluginJson }).findings;
   t.strictSame(brief(findings), [
@@ -107,36 +137,45 @@ t.test('paths escaping the plugin block: sources, pluginRoot, component paths', 
   t.equal(stateOf(findings), 'FAIL');
 });
 
-t.test('plugin.json: invalid JSON and a missing name block; wrong field types, conflicts and dead paths warn', async (t) => {
-  const text = marketplace([
-    { name: 'broken', source: './broken' },
-    { name: 'nameless', source: './nameless' },
-    { name: 'typed', source: './typed', version: '2.0.0', strict: false },
-    { name: 'ghost', source: './ghost' },
-  ]);
-  const typed = json({ name: 'typed', version: '1.0.0', keywords: 'a string', commands: 7, agents: './nowhere' });
-  const findings = scan({
-    [M]: text,
-    'broken/.claude-plugin/plugin.json': '{\n  "name": "broken"\n  "x": 1\n}',
-    'nameless/.claude-plugin/plugin.json': json({ description: 'no name' }),
-    'typed/.claude-plugin/plugin.json': typed,
-  }).findings;
-  t.strictSame(brief(findings), [
-    ['manifest-invalid-json', 'HIGH', 'broken/.claude-plugin/plugin.json:3'],
-    ['manifest-missing-field', 'HIGH', 'nameless/.claude-plugin/plugin.json:1'],
-    ['manifest-invalid-field', 'MEDIUM', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"keywords"')}`],
-    ['manifest-conflicting-manifests', 'MEDIUM', `${M}:${lineWith(text, '"name": "typed"') - 1}`],
-    ['manifest-version-mismatch', 'LOW', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"version"')}`],
-    ['manifest-plugin-not-found', 'MEDIUM', `${M}:${lineWith(text, '"name": "ghost"') - 1}`],
-    ['manifest-invalid-field', 'MEDIUM', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"commands"')}`],
-    ['manifest-missing-path', 'LOW', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"agents"')}`],
-  ]);
-});
+t.test(
+  'plugin.json: invalid JSON and a missing name block; wrong field types, conflicts and dead paths warn',
+  async (t) => {
+    const text = marketplace([
+      { name: 'broken', source: './broken' },
+      { name: 'nameless', source: './nameless' },
+      { name: 'typed', source: './typed', version: '2.0.0', strict: false },
+      { name: 'ghost', source: './ghost' },
+    ]);
+    const typed = json({ name: 'typed', version: '1.0.0', keywords: 'a string', commands: 7, agents: './nowhere' });
+    const findings = scan({
+      [M]: text,
+      'broken/.claude-plugin/plugin.json': '{\n  "name": "broken"\n  "x": 1\n}',
+      'nameless/.claude-plugin/plugin.json': json({ description: 'no name' }),
+      'typed/.claude-plugin/plugin.json': typed,
+    }).findings;
+    t.strictSame(brief(findings), [
+      ['manifest-invalid-json', 'HIGH', 'broken/.claude-plugin/plugin.json:3'],
+      ['manifest-missing-field', 'HIGH', 'nameless/.claude-plugin/plugin.json:1'],
+      ['manifest-invalid-field', 'MEDIUM', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"keywords"')}`],
+      ['manifest-conflicting-manifests', 'MEDIUM', `${M}:${lineWith(text, '"name": "typed"') - 1}`],
+      ['manifest-version-mismatch', 'LOW', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"version"')}`],
+      ['manifest-plugin-not-found', 'MEDIUM', `${M}:${lineWith(text, '"name": "ghost"') - 1}`],
+      ['manifest-invalid-field', 'MEDIUM', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"commands"')}`],
+      ['manifest-missing-path', 'LOW', `typed/.claude-plugin/plugin.json:${lineWith(typed, '"agents"')}`],
+    ]);
+  },
+);
 
 t.test('an oversized manifest is reported as not scanned', async (t) => {
   const report = scan({ [M]: marketplace([{ name: 'a', source: './a' }]) }, 20);
   t.strictSame(brief(report.findings), [['file-not-scanned', 'INFO', `${M}:1`]]);
   t.equal(stateOf(report.findings), 'PASS');
-  const plugin = scan({ [M]: json({ name: 'a', owner: { name: 'o' }, plugins: [{ name: 'a', source: './a' }] }).replace(/\s+/g, ''), 'a/.claude-plugin/plugin.json': json({ name: 'a', description: 'x'.repeat(200) }) }, 150);
+  const plugin = scan(
+    {
+      [M]: json({ name: 'a', owner: { name: 'o' }, plugins: [{ name: 'a', source: './a' }] }).replace(/\s+/g, ''),
+      'a/.claude-plugin/plugin.json': json({ name: 'a', description: 'x'.repeat(200) }),
+    },
+    150,
+  );
   t.strictSame(brief(plugin.findings), [['file-not-scanned', 'INFO', 'a/.claude-plugin/plugin.json:1']]);
 });
