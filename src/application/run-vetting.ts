@@ -46,26 +46,12 @@ export type RunOutcome = Readonly<{
   }> | null;
 }>;
 
-/**
- * One vetting run of a snapshot: the enabled connectors in order over its pinned tree, recorded as one
- * decision (verdicts, completion and, on a re-vet, the classification). In ENFORCE mode a VIOLATION of
- * an approved snapshot then revokes it, which the publication projection turns into removed refs.
- */
-export async function runVetting(
-  deps: VettingPorts,
-  snapshot: SnapshotRecord,
-  marketplace: VettedMarketplace,
-  trigger: VettingTrigger,
-  meta: CommandMeta,
-): Promise<RunOutcome> {
-  const log = deps.logger.child({
-    component: 'vetting',
-    snapshotId: snapshot.id,
-    marketplace: marketplace.name,
-    trigger,
-  });
+type RunLog = VettingPorts['logger'];
+
+/** The enabled connectors in order over the snapshot's pinned tree; what each found, not yet numbered. */
+async function scan(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: VettedMarketplace, log: RunLog) {
   const { settings, enabled } = await chainFor(deps, marketplace.id);
-  const started = deps.clock.instant();
+  const startedAt = deps.clock.instant();
   const input = await readScanInput(deps.gitStore.quarantinePath(marketplace.id), snapshot.sha, {
     maxFileBytes: deps.vetting.maxFileBytes,
     license: deps.vetting.license,
@@ -85,23 +71,80 @@ export async function runVetting(
         ),
     },
   );
-  const runId = await deps.ids('vetting-run');
+  return { mode: settings.mode, chain: enabled.map((c) => c.name), startedAt, drafts };
+}
+
+/** Ids are allocated before deciding and written into the events (they survive a rebuild). */
+async function numbered(deps: VettingPorts, drafts: Awaited<ReturnType<typeof scan>>['drafts']): Promise<Verdict[]> {
   const verdicts: Verdict[] = [];
   for (const draft of drafts) {
+    const { connector, position, state, detail, reportUrl, findings } = draft;
     verdicts.push({
       verdictId: await deps.ids('vetting-verdict'),
-      connector: draft.connector,
-      position: draft.position,
-      state: draft.state,
-      detail: draft.detail,
-      reportUrl: draft.reportUrl,
-      findings: draft.findings,
+      connector,
+      position,
+      state,
+      detail,
+      reportUrl,
+      findings,
     });
   }
+  return verdicts;
+}
+
+/** ENFORCE mode: a VIOLATION of an approved snapshot revokes it (publication then removes its refs). */
+async function revokeForViolation(
+  deps: VettingPorts,
+  snapshot: SnapshotRecord,
+  marketplace: VettedMarketplace,
+  evaluation: Evaluation,
+  meta: CommandMeta,
+): Promise<boolean> {
+  const rules = [...new Set(evaluation.uncovered.map((u) => u.ruleId))].join(', ');
+  const decision = await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(marketplace.id),
+    {
+      type: 'revoke-snapshot',
+      data: { snapshotId: snapshot.id, reason: `re-vet violation (ENFORCE): ${rules}` },
+      meta: { ...meta, at: deps.clock.instant() },
+    },
+    ['snapshots', 'marketplaces', 'ledger', 'publication'],
+  );
+  const revoked = decision.events.some((e) => e.type === 'snapshot-revoked');
+  deps.logger.warn({ snapshotId: snapshot.id, rules, revoked }, 're-vet violation in ENFORCE mode');
+  return revoked;
+}
+
+/**
+ * One vetting run of a snapshot: the enabled connectors in order over its pinned tree, recorded as one
+ * decision (verdicts, completion and, on a re-vet, the classification). In ENFORCE mode a VIOLATION of
+ * an approved snapshot then revokes it, which the publication projection turns into removed refs.
+ */
+export async function runVetting(
+  deps: VettingPorts,
+  snapshot: SnapshotRecord,
+  marketplace: VettedMarketplace,
+  trigger: VettingTrigger,
+  meta: CommandMeta,
+): Promise<RunOutcome> {
+  const log = deps.logger.child({
+    component: 'vetting',
+    snapshotId: snapshot.id,
+    marketplace: marketplace.name,
+    trigger,
+  });
+  const { mode, chain, startedAt, drafts } = await scan(deps, snapshot, marketplace, log);
+  const runId = await deps.ids('vetting-run');
+  const verdicts = await numbered(deps, drafts);
   const isRevet = trigger !== 'ingestion';
   const waivers = isRevet ? await waiversOf(deps.pool, marketplace.id) : [];
   const affected = isRevet ? await fetchersOf(deps.pool, marketplace.id, snapshot.sha) : [];
-  const finished = deps.clock.instant();
+  const approved = snapshot.state === 'approved';
+  const finishedAt = deps.clock.instant();
+  const { id: marketplaceId, name } = marketplace;
+  const revet = isRevet ? { mode: deps.vetting.revetMode, waivers, affected, approved } : null;
   await execute(
     deps,
     vettingRunDecider,
@@ -111,57 +154,33 @@ export async function runVetting(
       data: {
         runId,
         snapshotId: snapshot.id,
-        marketplaceId: marketplace.id,
-        marketplace: marketplace.name,
+        marketplaceId,
+        marketplace: name,
         sha: snapshot.sha,
         trigger,
-        mode: settings.mode,
-        chain: enabled.map((c) => c.name),
-        startedAt: started,
-        finishedAt: finished,
+        mode,
+        chain,
+        startedAt,
+        finishedAt,
         verdicts,
-        revet: isRevet
-          ? { mode: deps.vetting.revetMode, waivers, affected, approved: snapshot.state === 'approved' }
-          : null,
+        revet,
       },
-      meta: { ...meta, at: finished },
+      meta: { ...meta, at: finishedAt },
     },
     ['vetting', 'ledger'],
   );
-  const evaluation = evaluate(verdicts, snapshot.sha, waivers, finished);
-  log.info(
-    {
-      runId,
-      outcome: evaluation.recordedOutcome,
-      effective: evaluation.outcome,
-      uncovered: evaluation.uncovered.length,
-    },
-    'vetting finished',
-  );
+  const evaluation = evaluate(verdicts, snapshot.sha, waivers, finishedAt);
+  const counts = {
+    runId,
+    outcome: evaluation.recordedOutcome,
+    effective: evaluation.outcome,
+    uncovered: evaluation.uncovered.length,
+  };
+  log.info(counts, 'vetting finished');
   if (!isRevet) return { runId, verdicts, evaluation, revet: null };
 
-  const { classification, revoke } = revetResult(
-    classify(evaluation),
-    deps.vetting.revetMode,
-    snapshot.state === 'approved',
-  );
-  let revoked = false;
-  if (revoke) {
-    const rules = [...new Set(evaluation.uncovered.map((u) => u.ruleId))].join(', ');
-    const decision = await execute(
-      deps,
-      marketplaceDecider,
-      streams.marketplace(marketplace.id),
-      {
-        type: 'revoke-snapshot',
-        data: { snapshotId: snapshot.id, reason: `re-vet violation (ENFORCE): ${rules}` },
-        meta: { ...meta, at: deps.clock.instant() },
-      },
-      ['snapshots', 'marketplaces', 'ledger', 'publication'],
-    );
-    revoked = decision.events.some((e) => e.type === 'snapshot-revoked');
-    log.warn({ runId, rules, revoked }, 're-vet violation in ENFORCE mode');
-  }
+  const { classification, revoke } = revetResult(classify(evaluation), deps.vetting.revetMode, approved);
+  const revoked = revoke ? await revokeForViolation(deps, snapshot, marketplace, evaluation, meta) : false;
   return { runId, verdicts, evaluation, revet: { classification, mode: deps.vetting.revetMode, revoked, affected } };
 }
 
