@@ -1,41 +1,30 @@
 import type { Logger } from 'pino';
-import {
-  RevisionConflict,
-  type EventMetadata,
-  type EventStore,
-  type Position,
-} from '../../adapters/eventstore/port.ts';
-import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
+import type { EventMetadata, EventStore, Position } from '../../adapters/eventstore/port.ts';
 import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import type { ServedView } from '../../adapters/git/served-view.ts';
 import type { DatabasePool } from '../../adapters/postgres/pool.ts';
 import {
-  catalogFiles,
-  catalogManifestPath,
-  catalogPluginPath,
   catalogRecordPath,
   isCurrent,
-  newlyWithheld,
-  planCatalog,
   readCatalogRecord,
-  type Candidate,
   type CatalogRecord,
-  type Skipped,
 } from '../../domain/catalog/catalog-plan.ts';
-import type {
-  CatalogCollision,
-  CatalogConstituent,
-  CatalogEvent,
-  CatalogTrigger,
-} from '../../domain/catalog/catalog.events.ts';
-import { fact } from '../../domain/events.ts';
+import type { CatalogCollision, CatalogConstituent, CatalogTrigger } from '../../domain/catalog/catalog.events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
-import type { ActorType } from '../../domain/shared/decider.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { liveMarketplaces } from '../marketplaces/marketplaces.queries.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 import { outsideTransaction } from '../runner/outside-transaction.ts';
+import { composeCatalog, type EstateConstituent } from './catalog-composition.ts';
+import {
+  appendOnce,
+  builderPrincipal,
+  recordIfMissing,
+  recordWithdrawal,
+  revisionEvents,
+  type BuildActor,
+} from './catalog-recording.ts';
 
 /** spec, Catalog revision. */
 export type CatalogRevision = Readonly<{
@@ -43,14 +32,6 @@ export type CatalogRevision = Readonly<{
   generatedAt: string;
   constituents: readonly CatalogConstituent[];
   collisions: readonly CatalogCollision[];
-}>;
-
-/** Who a build is recorded for: the caller of the rebuild endpoint, or the gateway itself. */
-export type BuildActor = Readonly<{
-  principal: string;
-  actorType: ActorType;
-  correlationId: string;
-  credentialId?: number;
 }>;
 
 export type BuildResult = Readonly<{
@@ -74,9 +55,6 @@ export type CatalogBuilderDeps = Readonly<{
   /** marketplace.json files over this size are read as unreadable. */
   maxManifestBytes?: number;
 }>;
-
-// spec, Ledger entry: system acts of the catalog are the principal catalog-builder.
-const builderPrincipal = 'catalog-builder';
 
 const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision => ({
   sha,
@@ -246,7 +224,7 @@ export class CatalogBuilder {
   }
 
   private async build(trigger: CatalogTrigger, actor: BuildActor, force: boolean): Promise<BuildResult> {
-    const { catalogStore, gitStore, name } = this.deps;
+    const { catalogStore, name } = this.deps;
     const servedSha = await catalogStore.servedSha(name);
     const served =
       servedSha === null ? null : readCatalogRecord(await catalogStore.servedFile(name, servedSha, catalogRecordPath));
@@ -258,64 +236,29 @@ export class CatalogBuilder {
       // Nothing served, nothing to catalog: the facade answers 404 for the catalog as for any marketplace.
       if (servedSha === null || !(await catalogStore.withdraw(name))) return { revision: null, position: null };
       this.pruneSoon();
-      const withdrawn = fact('catalog-rebuilt', {
-        catalog: name,
-        sha: null,
-        generatedAt: this.deps.now(),
-        trigger,
-        constituents: [],
-        collisions: [],
-        plugins: 0,
-      });
-      return {
-        revision: null,
-        position: await this.append(streams.catalog(`withdrawn-${servedSha}`), [withdrawn], actor),
-      };
+      return { revision: null, position: await recordWithdrawal(this.deps, servedSha, trigger, actor) };
     }
 
     if (!force && servedSha !== null && served !== null && isCurrent(served, name, constituents)) {
       // Already served. Recorded unless an earlier build served it and failed to append.
       return {
         revision: revisionOf(servedSha, served),
-        position: await this.recordIfMissing(servedSha, served, trigger, actor),
+        position: await recordIfMissing(this.deps, servedSha, served, trigger, actor),
       };
     }
+    return this.serveNewRevision(constituents, approved, served, trigger, actor);
+  }
 
-    for (const c of constituents)
-      await catalogStore.fetchConstituent(c.marketplaceId, gitStore.quarantinePath(c.marketplaceId), c.sha);
-    const plan = planCatalog(
-      await Promise.all(
-        constituents.map(async (c) => ({
-          marketplace: c.marketplace,
-          sha: c.sha,
-          manifest: await catalogStore.constituentFile(c.sha, catalogManifestPath, this.deps.maxManifestBytes),
-        })),
-      ),
-    );
-    const trees = await catalogStore.trees(plan.candidates.map((c) => ({ sha: c.sha, dir: c.root })));
-    const listed: Array<{ candidate: Candidate; tree: string }> = [];
-    const missing: Skipped[] = [];
-    plan.candidates.forEach((candidate, i) => {
-      const tree = trees[i];
-      if (tree) listed.push({ candidate, tree });
-      else
-        missing.push({
-          marketplace: candidate.marketplace,
-          name: candidate.name,
-          reason: `no directory '${candidate.root || '.'}' in ${candidate.sha}`,
-        });
-    });
-    const generatedAt = this.deps.now();
-    const files = catalogFiles({ catalog: name, generatedAt, plan, listed: listed.map((l) => l.candidate), missing });
-    const sha = await catalogStore.commit({
-      blobs: [
-        { path: catalogManifestPath, text: files.manifest },
-        { path: catalogRecordPath, text: files.recordText },
-      ],
-      trees: listed.map((l) => ({ path: catalogPluginPath(l.candidate), tree: l.tree })),
-      message: files.message,
-      generatedAt,
-    });
+  /** Composes the catalog from the estate, serves it, and records the revision. */
+  private async serveNewRevision(
+    constituents: readonly EstateConstituent[],
+    approved: ReadonlyMap<string, ReadonlySet<string>>,
+    served: CatalogRecord | null,
+    trigger: CatalogTrigger,
+    actor: BuildActor,
+  ): Promise<BuildResult> {
+    const { catalogStore, name } = this.deps;
+    const { sha, record, plan, plugins } = await composeCatalog(this.deps, constituents);
     await catalogStore.serve(name, sha);
     // A previous constituent no longer approved was revoked (or its marketplace removed): what only it reached
     // is pruned soon after, off the command's path (the facade never hands it out meanwhile: every want must
@@ -328,28 +271,22 @@ export class CatalogBuilder {
         sha,
         trigger,
         constituents: plan.constituents.length,
-        plugins: listed.length,
+        plugins,
         collisions: plan.collisions.length,
       },
       'catalog built',
     );
-    const position = await this.append(
-      streams.catalog(sha),
-      this.revisionEvents(sha, files.record, listed.length, served?.collisions ?? null, trigger),
-      actor,
-    );
-    return { revision: revisionOf(sha, files.record), position };
+    const events = revisionEvents(sha, record, plugins, served?.collisions ?? null, trigger);
+    const position = await appendOnce(this.deps, streams.catalog(sha), events, actor);
+    return { revision: revisionOf(sha, record), position };
   }
 
   /**
    * Every live marketplace that serves a commit, and that commit (desired-refs.ts: the served tip), in
    * name order; and every live marketplace's approved commits.
    */
-  private async estate(): Promise<{
-    constituents: Array<CatalogConstituent & { marketplaceId: number }>;
-    approved: Map<string, Set<string>>;
-  }> {
-    const constituents: Array<CatalogConstituent & { marketplaceId: number }> = [];
+  private async estate(): Promise<{ constituents: EstateConstituent[]; approved: Map<string, Set<string>> }> {
+    const constituents: EstateConstituent[] = [];
     const approvedByName = new Map<string, Set<string>>();
     for (const marketplace of await liveMarketplaces(this.deps.pool)) {
       const { approved, tip } = await publicationTarget(this.deps.pool, marketplace.id);
@@ -369,69 +306,5 @@ export class CatalogBuilder {
     void this.exclusive(work).catch((error: unknown) =>
       this.deps.logger.warn({ err: error, catalog: this.deps.name }, failure),
     );
-  }
-
-  /** catalog-rebuilt, then one catalog-name-collision per name withheld now and not by the revision before. */
-  private revisionEvents(
-    sha: string,
-    record: CatalogRecord,
-    plugins: number,
-    previous: readonly CatalogCollision[] | null,
-    trigger: CatalogTrigger,
-  ): CatalogEvent[] {
-    const rebuilt = fact('catalog-rebuilt', {
-      catalog: record.catalog,
-      sha,
-      generatedAt: record.generatedAt,
-      trigger,
-      constituents: record.constituents,
-      collisions: record.collisions,
-      plugins,
-    });
-    const collisions = newlyWithheld(previous, record.collisions).map((c) =>
-      fact('catalog-name-collision', { catalog: record.catalog, sha, name: c.name, marketplaces: c.marketplaces }),
-    );
-    return [rebuilt, ...collisions];
-  }
-
-  private async recordIfMissing(
-    sha: string,
-    record: CatalogRecord,
-    trigger: CatalogTrigger,
-    actor: BuildActor,
-  ): Promise<Position | null> {
-    const { revision } = await this.deps.store.readStream(streams.catalog(sha));
-    if (revision !== 'no-stream') return null;
-    const manifest = await this.deps.catalogStore.servedFile(this.deps.name, sha, catalogManifestPath);
-    let plugins = 0;
-    try {
-      const parsed = JSON.parse(manifest ?? '{}') as { plugins?: unknown };
-      plugins = Array.isArray(parsed.plugins) ? parsed.plugins.length : 0;
-    } catch {
-      plugins = 0;
-    }
-    return this.append(streams.catalog(sha), this.revisionEvents(sha, record, plugins, null, trigger), actor);
-  }
-
-  /** Appended only when the stream is new: a revision (or a withdrawal) is recorded once, whoever tries again. */
-  private async append(stream: string, events: readonly CatalogEvent[], actor: BuildActor): Promise<Position | null> {
-    const at = this.deps.now();
-    // spec, Events: a withheld name is the builder's own finding, whoever asked for the build.
-    const metadataFor = (event: { type: string }): EventMetadata =>
-      event.type === 'catalog-name-collision'
-        ? { principal: builderPrincipal, actorType: 'system', correlationId: actor.correlationId, at }
-        : {
-            principal: actor.principal,
-            actorType: actor.actorType,
-            correlationId: actor.correlationId,
-            at,
-            ...(actor.credentialId === undefined ? {} : { credentialId: actor.credentialId }),
-          };
-    try {
-      return (await appendFacts(this.deps.store, stream, events, metadataFor, 'no-stream')).position;
-    } catch (error) {
-      if (error instanceof RevisionConflict) return null;
-      throw error;
-    }
   }
 }

@@ -1,0 +1,92 @@
+import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
+import type { GitStore } from '../../adapters/git/git-store.ts';
+import {
+  catalogFiles,
+  catalogManifestPath,
+  catalogPluginPath,
+  catalogRecordPath,
+  planCatalog,
+  type Candidate,
+  type CatalogPlan,
+  type CatalogRecord,
+  type Skipped,
+} from '../../domain/catalog/catalog-plan.ts';
+import type { CatalogConstituent } from '../../domain/catalog/catalog.events.ts';
+
+/** A live marketplace's served tip, with the marketplace's id (its quarantine and constituent repository). */
+export type EstateConstituent = CatalogConstituent & { marketplaceId: number };
+
+export type CompositionDeps = Readonly<{
+  name: string;
+  gitStore: GitStore;
+  catalogStore: CatalogStore;
+  now(): string;
+  maxManifestBytes?: number;
+}>;
+
+export type ComposedCatalog = Readonly<{
+  sha: string;
+  record: CatalogRecord;
+  plan: CatalogPlan;
+  /** How many plugins the catalog lists (candidates whose directory exists). */
+  plugins: number;
+}>;
+
+type Listed = { candidate: Candidate; tree: string };
+
+/**
+ * The plan-to-tree composition: takes each constituent's commit from quarantine, plans the catalog from their
+ * manifests, and commits the catalog (its manifest, its record, and every listed plugin's tree). The commit is
+ * not served yet.
+ */
+export async function composeCatalog(
+  deps: CompositionDeps,
+  constituents: readonly EstateConstituent[],
+): Promise<ComposedCatalog> {
+  const { catalogStore, gitStore, name } = deps;
+  for (const c of constituents)
+    await catalogStore.fetchConstituent(c.marketplaceId, gitStore.quarantinePath(c.marketplaceId), c.sha);
+  const plan = planCatalog(
+    await Promise.all(
+      constituents.map(async (c) => ({
+        marketplace: c.marketplace,
+        sha: c.sha,
+        manifest: await catalogStore.constituentFile(c.sha, catalogManifestPath, deps.maxManifestBytes),
+      })),
+    ),
+  );
+  const { listed, missing } = await pluginTrees(catalogStore, plan);
+  const generatedAt = deps.now();
+  const files = catalogFiles({ catalog: name, generatedAt, plan, listed: listed.map((l) => l.candidate), missing });
+  const sha = await catalogStore.commit({
+    blobs: [
+      { path: catalogManifestPath, text: files.manifest },
+      { path: catalogRecordPath, text: files.recordText },
+    ],
+    trees: listed.map((l) => ({ path: catalogPluginPath(l.candidate), tree: l.tree })),
+    message: files.message,
+    generatedAt,
+  });
+  return { sha, record: files.record, plan, plugins: listed.length };
+}
+
+/** Each candidate's tree in its constituent commit; a candidate whose directory is missing is skipped. */
+async function pluginTrees(
+  catalogStore: CatalogStore,
+  plan: CatalogPlan,
+): Promise<{ listed: Listed[]; missing: Skipped[] }> {
+  const trees = await catalogStore.trees(plan.candidates.map((c) => ({ sha: c.sha, dir: c.root })));
+  const listed: Listed[] = [];
+  const missing: Skipped[] = [];
+  plan.candidates.forEach((candidate, i) => {
+    const tree = trees[i];
+    if (tree) listed.push({ candidate, tree });
+    else
+      missing.push({
+        marketplace: candidate.marketplace,
+        name: candidate.name,
+        reason: `no directory '${candidate.root || '.'}' in ${candidate.sha}`,
+      });
+  });
+  return { listed, missing };
+}
