@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdentityError } from '../../adapters/identity/oidc.ts';
+import { IdentityError, type OidcProvider } from '../../adapters/identity/oidc.ts';
 import { randomHandle } from '../../adapters/system/token-digests.ts';
 import { boundClaims } from '../../domain/access/claims.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
@@ -33,12 +33,20 @@ export function safeReturn(value: unknown, baseUrl: string): string {
 
 /** spec, Authentication: login paths /oauth2/authorization/idp and /login/oauth2/code/idp (authorization code with PKCE). */
 export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
-  const secure = deps.baseUrl.startsWith('https:');
-  const identity = () => {
-    if (!deps.identity) throw reject('not-found', 'no identity provider is configured (gateway.oidc.issuer)');
-    return deps.identity;
-  };
+  authorizationRoute(app, deps);
+  callbackRoute(app, deps);
+  logoutRoute(app, deps);
+}
 
+// Looked up per request: without an issuer the login paths answer 404 rather than being absent.
+function identityOf(deps: HttpDeps): OidcProvider {
+  if (!deps.identity) throw reject('not-found', 'no identity provider is configured (gateway.oidc.issuer)');
+  return deps.identity;
+}
+
+const secureCookies = (deps: HttpDeps): boolean => deps.baseUrl.startsWith('https:');
+
+function authorizationRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/oauth2/authorization/idp',
     {
@@ -49,7 +57,7 @@ export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const provider = identity();
+      const provider = identityOf(deps);
       const checks = { state: randomHandle(), nonce: randomHandle(), codeVerifier: randomHandle(48) };
       const at = deps.clock.now().getTime();
       await deps.sessions.putLoginRequest(
@@ -68,7 +76,10 @@ export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
       return reply.redirect(url.toString(), 302);
     },
   );
+}
 
+function callbackRoute(app: HttpApp, deps: HttpDeps): void {
+  const secure = secureCookies(deps);
   app.get(
     callbackPath,
     {
@@ -79,7 +90,7 @@ export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const provider = identity();
+      const provider = identityOf(deps);
       const state = request.query.state;
       const now = deps.clock.now();
       const pending = state ? await deps.sessions.takeLoginRequest(state, now.toISOString()) : null;
@@ -120,8 +131,11 @@ export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
       return reply.redirect(pending.returnTo, 302);
     },
   );
+}
 
-  // A state-changing request on the session path: CSRF applies (authenticate.ts).
+// A state-changing request on the session path: CSRF applies (authenticate.ts).
+function logoutRoute(app: HttpApp, deps: HttpDeps): void {
+  const secure = secureCookies(deps);
   app.post(
     '/api/v1/logout',
     {

@@ -35,6 +35,13 @@ const RemovalView = Type.Object({
 });
 
 export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
+  listMarketplacesRoute(app, deps);
+  registerMarketplaceRoute(app, deps);
+  removeMarketplaceRoute(app, deps);
+  ingestMarketplaceRoute(app, deps);
+}
+
+function listMarketplacesRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/marketplaces',
     {
@@ -54,7 +61,9 @@ export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
       return Promise.all(live.map(async (m) => marketplaceView(m, await deps.gitStore.servedSha(m.id), snapshots)));
     },
   );
+}
 
+function registerMarketplaceRoute(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/marketplaces',
     {
@@ -79,7 +88,9 @@ export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
       return reply.code(201).send({ ...marketplaceView(marketplace, null, []), warnings });
     },
   );
+}
 
+function removeMarketplaceRoute(app: HttpApp, deps: HttpDeps): void {
   app.delete(
     '/api/v1/marketplaces/:name',
     {
@@ -96,7 +107,9 @@ export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
       return removeMarketplace(deps, request.params.name, request.body.reason, metaFor(deps, request, caller));
     },
   );
+}
 
+function ingestMarketplaceRoute(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/marketplaces/:name/ingest',
     {

@@ -33,7 +33,16 @@ const ruleView = (r: PolicyRuleRecord) => ({ ...r });
 
 const description = `Policy rules are CEL expressions evaluated at approve, after the vetting gate and before any state change: every enabled rule that matches, or fails to evaluate, refuses the approval (409 \`policy-denied\` with \`denials[]\`), with one policy-denied ledger entry per deciding rule. Disabling a rule is the off-switch.\n\n${policyVariablesDoc}`;
 
+/** Every policy route: the rules (create, list, replace, delete) and the playground. */
 export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
+  createRuleRoute(app, deps);
+  listRulesRoute(app, deps);
+  replaceRuleRoute(app, deps);
+  deleteRuleRoute(app, deps);
+  playgroundRoute(app, deps);
+}
+
+function createRuleRoute(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/policy/rules',
     {
@@ -60,7 +69,9 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       return ruleView(await createPolicyRule(deps, caller, name, body, metaFor(deps, request, caller)));
     },
   );
+}
 
+function listRulesRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/policy/rules',
     {
@@ -76,7 +87,9 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       return (await policyRules(deps.pool)).map(ruleView);
     },
   );
+}
 
+function replaceRuleRoute(app: HttpApp, deps: HttpDeps): void {
   app.put(
     '/api/v1/policy/rules/:name',
     {
@@ -98,7 +111,9 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       return ruleView(await updatePolicyRule(deps, caller, request.params.name, body, metaFor(deps, request, caller)));
     },
   );
+}
 
+function deleteRuleRoute(app: HttpApp, deps: HttpDeps): void {
   app.delete(
     '/api/v1/policy/rules/:name',
     {
@@ -114,7 +129,9 @@ export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
       return ruleView(await deletePolicyRule(deps, caller, request.params.name, metaFor(deps, request, caller)));
     },
   );
+}
 
+function playgroundRoute(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/policy/playground',
     {

@@ -11,6 +11,14 @@ const own = (principal: string) => ({ asOwner: principal, kinds: ['personal', 's
 
 // spec, Roles: own personal tokens need any authenticated principal, no role; owner-scoped.
 export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
+  createPersonalTokenRoute(app, deps);
+  listOwnTokensRoute(app, deps);
+  revokeOwnTokenRoute(app, deps);
+  rotateOwnTokenRoute(app, deps);
+  createSessionTokenRoute(app, deps);
+}
+
+function createPersonalTokenRoute(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/tokens',
     {
@@ -37,7 +45,9 @@ export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
       return reply.code(201).send(tokenView(token, secret));
     },
   );
+}
 
+function listOwnTokensRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/tokens',
     {
@@ -51,7 +61,9 @@ export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
       return (await tokensOwnedBy(deps.pool, callerOf(request).principal)).map((token) => tokenView(token));
     },
   );
+}
 
+function revokeOwnTokenRoute(app: HttpApp, deps: HttpDeps): void {
   app.delete(
     '/api/v1/tokens/:id',
     {
@@ -68,7 +80,9 @@ export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
       return reply.code(204).send(null);
     },
   );
+}
 
+function rotateOwnTokenRoute(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/tokens/:id/rotate',
     {
@@ -90,7 +104,9 @@ export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
       return tokenView(token, secret);
     },
   );
+}
 
+function createSessionTokenRoute(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/tokens/session',
     {

@@ -48,6 +48,15 @@ const chainChanges = [
 ] as const;
 
 export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
+  marketplaceChainRoute(app, deps);
+  marketplaceChainSettingsRoute(app, deps);
+  vetterTogglesRoute(app, deps);
+  globalChainSettingsRoute(app, deps);
+  toggleVetterRoute(app, deps);
+  chainChangeRoutes(app, deps);
+}
+
+function marketplaceChainRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/marketplaces/:name/vetting-chain',
     {
@@ -64,7 +73,9 @@ export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
       return (await chainFor(deps, marketplace.id)).chain;
     },
   );
+}
 
+function marketplaceChainSettingsRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/marketplaces/:name/vetting-chain-settings',
     {
@@ -82,7 +93,9 @@ export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
       return { marketplace: marketplace.name, ...(await chainSettingsOf(deps, marketplace.id)), toggles };
     },
   );
+}
 
+function vetterTogglesRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/vetting/vetter-toggles',
     {
@@ -97,7 +110,9 @@ export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
       return vetterToggles(deps.pool);
     },
   );
+}
 
+function globalChainSettingsRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/vetting/chain-settings',
     {
@@ -112,7 +127,9 @@ export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
       return chainSettingsOf(deps, null);
     },
   );
+}
 
+function toggleVetterRoute(app: HttpApp, deps: HttpDeps): void {
   app.put(
     '/api/v1/vetting/vetters/:name/toggle',
     {
@@ -131,7 +148,9 @@ export function chainSettingsRoutes(app: HttpApp, deps: HttpDeps): void {
       return toggleVetter(deps, caller, toggle, metaFor(deps, request, caller));
     },
   );
+}
 
+function chainChangeRoutes(app: HttpApp, deps: HttpDeps): void {
   for (const { url, summary, body } of chainChanges) {
     app.put(
       url,
