@@ -36,6 +36,17 @@ registerAjvFormats();
 
 /** Builds the HTTP application; the caller listens and closes. Every surface is registered here. */
 export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
+  const app = createApp(deps);
+  problemHandlers(app, deps);
+  await app.register(cookie);
+  const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
+  registerAuthentication(app, deps, tokenUse);
+  await openApi(app, deps);
+  routes(app, deps, tokenUse);
+  return app;
+}
+
+function createApp(deps: HttpDeps): HttpApp {
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: deps.bodyLimitBytes,
@@ -51,7 +62,11 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   // The API takes JSON only; surfaces that need a raw body (inbound webhooks) add their own parser.
   app.removeContentTypeParser('text/plain');
+  return app;
+}
 
+/** Every error and every unknown path answers a problem document. */
+function problemHandlers(app: HttpApp, deps: HttpDeps): void {
   app.setErrorHandler((error, request, reply) => {
     const { problem, headers } = toProblem(deps.baseUrl, error, request);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
@@ -71,11 +86,10 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
       ),
     ),
   );
+}
 
-  await app.register(cookie);
-  const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
-  registerAuthentication(app, deps, tokenUse);
-
+// Registered before the routes: @fastify/swagger collects the routes added after it.
+async function openApi(app: HttpApp, deps: HttpDeps): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -104,7 +118,10 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+}
 
+/** Every surface, in the order the OpenAPI document lists them. */
+function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void {
   healthRoute(app, deps);
   apiDocsRoute(app, deps);
   problemsRoute(app, deps);
@@ -132,5 +149,4 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   publishRoutes(app, deps, facadeCredentials);
   holdingsRoute(app, deps, facadeCredentials);
   prometheusRoute(app, deps);
-  return app;
 }

@@ -6,13 +6,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { PktLineError } from '../../adapters/git/pkt-line.ts';
-import { ReceiveLimitError, runReceivePack, type ReceiveLimits } from '../../adapters/git/receive-pack.ts';
+import {
+  ReceiveLimitError,
+  runReceivePack,
+  type ReceiveLimits,
+  type ReceiveRun,
+} from '../../adapters/git/receive-pack.ts';
 import {
   encodeReceiveAnswer,
   parseReceiveAnswer,
   readCommandSection,
   type CommandSection,
   type PushReport,
+  type RefUpdate,
 } from '../../adapters/git/receive-protocol.ts';
 import { recordPush } from '../../application/record-push.ts';
 import type { PushPolicy } from '../../domain/marketplace/marketplace.events.ts';
@@ -99,62 +105,45 @@ async function readCommands(
   }
 }
 
-/** Answers one `git-receive-pack` request of `target`. */
-export async function receive(
-  deps: ReceiveDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
+/** The report and the `remote:` messages a push is answered with. */
+type Outcome = Readonly<{ messages: readonly Buffer[]; report: PushReport }>;
+
+/** The answer to a push whose ref rules refuse it, or null when they let it through. */
+function refusalOf(updates: CommandSection['updates']): Outcome | null {
+  const refusals = refusePush(updates);
+  if (refusals.length === 0) return null;
+  const report: PushReport = {
+    unpack: 'ok',
+    refs: refusals.map((r) => ({ ref: r.ref, ok: false, reason: r.reason })),
+  };
+  const messages = [...new Set(refusals.map((r) => r.reason))].map(message);
+  return { messages, report };
+}
+
+/** Runs `git receive-pack` on the quarantine with the bytes already read and the rest of the body. */
+async function runGit(
   target: PushTarget,
-): Promise<FastifyReply> {
-  const { limits } = deps;
-  const body = bodyOf(request);
-  if ('why' in body) return text(reply, body.status, body.why);
-  // An answer given before the body is read to its end closes the connection.
-  const refuse = ({ status, why }: Refusal) => text(reply.header('connection', 'close'), status, why);
-  const commands = await readCommands(body, limits);
-  if ('why' in commands) return refuse(commands);
-  const { head, section } = commands;
-
-  const resultOf = (bytes: Buffer) =>
-    reply.code(200).header('content-type', resultType).header('cache-control', 'no-cache').send(bytes);
-  // git's probe before a large push is a lone flush: there is nothing to run.
-  if (section.updates.length === 0) {
-    if (!(await drain(body, limits.maxBodyBytes))) void reply.header('connection', 'close');
-    return resultOf(Buffer.alloc(0));
-  }
-  const sideband = section.capabilities.includes('side-band-64k');
-  if (!section.capabilities.includes('report-status') && !section.capabilities.includes('report-status-v2')) {
-    return refuse({ status: 400, why: 'a push must ask for report-status' });
-  }
-  // Ref rules first: a refused push never reaches git.
-  const refusals = refusePush(section.updates);
-  if (refusals.length > 0) {
-    if (!(await drain(body, limits.maxBodyBytes))) void reply.header('connection', 'close');
-    const report: PushReport = {
-      unpack: 'ok',
-      refs: refusals.map((r) => ({ ref: r.ref, ok: false, reason: r.reason })),
-    };
-    const messages = [...new Set(refusals.map((r) => r.reason))].map(message);
-    return resultOf(encodeReceiveAnswer({ messages, report }, sideband));
-  }
-  const update = section.updates[0]!;
-
-  let run;
+  head: Buffer,
+  body: AsyncIterator<Buffer>,
+  limits: ReceiveLimits,
+): Promise<ReceiveRun | Refusal> {
   try {
-    run = await runReceivePack(target.repo, target.policy, head, body, limits);
+    return await runReceivePack(target.repo, target.policy, head, body, limits);
   } catch (error) {
-    if (error instanceof ReceiveLimitError) return refuse({ status: 413, why: error.message });
-    if (isZlibError(error)) return refuse({ status: 400, why: 'the request body could not be inflated' });
+    if (error instanceof ReceiveLimitError) return { status: 413, why: error.message };
+    if (isZlibError(error)) return { status: 400, why: 'the request body could not be inflated' };
     throw error;
   }
-  const answer = parseReceiveAnswer(run.output, sideband);
-  if (answer.report === null) {
-    request.log.error(
-      { exitCode: run.exitCode, stderr: run.stderr, fatal: answer.fatal },
-      'receive-pack gave no report',
-    );
-    return text(reply, 500, `the gateway could not complete this push: ${answer.fatal ?? 'git receive-pack failed'}`);
-  }
+}
+
+/** After git ran: a push git applied to main is recorded (or refused after all); a rewrite is explained. */
+async function settle(
+  deps: ReceiveDeps,
+  request: FastifyRequest,
+  target: PushTarget,
+  update: RefUpdate,
+  answer: Outcome,
+): Promise<Outcome> {
   const messages = [...answer.messages];
   let report = answer.report;
   const main = report.refs.find((r) => r.ref === publishedRef);
@@ -181,5 +170,54 @@ export async function receive(
     const name = target.marketplace.name;
     messages.push(message(`${name} is append-only: a push that rewrites the history of main is refused`));
   }
-  return resultOf(encodeReceiveAnswer({ messages, report }, sideband));
+  return { messages, report };
+}
+
+/** Answers one `git-receive-pack` request of `target`. */
+export async function receive(
+  deps: ReceiveDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: PushTarget,
+): Promise<FastifyReply> {
+  const { limits } = deps;
+  const body = bodyOf(request);
+  if ('why' in body) return text(reply, body.status, body.why);
+  // An answer given before the body is read to its end closes the connection.
+  const refuse = ({ status, why }: Refusal) => text(reply.header('connection', 'close'), status, why);
+  const commands = await readCommands(body, limits);
+  if ('why' in commands) return refuse(commands);
+  const { head, section } = commands;
+
+  const resultOf = (bytes: Buffer) =>
+    reply.code(200).header('content-type', resultType).header('cache-control', 'no-cache').send(bytes);
+  const drainedResultOf = async (bytes: Buffer) => {
+    if (!(await drain(body, limits.maxBodyBytes))) void reply.header('connection', 'close');
+    return resultOf(bytes);
+  };
+  // git's probe before a large push is a lone flush: there is nothing to run.
+  if (section.updates.length === 0) return drainedResultOf(Buffer.alloc(0));
+  const sideband = section.capabilities.includes('side-band-64k');
+  if (!section.capabilities.includes('report-status') && !section.capabilities.includes('report-status-v2')) {
+    return refuse({ status: 400, why: 'a push must ask for report-status' });
+  }
+  // Ref rules first: a refused push never reaches git.
+  const refused = refusalOf(section.updates);
+  if (refused !== null) return drainedResultOf(encodeReceiveAnswer(refused, sideband));
+
+  const run = await runGit(target, head, body, limits);
+  if ('why' in run) return refuse(run);
+  const answer = parseReceiveAnswer(run.output, sideband);
+  if (answer.report === null) {
+    request.log.error(
+      { exitCode: run.exitCode, stderr: run.stderr, fatal: answer.fatal },
+      'receive-pack gave no report',
+    );
+    return text(reply, 500, `the gateway could not complete this push: ${answer.fatal ?? 'git receive-pack failed'}`);
+  }
+  const outcome = await settle(deps, request, target, section.updates[0]!, {
+    messages: answer.messages,
+    report: answer.report,
+  });
+  return resultOf(encodeReceiveAnswer(outcome, sideband));
 }
