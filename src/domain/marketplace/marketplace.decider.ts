@@ -1,5 +1,5 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
-import { accept, refuse, type Command, type Decider, type Instant } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider, type Decision, type Instant } from '../shared/decider.ts';
 import { isMarketplaceName } from '../shared/names.ts';
 import {
   decideSnapshot,
@@ -72,6 +72,111 @@ export type MarketplaceState =
 // withdrawing every approval on removal are each one atomic append (docs/decisions.md).
 type Event = MarketplaceEvent | SnapshotEvent | PolicyDenied;
 
+type Known = Extract<MarketplaceState, { marketplaceId: number }>;
+
+/** Where a marketplace's snapshot events say they belong. */
+const homeOf = (state: Known) => ({ marketplaceId: state.marketplaceId, marketplace: state.name });
+
+function decideRegister({ data, meta }: RegisterMarketplace, state: MarketplaceState): Decision<Event> {
+  if (!isMarketplaceName(data.name)) {
+    return refuse({
+      code: 'invalid-name',
+      detail: `'${data.name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`,
+    });
+  }
+  if (state.status !== 'none')
+    return refuse({ code: 'conflict', detail: `marketplace ${data.marketplaceId} already exists` });
+  return accept({
+    type: 'marketplace-registered',
+    data: { ...data, registeredAt: meta.at, registeredBy: meta.principal },
+  });
+}
+
+/** Removal revokes every approved snapshot in the same append that removes the marketplace. */
+function decideRemove({ data, meta }: RemoveMarketplace, state: Known): Decision<Event> {
+  const approved = [...state.snapshots.snapshots.values()].filter((s) => s.state === 'approved');
+  const reason = `marketplace removed: ${data.reason}`;
+  return accept<Event>(
+    ...approved.map((s): Event => ({
+      type: 'snapshot-revoked',
+      data: {
+        ...homeOf(state),
+        snapshotId: s.snapshotId,
+        sha: s.sha,
+        reason,
+        administrative: true,
+        revokedAt: meta.at,
+        revokedBy: meta.principal,
+      },
+    })),
+    ...(data.pushScopeTokenIds.length === 0
+      ? []
+      : [
+          {
+            type: 'marketplace-push-scopes-removed' as const,
+            data: { marketplaceId: state.marketplaceId, name: state.name, tokenIds: data.pushScopeTokenIds },
+          },
+        ]),
+    {
+      type: 'marketplace-removed',
+      data: {
+        marketplaceId: state.marketplaceId,
+        name: state.name,
+        reason: data.reason,
+        removedAt: meta.at,
+        removedBy: meta.principal,
+        withdrawnSnapshotIds: approved.map((s) => s.snapshotId),
+      },
+    },
+  );
+}
+
+function decideRecordIngest({ data, meta }: RecordIngest, state: Known): Decision<Event> {
+  const base = homeOf(state);
+  const existing = state.snapshots.captured.get(data.sha);
+  const ingested = (snapshotId: number, created: boolean): Event => ({
+    type: 'ingest-succeeded',
+    data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
+  });
+  // spec: ingesting a captured commit creates no second snapshot.
+  if (existing !== undefined) return accept(ingested(existing, false));
+  return accept<Event>(
+    {
+      type: 'snapshot-captured',
+      data: {
+        ...base,
+        snapshotId: data.snapshotId,
+        sha: data.sha,
+        upstreamSha: data.upstreamSha,
+        state: data.violation === null ? 'held' : 'rejected',
+        violation: data.violation,
+        capturedAt: meta.at,
+        ingestedBy: meta.principal,
+        trigger: data.trigger,
+        committedAt: data.committedAt,
+        description: data.description,
+      },
+    },
+    ingested(data.snapshotId, true),
+  );
+}
+
+function decideSyncMode({ data }: ChangeSyncMode, state: Known): Decision<Event> {
+  const { mode } = data;
+  // PUT is idempotent: the mode it already has changes nothing (and issues no new secret).
+  if (mode === state.syncMode) return accept();
+  return accept({
+    type: 'sync-mode-changed',
+    data: {
+      marketplaceId: state.marketplaceId,
+      name: state.name,
+      mode,
+      previousMode: state.syncMode,
+      sealedWebhookSecret: mode === 'webhook' ? data.sealedWebhookSecret : null,
+    },
+  });
+}
+
 export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, Event> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
@@ -101,121 +206,22 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
     }
   },
   decide(command, state) {
-    const { meta } = command;
-    if (command.type === 'register-marketplace') {
-      const { data } = command;
-      if (!isMarketplaceName(data.name)) {
-        return refuse({
-          code: 'invalid-name',
-          detail: `'${data.name}' is not a valid marketplace name: it is the /git/<name> path clients clone, and must match ^[a-z0-9][a-z0-9_-]{0,62}$`,
-        });
-      }
-      if (state.status !== 'none')
-        return refuse({ code: 'conflict', detail: `marketplace ${data.marketplaceId} already exists` });
-      return accept({
-        type: 'marketplace-registered',
-        data: { ...data, registeredAt: meta.at, registeredBy: meta.principal },
-      });
-    }
+    if (command.type === 'register-marketplace') return decideRegister(command, state);
     if (state.status !== 'live')
       return refuse({ code: 'marketplace-not-found', detail: 'no live marketplace has that name' });
-    const base = { marketplaceId: state.marketplaceId, marketplace: state.name };
-
     switch (command.type) {
-      case 'remove-marketplace': {
-        const approved = [...state.snapshots.snapshots.values()].filter((s) => s.state === 'approved');
-        const reason = `marketplace removed: ${command.data.reason}`;
-        return accept<Event>(
-          ...approved.map((s): Event => ({
-            type: 'snapshot-revoked',
-            data: {
-              ...base,
-              snapshotId: s.snapshotId,
-              sha: s.sha,
-              reason,
-              administrative: true,
-              revokedAt: meta.at,
-              revokedBy: meta.principal,
-            },
-          })),
-          ...(command.data.pushScopeTokenIds.length === 0
-            ? []
-            : [
-                {
-                  type: 'marketplace-push-scopes-removed' as const,
-                  data: {
-                    marketplaceId: state.marketplaceId,
-                    name: state.name,
-                    tokenIds: command.data.pushScopeTokenIds,
-                  },
-                },
-              ]),
-          {
-            type: 'marketplace-removed',
-            data: {
-              marketplaceId: state.marketplaceId,
-              name: state.name,
-              reason: command.data.reason,
-              removedAt: meta.at,
-              removedBy: meta.principal,
-              withdrawnSnapshotIds: approved.map((s) => s.snapshotId),
-            },
-          },
-        );
-      }
-      case 'record-ingest': {
-        const { data } = command;
-        const existing = state.snapshots.captured.get(data.sha);
-        const ingested = (snapshotId: number, created: boolean): Event => ({
-          type: 'ingest-succeeded',
-          data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
-        });
-        // spec: ingesting a captured commit creates no second snapshot.
-        if (existing !== undefined) return accept(ingested(existing, false));
-        return accept<Event>(
-          {
-            type: 'snapshot-captured',
-            data: {
-              ...base,
-              snapshotId: data.snapshotId,
-              sha: data.sha,
-              upstreamSha: data.upstreamSha,
-              state: data.violation === null ? 'held' : 'rejected',
-              violation: data.violation,
-              capturedAt: meta.at,
-              ingestedBy: meta.principal,
-              trigger: data.trigger,
-              committedAt: data.committedAt,
-              description: data.description,
-            },
-          },
-          ingested(data.snapshotId, true),
-        );
-      }
+      case 'remove-marketplace':
+        return decideRemove(command, state);
+      case 'record-ingest':
+        return decideRecordIngest(command, state);
       case 'record-ingest-failure':
-        return accept({ type: 'ingest-failed', data: { ...base, at: meta.at, ...command.data } });
+        return accept({ type: 'ingest-failed', data: { ...homeOf(state), at: command.meta.at, ...command.data } });
       case 'approve-snapshot':
       case 'reject-snapshot':
       case 'revoke-snapshot':
-        return decideSnapshot(command, state.snapshots, {
-          marketplaceId: state.marketplaceId,
-          marketplace: state.name,
-        });
-      case 'change-sync-mode': {
-        const { mode } = command.data;
-        // PUT is idempotent: the mode it already has changes nothing (and issues no new secret).
-        if (mode === state.syncMode) return accept();
-        return accept({
-          type: 'sync-mode-changed',
-          data: {
-            marketplaceId: state.marketplaceId,
-            name: state.name,
-            mode,
-            previousMode: state.syncMode,
-            sealedWebhookSecret: mode === 'webhook' ? command.data.sealedWebhookSecret : null,
-          },
-        });
-      }
+        return decideSnapshot(command, state.snapshots, homeOf(state));
+      case 'change-sync-mode':
+        return decideSyncMode(command, state);
     }
   },
 };
