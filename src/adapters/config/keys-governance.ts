@@ -1,0 +1,125 @@
+// Keys of what the gateway governs: the catalog, marketplace sync, the audit export and vetting.
+import { cronSchedule } from './checks.ts';
+import { catalogNamePattern, g, notBuilt, revetModes, url } from './key-values.ts';
+import { choice, count, duration, flag, list, optionalText, text } from './key-spec.ts';
+
+/** The aggregated catalog and scheduled sync. */
+export const marketplaceKeys = {
+  catalog: {
+    enabled: flag(g('catalog.enabled'), true, 'Serve the aggregated catalog marketplace.'),
+    name: text(g('catalog.name'), 'catalog', 'Name of the aggregated catalog marketplace (a marketplace name).', {
+      pattern: catalogNamePattern,
+    }),
+  },
+  sync: {
+    schedule: text(
+      g('sync.schedule'),
+      '*/15 * * * *',
+      'Cron expression (5 or 6 fields, as node-cron reads it) for scheduled ingestion of marketplaces ' +
+        'in scheduled sync mode.',
+      { check: cronSchedule },
+    ),
+    maxWebhookBodyBytes: count(
+      g('sync.max-webhook-body-bytes'),
+      1048576,
+      'Largest accepted inbound forge webhook body (POST /hooks/{marketplace}), in bytes; larger bodies get 413.',
+    ),
+  },
+};
+
+/** The ledger's pull export and push to audit sinks (the push keys are not built yet). */
+export const auditExportKeys = {
+  enabled: flag(
+    g('audit-export.enabled'),
+    true,
+    'Push the ledger to audit sinks; false pauses push only (the pull export still works).',
+    notBuilt,
+  ),
+  pollIntervalMs: duration(
+    g('audit-export.poll-interval'),
+    '30s',
+    'Interval at which each enabled sink is offered its next batch.',
+    { ...notBuilt, positive: true },
+  ),
+  lagMs: duration(
+    g('audit-export.lag'),
+    '5s',
+    'Ledger entries younger than this are withheld from pull and push (commit-settling lag).',
+  ),
+  batchSize: count(
+    g('audit-export.batch-size'),
+    500,
+    'Ledger entries per sink batch (a per-sink override is clamped to max-page-size).',
+    notBuilt,
+  ),
+  defaultPageSize: count(
+    g('audit-export.default-page-size'),
+    1000,
+    'Default page size of GET /api/v1/audit and the export (at most max-page-size).',
+  ),
+  maxPageSize: count(
+    g('audit-export.max-page-size'),
+    10000,
+    'Cap on the page size of GET /api/v1/audit and the export.',
+  ),
+};
+
+export const vettingKeys = {
+  timeoutMs: duration(g('vetting.timeout'), '30s', 'A connector exceeding it records ERROR, which blocks.', {
+    positive: true,
+  }),
+  maxFileBytes: count(
+    g('vetting.max-file-bytes'),
+    1048576,
+    'Larger files are reported as an informational file-not-scanned finding.',
+  ),
+  waiverSweepIntervalMs: duration(
+    g('vetting.waiver-sweep-interval'),
+    '1h',
+    'Interval of the sweep that lapses expired waivers.',
+    { positive: true },
+  ),
+  waiverSweepBatchSize: count(g('vetting.waiver-sweep-batch-size'), 200, 'Waivers lapsed per sweep batch.'),
+  minimumReleaseAgeMs: duration(
+    g('vetting.minimum-release-age'),
+    '0s',
+    'Cooling-off before a commit can be approved; 0s is no window.',
+  ),
+  license: {
+    allow: list(
+      g('vetting.license.allow'),
+      [],
+      'SPDX ids of allowed licenses; empty: identified licenses are informational.',
+    ),
+    ban: list(g('vetting.license.ban'), [], 'SPDX ids of banned licenses.'),
+  },
+  revet: {
+    mode: choice(
+      g('vetting.revet.mode'),
+      revetModes,
+      'WARN',
+      'Continuous re-vetting: WARN records violations, ENFORCE also revokes the snapshot.',
+    ),
+    schedule: text(
+      g('vetting.revet.schedule'),
+      '0 3 * * *',
+      'Cron expression (5 or 6 fields, as node-cron reads it) for scheduled re-vetting.',
+      { check: cronSchedule },
+    ),
+  },
+  http: {
+    url: optionalText(
+      g('vetting.http.url'),
+      'External scanner the `http` vetting connector POSTs each snapshot to; ' +
+        'unset leaves the connector out of the chain.',
+      { check: url },
+    ),
+    timeoutMs: duration(
+      g('vetting.http.timeout'),
+      '20s',
+      'How long the `http` connector waits for the external scanner ' +
+        '(gateway.vetting.timeout still bounds the whole connector).',
+      { positive: true },
+    ),
+  },
+};
