@@ -28,19 +28,6 @@ import { readMarkdownComponents, readSkills } from './markdown-components.ts';
 import { inside, join, pathIndex, resolveSource, sourceText } from './paths.ts';
 import { collectServers } from './servers.ts';
 
-// The shapes of the parts are defined beside their readers; the layout is where callers take them from.
-export type {
-  Hook,
-  LayoutProblem,
-  MarkdownComponent,
-  ProblemArea,
-  ProblemKind,
-  Server,
-  ServerConfig,
-  Skill,
-  Unread,
-} from './layout-context.ts';
-
 export type PluginLayout = Readonly<{
   name: string;
   description: string | null;

@@ -2,7 +2,8 @@
 // skill, command and agent frontmatter) runs on the user's machine without asking, so its command line,
 // and the plugin scripts it calls, are checked for remote code execution, credential access and data
 // leaving the machine. Pattern-based and best effort: it flags what a reviewer must look at.
-import { layoutOf, type Hook } from '../../plugin/layout.ts';
+import type { Hook } from '../../plugin/layout-context.ts';
+import { layoutOf } from '../../plugin/layout.ts';
 import { inside } from '../../plugin/paths.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
 

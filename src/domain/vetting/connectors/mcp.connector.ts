@@ -1,7 +1,8 @@
 // The mcp connector: MCP and LSP servers start with the plugin and run with the user's rights, so what
 // they launch must be pinned: a package fetched at its newest version on every start runs code nobody
 // reviewed. Also flags download-and-execute launch lines and servers that talk to remote hosts.
-import { layoutOf, type Server } from '../../plugin/layout.ts';
+import type { Server } from '../../plugin/layout-context.ts';
+import { layoutOf } from '../../plugin/layout.ts';
 import { fileNotScanned, type Finding, type PureScanner } from '../findings.ts';
 import { excerpt, isLoopback, remoteCodeExecution, urlHosts } from './hooks.connector.ts';
 
