@@ -1,7 +1,7 @@
 import { newTokenSecret, digestOf } from '../adapters/system/token-digests.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { tokenDecider, type IssuePolicy } from '../domain/token/token.decider.ts';
-import type { TokenKind } from '../domain/token/token.events.ts';
+import type { TokenFields, TokenKind } from '../domain/token/token.events.ts';
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import { tokenById, type TokenRecord } from '../projections/tokens/tokens.queries.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
@@ -35,16 +35,8 @@ async function reread(deps: Pick<Ports, 'pool'>, id: number): Promise<TokenRecor
 /** Which tokens a caller may address: its own (asOwner), of these kinds. */
 export type TokenScope = Readonly<{ asOwner: string | null; kinds: readonly TokenKind[] }>;
 
-export type TokenRequest = Readonly<{
-  kind: TokenKind;
-  owner: string;
-  principal: string;
-  name: string;
-  scopes: readonly string[];
-  pushScopes: readonly string[];
-  apiScopes: readonly string[];
-  expiresAt: string | null;
-}>;
+/** What a caller asks for: the token's fields as the events carry them. */
+export type TokenRequest = TokenFields;
 
 /** Issues a token; the cleartext is in this answer only, and only its digest is stored. */
 export async function issueToken(deps: TokenPorts, meta: CommandMeta, wanted: TokenRequest): Promise<IssuedToken> {

@@ -1,7 +1,7 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
-import { accept, refuse, type Command, type Decision, type Instant } from '../shared/decider.ts';
-import { approveGate, runGate, type ApproveInputs } from './approve-gate.ts';
-import type { SnapshotEvent, SnapshotState } from './snapshot.events.ts';
+import { accept, refuse, type Command, type Decision } from '../shared/decider.ts';
+import { approveGate, runGate, type ApproveInputs, type GateSnapshot } from './approve-gate.ts';
+import type { SnapshotEvent } from './snapshot.events.ts';
 
 export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
 export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
@@ -9,13 +9,8 @@ export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
 export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
 export type SnapshotCommand = ApproveSnapshot | RejectSnapshot | RevokeSnapshot;
 
-export type SnapshotEntry = Readonly<{
-  snapshotId: number;
-  sha: string;
-  state: SnapshotState;
-  capturedAt: Instant;
-  withdrawn: boolean;
-}>;
+/** A snapshot as its marketplace's stream knows it: what the approve gate checks. */
+export type SnapshotEntry = GateSnapshot;
 
 /** The snapshots of one marketplace, by id, and which commit each captured. */
 export type SnapshotsState = Readonly<{
