@@ -59,8 +59,6 @@ const catalogue = {
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;
 
-export { Rejected, reject } from '../application/rejected.ts';
-
 // docs/decisions.md: problem `type` is `<base-url>/problems/<code>`, which /problems/<code> serves.
 export const problemType = (baseUrl: string, code: RejectionCode): string => `${baseUrl}/problems/${code}`;
 

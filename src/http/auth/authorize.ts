@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { CommandMeta } from '../../domain/shared/decider.ts';
 import { requireAdminRole, requireApprover, requireAuditorRole } from '../../application/standing.ts';
 import type { HttpDeps } from '../http-deps.ts';
-import { reject } from '../problems.ts';
+import { reject } from '../../application/rejected.ts';
 import type { Caller } from './caller.ts';
 
 /** The authenticated caller; routes behind the authentication hook always have one. */

@@ -5,7 +5,7 @@ import { isMarketplaceName } from '../../domain/shared/names.ts';
 import { liveMarketplaceByName, sealedWebhookSecret } from '../../projections/marketplaces/marketplaces.queries.ts';
 import { IngestQueue } from '../../application/ingest-queue.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
-import { reject } from '../problems.ts';
+import { reject } from '../../application/rejected.ts';
 import { problemResponses } from '../schemas/common.schema.ts';
 
 const signaturePattern = /^sha256=([0-9a-f]{64})$/i;

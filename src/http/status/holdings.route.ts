@@ -4,7 +4,7 @@ import { isMarketplaceName } from '../../domain/shared/names.ts';
 import { capturesOf } from '../../projections/snapshots/snapshots.queries.ts';
 import { authenticateFacade, mayFetch, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
-import { reject } from '../problems.ts';
+import { reject } from '../../application/rejected.ts';
 
 /** spec, Limits: holdings per request. */
 export const maxHoldings = 256;

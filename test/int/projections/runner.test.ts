@@ -5,7 +5,7 @@ import { AdvisoryLock } from '../../../src/adapters/postgres/advisory-lock.ts';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
 import { marketplaceDecider } from '../../../src/domain/marketplace/marketplace.decider.ts';
 import { execute } from '../../../src/application/execute.ts';
-import { Rejected } from '../../../src/http/problems.ts';
+import { Rejected } from '../../../src/application/rejected.ts';
 import { Leadership } from '../../../src/projections/runner/leader.ts';
 import { ProjectionLag } from '../../../src/projections/runner/wait-for.ts';
 import { liveMarketplaces } from '../../../src/projections/marketplaces/marketplaces.queries.ts';

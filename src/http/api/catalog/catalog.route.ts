@@ -3,7 +3,7 @@ import { rebuildCatalog } from '../../../application/catalog-rebuild.ts';
 import type { CatalogBuilder, CatalogRevision } from '../../../projections/catalog/catalog-builder.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { reject } from '../../problems.ts';
+import { reject } from '../../../application/rejected.ts';
 import { problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['catalog'];
