@@ -7,7 +7,6 @@ import { tokenById, type TokenRecord } from '../projections/tokens/tokens.querie
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { execute } from './execute.ts';
 import type { Ports } from './ports.ts';
-import { reject } from './rejected.ts';
 
 const readModels = ['tokens', 'ledger'];
 
@@ -38,22 +37,24 @@ export type TokenScope = Readonly<{ asOwner: string | null; kinds: readonly Toke
 /** What a caller asks for: the token's fields as the events carry them. */
 export type TokenRequest = TokenFields;
 
-/** Issues a token; the cleartext is in this answer only, and only its digest is stored. */
-export async function issueToken(deps: TokenPorts, meta: CommandMeta, wanted: TokenRequest): Promise<IssuedToken> {
+/** A new token id and secret; `command` turns them into the issuing command. Only the digest is stored. */
+async function issued(
+  deps: TokenPorts,
+  command: (tokenId: number, digest: string) => Promise<Parameters<typeof tokenDecider.decide>[0]>,
+): Promise<IssuedToken> {
   const tokenId = await deps.ids('token');
   const secret = newTokenSecret();
-  await execute(
-    deps,
-    tokenDecider,
-    streams.token(tokenId),
-    {
-      type: 'issue-token',
-      data: { ...wanted, tokenId, digest: digestOf(secret), policy: await issuePolicy(deps) },
-      meta,
-    },
-    readModels,
-  );
+  await execute(deps, tokenDecider, streams.token(tokenId), await command(tokenId, digestOf(secret)), readModels);
   return { token: await reread(deps, tokenId), secret };
+}
+
+/** Issues a token; the cleartext is in this answer only. */
+export function issueToken(deps: TokenPorts, meta: CommandMeta, wanted: TokenRequest): Promise<IssuedToken> {
+  return issued(deps, async (tokenId, digest) => ({
+    type: 'issue-token',
+    data: { ...wanted, tokenId, digest, policy: await issuePolicy(deps) },
+    meta,
+  }));
 }
 
 /** spec, Tokens: the old token is revoked before the new one is issued, with rotatedFrom set. */
@@ -63,40 +64,15 @@ export async function rotateToken(
   id: number,
   scope: TokenScope,
 ): Promise<IssuedToken> {
-  await execute(
-    deps,
-    tokenDecider,
-    streams.token(id),
-    { type: 'revoke-token', data: { ...scope, cause: 'rotated' }, meta },
-    readModels,
-  );
-  const old = await reread(deps, id);
-  const tokenId = await deps.ids('token');
-  const secret = newTokenSecret();
-  await execute(
-    deps,
-    tokenDecider,
-    streams.token(tokenId),
-    {
-      type: 'issue-rotated-token',
-      data: {
-        tokenId,
-        digest: digestOf(secret),
-        rotatedFrom: id,
-        kind: old.kind,
-        owner: old.owner,
-        principal: old.principal,
-        name: old.name,
-        scopes: old.scopes,
-        pushScopes: old.pushScopes,
-        apiScopes: old.apiScopes,
-        expiresAt: old.expiresAt,
-      },
-      meta,
-    },
-    readModels,
-  );
-  return { token: await reread(deps, tokenId), secret };
+  const revoke = { type: 'revoke-token' as const, data: { ...scope, cause: 'rotated' as const }, meta };
+  await execute(deps, tokenDecider, streams.token(id), revoke, readModels);
+  const { kind, owner, principal, name, scopes, pushScopes, apiScopes, expiresAt } = await reread(deps, id);
+  const carried = { kind, owner, principal, name, scopes, pushScopes, apiScopes, expiresAt };
+  return issued(deps, async (tokenId, digest) => ({
+    type: 'issue-rotated-token',
+    data: { tokenId, digest, rotatedFrom: id, ...carried },
+    meta,
+  }));
 }
 
 export async function revokeToken(deps: TokenPorts, meta: CommandMeta, id: number, scope: TokenScope): Promise<void> {
@@ -108,6 +84,3 @@ export async function revokeToken(deps: TokenPorts, meta: CommandMeta, id: numbe
     readModels,
   );
 }
-
-/** Tokens are addressed by integer id; anything else is simply not found. */
-export const notFound = () => reject('token-not-found', 'no such token');

@@ -1,17 +1,12 @@
 // The content inventory (spec, Content inventory): per plugin, what it installs, each piece named with
 // its repository-relative path. Read from the layout, so it shares the layout's tolerance: escaping
 // paths and unreadable declarations are simply absent, and the call never fails.
+import type { Hook, MarkdownComponent } from './layout-context.ts';
 import type { MarketplaceLayout } from './layout.ts';
 
-export type InventoryComponent = Readonly<{ name: string; path: string }>;
-export type InventoryHook = Readonly<{
-  event: string;
-  matcher: string | null;
-  type: string;
-  runs: string;
-  location: string;
-  declaredBy: string;
-}>;
+// The inventory names what the layout read, in the same shapes.
+export type InventoryComponent = MarkdownComponent;
+export type InventoryHook = Hook;
 export type InventoryPlugin = Readonly<{
   name: string;
   description: string | null;
