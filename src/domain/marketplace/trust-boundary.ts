@@ -42,10 +42,23 @@ export function registrationRefusal(request: RegistrationRequest, allowedSchemes
   // (http://token\@host/ hides userinfo from the first): such URLs are refused, not interpreted.
   if (/[\\\s\u0000-\u001f\u007f]/.test(url))
     return boundary('the url contains a backslash, whitespace or a control character');
-  if (parsed.username !== '' || parsed.password !== '') {
+  if (parsed.username !== '' || parsed.password !== '' || hasRawUserinfo(url)) {
     return boundary('the url carries user information; credentials never go in URLs');
   }
   return null;
+}
+
+/**
+ * The WHATWG parser drops an empty userinfo (`http://:@host/` has username and password ''), but
+ * git and curl still see one: any `@` in the raw authority refuses the URL. The authority is what
+ * follows the scheme and its slashes (the parser accepts `http:@host` and `http:///@host` for
+ * special schemes) up to the first `/`, `?` or `#`, so an `@` in a path or query stays allowed.
+ * Backslashes are refused before this is asked, so they need no handling here.
+ */
+function hasRawUserinfo(url: string): boolean {
+  const afterScheme = url.replace(/^[a-z][a-z0-9+.-]*:\/*/i, '');
+  const authority = afterScheme.split(/[/?#]/, 1)[0] ?? '';
+  return authority.includes('@');
 }
 
 /**

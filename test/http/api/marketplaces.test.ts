@@ -335,6 +335,18 @@ t.test(
       'spec: "url with userinfo" is 400, also when a backslash before @ hides it from the WHATWG parser',
     );
     t.equal(counted.hits(), hits, 'and the upstream is not read');
+
+    // The WHATWG parser drops an empty userinfo, so `http://:@host/` once registered and was stored.
+    const emptyUserinfo = await refused(
+      t,
+      gw,
+      register({ name: 'blank-userinfo', url: `http://:@127.0.0.1:${counted.port}/counted.git` }),
+      400,
+      'trust-boundary',
+      '400 for an empty userinfo (http://:@host/…)',
+    );
+    t.match(emptyUserinfo.detail, /user information/);
+    t.equal(counted.hits(), hits, 'and the upstream is not read');
   },
 );
 

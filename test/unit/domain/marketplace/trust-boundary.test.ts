@@ -130,6 +130,34 @@ t.test('userinfo that git would read is refused even where the WHATWG parser see
   );
 });
 
+t.test('an empty userinfo, which the WHATWG parser drops, is refused like any other', async (t) => {
+  for (const url of [
+    'http://:@127.0.0.1:8080/repo.git',
+    'http://@host.test/x.git',
+    'http://:@host.test',
+    'https://@github.com/acme/plugins.git',
+    'HTTP://:@host.test/x.git',
+    'http:@host.test/x.git',
+    'http:///@host.test/x.git',
+  ]) {
+    t.match(registrationRefusal(upstream(url), both), { code: 'trust-boundary', detail: /user information/ }, url);
+  }
+  for (const url of ['http://user@', 'http://:pw@', 'http://@']) {
+    t.match(registrationRefusal(upstream(url), both), { code: 'trust-boundary' }, `${url} (no host either)`);
+  }
+});
+
+t.test('an @ after the authority (path, query, fragment) is not userinfo', async (t) => {
+  for (const url of [
+    'https://host.test/acme/plugins@v2.git',
+    'https://host.test/acme/plugins.git?at=@main',
+    'https://host.test/acme/plugins.git#@frag',
+    'http://127.0.0.1:8080/@scope/repo.git',
+  ]) {
+    t.equal(registrationRefusal(upstream(url), both), null, url);
+  }
+});
+
 t.test('spec: "hosted with a url" is 400', async (t) => {
   t.match(registrationRefusal(hosted({ url: 'https://example.test/a.git' }), both), {
     code: 'trust-boundary',
