@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import { answerHolding } from '../../domain/access/holdings.ts';
 import { isMarketplaceName } from '../../domain/shared/names.ts';
-import { capturesOf } from '../../projections/snapshots/snapshots.queries.ts';
+import { checkHoldings } from '../../application/holdings.ts';
 import { authenticateFacade, mayFetch, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/rejected.ts';
@@ -58,18 +57,12 @@ export function holdingsRoute(app: HttpApp, deps: HttpDeps, credentials: FacadeC
         throw reject('unauthenticated', 'present a personal access token as the HTTP Basic password');
       }
       const pairs = pairsOf(request.body);
-      const results = [];
-      for (const pair of pairs) {
-        const captures = (await capturesOf(deps.pool, pair.marketplace, pair.sha)).map((c) => ({
-          state: c.state,
-          revokedAt: c.revoked_at,
-          wasRevoked: c.was_revoked,
-          live: c.live,
-        }));
-        const answer = answerHolding(captures, mayFetch(caller, pair.marketplace));
+      const answers = await checkHoldings(deps, pairs, (marketplace) => mayFetch(caller, marketplace));
+      const results = pairs.map((pair, index) => {
+        const answer = answers[index]!;
         deps.metrics.holdings.inc({ state: answer.state });
-        results.push({ marketplace: pair.asSent, sha: pair.sha, ...answer });
-      }
+        return { marketplace: pair.asSent, sha: pair.sha, ...answer };
+      });
       return { results };
     },
   );

@@ -106,6 +106,8 @@ export async function withdrawnShas(db: CommonQueryMethods, marketplace: string)
 }
 
 const HoldingRow = z.object({
+  marketplace: z.string(),
+  sha: z.string(),
   state: z.enum(['held', 'approved', 'rejected', 'revoked']),
   revoked_at: z.string().nullable(),
   was_revoked: z.boolean(),
@@ -113,12 +115,26 @@ const HoldingRow = z.object({
 });
 
 /**
- * Every capture of a commit under a marketplace name, live or removed (administrative withdrawals
- * stay answerable after removal), for the holdings check.
+ * Every capture of each (marketplace name, commit) pair, live or removed (administrative
+ * withdrawals stay answerable after removal), for the holdings check: one query however many pairs,
+ * each row naming the pair it answers; a pair nothing matches has no row.
  */
-export async function capturesOf(db: CommonQueryMethods, marketplace: string, sha: string) {
+export async function capturesOfPairs(
+  db: CommonQueryMethods,
+  pairs: ReadonlyArray<Readonly<{ marketplace: string; sha: string }>>,
+) {
+  if (pairs.length === 0) return [];
+  const names = sql.array(
+    pairs.map((p) => p.marketplace),
+    'text',
+  );
+  const shas = sql.array(
+    pairs.map((p) => p.sha),
+    'text',
+  );
   return db.any(sql.type(HoldingRow)`
-    select s.state, s.revoked_at, s.was_revoked, m.removed_at is null as live
-    from snapshots s join marketplaces m on m.id = s.marketplace_id
-    where m.name = ${marketplace} and s.sha = ${sha}`);
+    select h.marketplace, h.sha, s.state, s.revoked_at, s.was_revoked, m.removed_at is null as live
+    from unnest(${names}, ${shas}) as h(marketplace, sha)
+    join marketplaces m on m.name = h.marketplace
+    join snapshots s on s.marketplace_id = m.id and s.sha = h.sha`);
 }
