@@ -17,29 +17,59 @@ export class PktLineError extends Error {
 
 const maxPktLength = 65520;
 
+/**
+ * Splits bytes into pkt-lines as they arrive, holding at most one incomplete line (≤ 65520 bytes), so a
+ * request can be read without keeping its lines; throws PktLineError (offsets count from the first byte
+ * pushed) as soon as the framing is wrong.
+ */
+export class PktLineDecoder {
+  private pending: Buffer = Buffer.alloc(0);
+  /** Bytes consumed before `pending`. */
+  private consumed = 0;
+
+  push(chunk: Buffer, onLine: (line: PktLine, offset: number) => void): void {
+    const buffer = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
+    let offset = 0;
+    while (buffer.length - offset >= 4) {
+      const length = lengthAt(buffer, offset, this.consumed + offset);
+      if (length < 4) {
+        onLine({ kind: length === 0 ? 'flush' : length === 1 ? 'delim' : 'response-end' }, this.consumed + offset);
+        offset += 4;
+        continue;
+      }
+      if (offset + length > buffer.length) break;
+      onLine({ kind: 'data', payload: buffer.subarray(offset + 4, offset + length) }, this.consumed + offset);
+      offset += length;
+    }
+    this.consumed += offset;
+    // A copy: the rest of a large chunk is not kept alive by its last few bytes.
+    this.pending = Buffer.from(buffer.subarray(offset));
+  }
+
+  /** The input ended: anything left is a truncated line. */
+  end(): void {
+    if (this.pending.length === 0) return;
+    throw new PktLineError(this.pending.length < 4 ? 'truncated length prefix' : 'truncated payload', this.consumed);
+  }
+}
+
+/** The length prefix at `offset` (0, 1, 2 for the special packets, else 4 to 65520). */
+function lengthAt(buffer: Buffer, offset: number, position: number): number {
+  const prefix = buffer.toString('latin1', offset, offset + 4);
+  if (!/^[0-9a-f]{4}$/i.test(prefix))
+    throw new PktLineError(`invalid length prefix '${prefix.replace(/[^\x20-\x7e]/g, '?')}'`, position);
+  const length = Number.parseInt(prefix, 16);
+  if (length === 3) throw new PktLineError(`invalid length ${length}`, position);
+  if (length > maxPktLength) throw new PktLineError(`length ${length} exceeds ${maxPktLength}`, position);
+  return length;
+}
+
 /** Splits a buffer into pkt-lines; throws PktLineError on anything that is not well framed. */
 export function decodePktLines(buffer: Buffer): PktLine[] {
   const lines: PktLine[] = [];
-  let offset = 0;
-  while (offset < buffer.length) {
-    if (offset + 4 > buffer.length) throw new PktLineError('truncated length prefix', offset);
-    const prefix = buffer.toString('latin1', offset, offset + 4);
-    if (!/^[0-9a-f]{4}$/i.test(prefix))
-      throw new PktLineError(`invalid length prefix '${prefix.replace(/[^\x20-\x7e]/g, '?')}'`, offset);
-    const length = Number.parseInt(prefix, 16);
-    if (length === 0) lines.push({ kind: 'flush' });
-    else if (length === 1) lines.push({ kind: 'delim' });
-    else if (length === 2) lines.push({ kind: 'response-end' });
-    else if (length < 4) throw new PktLineError(`invalid length ${length}`, offset);
-    else {
-      if (length > maxPktLength) throw new PktLineError(`length ${length} exceeds ${maxPktLength}`, offset);
-      if (offset + length > buffer.length) throw new PktLineError('truncated payload', offset);
-      lines.push({ kind: 'data', payload: buffer.subarray(offset + 4, offset + length) });
-      offset += length;
-      continue;
-    }
-    offset += 4;
-  }
+  const decoder = new PktLineDecoder();
+  decoder.push(buffer, (line) => lines.push(line));
+  decoder.end();
   return lines;
 }
 
@@ -55,47 +85,3 @@ export function encodePktLine(text: string | Buffer): Buffer {
 }
 
 export const flushPkt = Buffer.from('0000', 'latin1');
-
-export type UploadPackRequest = Readonly<{
-  version: 0 | 2;
-  /** v2 only: ls-refs, fetch, or another command. */
-  command: string | null;
-  wants: readonly string[];
-  /** v2 fetch: want-ref lines (refs asked for by name). */
-  wantRefs: readonly string[];
-  haves: readonly string[];
-}>;
-
-const oid = /^[0-9a-f]{40}$/;
-
-/**
- * Reads what an upload-pack POST asks for. v0/v1: `want <oid> [caps]`… flush, `have <oid>`…, `done`.
- * v2: `command=<c>`, capabilities, delimiter, arguments (`want <oid>`, `want-ref <ref>`, `have <oid>`).
- */
-export function parseUploadPackRequest(body: Buffer, version: 0 | 2): UploadPackRequest {
-  const lines = decodePktLines(body);
-  const wants: string[] = [];
-  const wantRefs: string[] = [];
-  const haves: string[] = [];
-  let command: string | null = null;
-  for (const line of lines) {
-    const text = textOf(line);
-    if (text === null) continue;
-    if (version === 2 && text.startsWith('command=')) {
-      command = text.slice('command='.length);
-      continue;
-    }
-    const [verb, value] = text.split(' ', 3);
-    if (verb === 'want') {
-      if (!value || !oid.test(value)) throw new PktLineError(`malformed want line '${text.slice(0, 60)}'`, 0);
-      wants.push(value);
-    } else if (verb === 'want-ref') {
-      if (!value) throw new PktLineError('malformed want-ref line', 0);
-      wantRefs.push(value);
-    } else if (verb === 'have') {
-      if (!value || !oid.test(value)) throw new PktLineError(`malformed have line '${text.slice(0, 60)}'`, 0);
-      haves.push(value);
-    }
-  }
-  return { version, command, wants, wantRefs, haves };
-}

@@ -3,6 +3,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, gitText } from './git-process.ts';
+import { decodePktLines, encodePktLine, flushPkt, textOf } from './pkt-line.ts';
 
 /**
  * What the facade answers without a pack, kept in memory per published repository: its refs, the
@@ -31,6 +32,25 @@ const upload = (repo: string, version: 0 | 2, extra: readonly string[], input?: 
     ...(input ? { input } : {}),
     maxOutputBytes: 64 * 1024 * 1024,
   });
+
+// The protocol v2 capabilities the facade serves: git 2.39 also advertises `object-info`, which the facade
+// refuses, and later versions may add commands (bundle-uri) it has never checked.
+const servedCapability = /^(version 2|agent=.*|ls-refs(=.*)?|fetch(=.*)?|server-option|object-format=sha1)$/;
+
+/** A v2 capability advertisement with only what the facade serves. */
+export function servedCapabilities(advertisement: Buffer): Buffer {
+  const kept = decodePktLines(advertisement).flatMap((line) => {
+    const text = textOf(line);
+    if (text === null) return line.kind === 'flush' ? [flushPkt] : [];
+    return servedCapability.test(text) && line.kind === 'data' ? [encodePktLine(line.payload)] : [];
+  });
+  return Buffer.concat(kept);
+}
+
+const advertiseRefs = async (repo: string, version: 0 | 2): Promise<Buffer> => {
+  const advertisement = await upload(repo, version, ['--advertise-refs']);
+  return version === 2 ? servedCapabilities(advertisement) : advertisement;
+};
 
 /** Every ref of a repository (name → sha), HEAD excluded. */
 export async function readRefs(repo: string): Promise<Map<string, string>> {
@@ -72,15 +92,15 @@ function memo<T>(compute: () => Promise<T>): () => Promise<T> {
 function uncachedView(repo: string, refs: ReadonlyMap<string, string>): ServedView {
   return {
     refs,
-    advertisement: (version) => upload(repo, version, ['--advertise-refs']),
+    advertisement: (version) => advertiseRefs(repo, version),
     lsRefs: (body) => upload(repo, 2, [], body),
   };
 }
 
 function cachedView(repo: string, refs: ReadonlyMap<string, string>): ServedView {
   const advertisements = {
-    0: memo(() => upload(repo, 0, ['--advertise-refs'])),
-    2: memo(() => upload(repo, 2, ['--advertise-refs'])),
+    0: memo(() => advertiseRefs(repo, 0)),
+    2: memo(() => advertiseRefs(repo, 2)),
   };
   const answers = new Map<string, () => Promise<Buffer>>();
   return {

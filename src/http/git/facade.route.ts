@@ -1,10 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { gunzipSync } from 'node:zlib';
-import { encodePktLine, parseUploadPackRequest, PktLineError } from '../../adapters/git/pkt-line.ts';
+import { Readable } from 'node:stream';
+import { encodePktLine } from '../../adapters/git/pkt-line.ts';
 import type { ServedView } from '../../adapters/git/served-view.ts';
 import { streamUploadPack } from '../../adapters/git/upload-pack.ts';
+import { readUploadPackRequest, requestLimits } from '../../adapters/git/upload-pack-body.ts';
 import { recordAdvertisement, recordFetch, type FetchAccess } from '../../application/record-fetch.ts';
 import { advertisedFrom, attributeWant, isAdvertised, type Advertised } from '../../domain/access/ref-attribution.ts';
 import { liveMarketplaceByName } from '../../projections/marketplaces/marketplaces.queries.ts';
@@ -21,8 +22,6 @@ import {
   wireErrorHandler,
 } from './wire.ts';
 
-const maxRequestBytes = 8 * 1024 * 1024;
-const maxInflatedBytes = 64 * 1024 * 1024;
 const resultType = 'application/x-git-upload-pack-result';
 
 // The virtual catalog is served with no marketplace id (its ledger entries carry its name alone).
@@ -103,26 +102,17 @@ async function uploadPack(
   reply: FastifyReply,
   target: Served,
 ): Promise<FastifyReply | undefined> {
-  let body = request.body as Buffer | undefined;
-  if (!Buffer.isBuffer(body)) return text(reply, 415, 'expected application/x-git-upload-pack-request');
-  if (request.headers['content-encoding'] === 'gzip') {
-    try {
-      body = gunzipSync(body, { maxOutputLength: maxInflatedBytes });
-    } catch {
-      return text(reply, 400, 'the request body could not be inflated (or inflates beyond the limit)');
-    }
-  }
+  if (!(request.body instanceof Readable)) return text(reply, 415, 'expected application/x-git-upload-pack-request');
+  if (Number(request.headers['content-length']) > requestLimits.maxBodyBytes)
+    return text(reply.header('connection', 'close'), 413, 'request body too large');
   const version = protocolOf(request);
-  let parsed;
-  try {
-    parsed = parseUploadPackRequest(body, version);
-  } catch (error) {
-    return text(
-      reply,
-      400,
-      `malformed request: ${error instanceof PktLineError ? error.message : 'unreadable pkt-lines'}`,
-    );
-  }
+  const read = await readUploadPackRequest(request.body, {
+    version,
+    gzip: request.headers['content-encoding'] === 'gzip',
+  });
+  // The rest of a refused body is never read: the connection closes after the answer.
+  if (!read.ok) return text(reply.header('connection', 'close'), read.status, read.reason);
+  const { body, request: parsed } = read;
   if (version === 2 && parsed.command !== 'ls-refs' && parsed.command !== 'fetch') {
     return text(reply, 400, `unsupported protocol v2 command '${parsed.command ?? ''}'`);
   }
@@ -156,10 +146,14 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
   app.register(
     async (plain) => {
       const git = plain.withTypeProvider<TypeBoxTypeProvider>();
-      // The request body is a pkt-line stream, read raw (and inflated) before it is parsed.
+      // An upload-pack body is read by the route, as a stream, after the credential check
+      // (upload-pack-body.ts); receive-pack is refused before its body is read.
+      git.addContentTypeParser('application/x-git-upload-pack-request', (_request, payload, done) =>
+        done(null, payload),
+      );
       git.addContentTypeParser(
-        ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
-        { parseAs: 'buffer', bodyLimit: maxRequestBytes },
+        'application/x-git-receive-pack-request',
+        { parseAs: 'buffer', bodyLimit: requestLimits.maxBodyBytes },
         (_request, body, done) => done(null, body),
       );
       git.setNotFoundHandler((_request, reply) => notFound(reply));

@@ -423,11 +423,18 @@ t.test('facade refusals and robustness', async (t) => {
     const answer = await uploadPack(gw, 'acme', big, { ...auth, 'git-protocol': 'version=2' });
     t.equal(answer.status, 413);
     t.match(answer.headers.get('content-type') ?? '', /^text\/plain/, 'a text answer');
-    const fits = Buffer.concat([v2Fetch([shas.tip]).subarray(0, -4), Buffer.alloc(1024 * 1024, 0x30), flush]);
+    // 21,000 have lines: a negotiation round far larger than git's (it doubles from 16 up to 16,384).
+    const haves = Array.from({ length: 21_000 }, (_, i) => pkt(`have ${i.toString(16).padStart(40, 'f')}\n`));
+    const fits = Buffer.concat([v2Fetch([shas.tip]).subarray(0, -4), ...haves, flush]);
+    t.ok(fits.length > 1024 * 1024, 'over 1 MiB');
     t.ok(
       (await uploadPack(gw, 'acme', fits, { ...auth, 'git-protocol': 'version=2' })).body.includes('PACK'),
-      'a 1 MiB request (flush packets) is served',
+      'a 1 MiB request (have lines) is served',
     );
+    const flood = Buffer.concat([v2Fetch([shas.tip]), Buffer.alloc(1024 * 1024, 0x30)]);
+    const flooded = await uploadPack(gw, 'acme', flood, { ...auth, 'git-protocol': 'version=2' });
+    t.equal(flooded.status, 400, 'flush packets after the end of the request are refused');
+    t.match(flooded.body.toString(), /malformed request: data after the end of the request/);
   });
 
   t.test('a request body of another content type is refused as a client error, not a server failure', async (t) => {
@@ -443,7 +450,7 @@ t.test('facade refusals and robustness', async (t) => {
   });
 
   t.test(
-    'Content-Encoding: gzip: a valid request is inflated and served; one inflating past 64 MiB is 400',
+    'Content-Encoding: gzip: a valid request is inflated and served; one inflating past 8 MiB is 400',
     async (t) => {
       const zipped = await uploadPack(gw, 'acme', gzipSync(v2Fetch([shas.tip])), {
         ...auth,
@@ -460,14 +467,14 @@ t.test('facade refusals and robustness', async (t) => {
       });
       t.match(lsRefs.body.toString(), new RegExp(`${shas.tip} refs/heads/main`), 'a gzip-encoded ls-refs');
 
-      const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024 + 4096));
+      const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024 + 4096));
       t.ok(bomb.length < 8 * 1024 * 1024, `the bomb itself is small (${bomb.length} bytes)`);
       const exploded = await uploadPack(gw, 'acme', bomb, {
         ...auth,
         'git-protocol': 'version=2',
         'content-encoding': 'gzip',
       });
-      t.equal(exploded.status, 400, 'inflating past 64 MiB is refused');
+      t.equal(exploded.status, 400, 'inflating past 8 MiB is refused');
       t.match(exploded.headers.get('content-type') ?? '', /^text\/plain/);
       const garbage = await uploadPack(gw, 'acme', Buffer.from('not gzip at all'), {
         ...auth,
