@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
 
-const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/unit', 'test/int', 'test/http'];
+const roots =
+  process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/unit', 'test/int', 'test/http', 'test/faults'];
 
 const files = (path: string): string[] =>
   statSync(path).isDirectory()

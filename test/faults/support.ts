@@ -1,0 +1,218 @@
+// The fault suite's harness: `gateway serve` as a child process on a data directory of its own (the
+// embedded PostgreSQL inside it), a session client through the development hatch, a seeded random
+// source, and the faults that strike it. Nothing here reaches test/support/database.ts: the gateway
+// under test brings its own database, so `npm run faults` starts no shared PostgreSQL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { isAlive } from '../../src/adapters/system/data-dir-lock.ts';
+
+export const admin = 'root';
+
+/** A port nobody listens on now (PORT=0 would hide the port from the test; the log line is parsed instead). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type GatewayProcess = Readonly<{
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** Everything it wrote (pino lines), for the report of a trial that went wrong. */
+  log: { text: string };
+  exited: Promise<number | null>;
+}>;
+
+export type FaultHarness = Readonly<{
+  dataDir: string;
+  /** Starts `gateway serve` on the data directory and resolves once it listens. */
+  start(): Promise<GatewayProcess>;
+}>;
+
+/** The pid in <data-dir>/postgres/postmaster.pid: the embedded server, whoever started it. */
+export function postmasterPid(dataDir: string): number | null {
+  const file = join(dataDir, 'postgres', 'postmaster.pid');
+  if (!existsSync(file)) return null;
+  const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[0] ?? '', 10);
+  return Number.isInteger(pid) ? pid : null;
+}
+
+/**
+ * A data directory for the whole file and a way to start the gateway on it. At the test's end the
+ * running gateway is stopped, and a PostgreSQL a killed gateway left behind (its own process group
+ * survives the kill) is stopped too.
+ */
+export function faultHarness(
+  t: Test,
+  env: Record<string, string> = {},
+): FaultHarness & { current(): GatewayProcess | null } {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-faults-'));
+  chmodSync(dataDir, 0o755); // the embedded server runs as the postgres user when the tests run as root
+  let running: GatewayProcess | null = null;
+  t.teardown(async () => {
+    if (running && running.child.exitCode === null && running.child.signalCode === null) {
+      running.child.kill('SIGINT');
+      const timer = setTimeout(() => running?.child.kill('SIGKILL'), 30_000);
+      await running.exited;
+      clearTimeout(timer);
+    }
+    const orphan = postmasterPid(dataDir);
+    if (orphan !== null && isAlive(orphan)) process.kill(orphan, 'SIGQUIT');
+    if (!process.env.FAULT_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
+  });
+  const start = async () => {
+    running = await startGatewayProcess(dataDir, env);
+    return running;
+  };
+  return { dataDir, start, current: () => running };
+}
+
+async function startGatewayProcess(dataDir: string, env: Record<string, string>): Promise<GatewayProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    env: {
+      ...process.env,
+      GATEWAY_DATABASE_URL: '',
+      GATEWAY_DATA_DIR: dataDir,
+      PORT: String(port),
+      GATEWAY_LOG_LEVEL: 'info',
+      GATEWAY_DEV_INSECURE_AUTH: 'true',
+      GATEWAY_ROLES_ADMINS: admin,
+      GATEWAY_AUDIT_EXPORT_LAG: '0s',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, as a shell gives a job: a Ctrl-C of the test run does not reach it twice.
+    detached: true,
+  });
+  const log = { text: '' };
+  child.stdout?.on('data', (chunk: Buffer) => (log.text += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (log.text += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (log.text.includes('gateway listening')) break;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `the gateway did not start (exit ${child.exitCode ?? child.signalCode}):\n${log.text.slice(-3000)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url, pid: child.pid!, child, log, exited };
+}
+
+/**
+ * What strikes the service, and what brings it back. Only the gateway kill exists today; killing the
+ * embedded database instead (its postmaster, the gateway left running) is the same pair: inject kills
+ * `postmasterPid(dataDir)`, recover waits for the gateway to answer again and returns it unchanged.
+ */
+export type Fault = Readonly<{
+  name: string;
+  inject(gateway: GatewayProcess): Promise<void>;
+  recover(gateway: GatewayProcess): Promise<GatewayProcess>;
+}>;
+
+/**
+ * kill -9 of the gateway, reaped before the restart (an unreaped pid still looks alive to the data
+ * directory lock); the restart on the same directory stops the PostgreSQL the dead gateway left behind.
+ */
+export const killGateway = (harness: FaultHarness): Fault => ({
+  name: 'gateway kill -9',
+  async inject(gateway) {
+    gateway.child.kill('SIGKILL');
+    await gateway.exited;
+  },
+  recover: () => harness.start(),
+});
+
+export type Answer = Readonly<{ status: number; body: any; text: string }>;
+
+/** No answer came (the connection broke or was refused): the act may or may not have happened. */
+export class NoAnswer extends Error {
+  constructor(
+    readonly path: string,
+    cause: unknown,
+  ) {
+    super(`no answer to ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'NoAnswer';
+  }
+}
+
+/** The development hatch as a browser would use it (test/support/api.ts devSession), on a moving base URL. */
+export function sessionClient(base: () => string, user = admin) {
+  // The XSRF check compares the cookie with the header (double submit), so one value serves every restart.
+  const xsrf = 'fault-suite-xsrf';
+  const call = async (method: string, path: string, body?: unknown): Promise<Answer> => {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${base()}${path}`, {
+        method,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        headers: {
+          'x-dev-user': user,
+          cookie: `XSRF-TOKEN=${xsrf}`,
+          'x-xsrf-token': xsrf,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new NoAnswer(`${method} ${path}`, error);
+    }
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    return { status: response.status, body: parsed, text };
+  };
+  return {
+    user,
+    get: (path: string) => call('GET', path),
+    post: (path: string, body?: unknown) => call('POST', path, body),
+    delete: (path: string, body?: unknown) => call('DELETE', path, body),
+  };
+}
+
+export type Session = ReturnType<typeof sessionClient>;
+
+/** mulberry32: small, seedable, good enough to pick acts; the seed is printed so a run can be repeated. */
+export function random(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (below: number) => Math.floor(next() * below),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
+    weighted: <T>(choices: ReadonlyArray<readonly [T, number]>): T => {
+      const total = choices.reduce((sum, [, weight]) => sum + weight, 0);
+      let at = next() * total;
+      for (const [choice, weight] of choices) {
+        at -= weight;
+        if (at < 0) return choice;
+      }
+      return choices.at(-1)![0];
+    },
+  };
+}
+
+export type Random = ReturnType<typeof random>;
