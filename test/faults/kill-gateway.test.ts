@@ -1,98 +1,13 @@
 import t from 'tap';
-import { marketplaceFiles, serveUpstream } from '../support/upstream.ts';
-import { chooseAct, describeTrial, newRunState, refreshWorld, type ActContext } from './support-acts.ts';
-import { checkInvariants } from './support-invariants.ts';
-import { faultHarness, killGateway, random, sessionClient, type Fault, type GatewayProcess } from './support.ts';
+import { faultTrials, trialSettings } from './support-trials.ts';
+import { killGateway } from './support.ts';
 
 // issue 14, item 6: kill -9 of the gateway at random points of registration, ingest, approval,
-// rejection, removal (revocation), token issue and clones; restart on the same data directory; check
-// the invariants. `npm test` runs a few trials; `npm run faults` (FAULTS_LONG=1) runs FAULT_TRIALS.
-const long = process.env.FAULTS_LONG === '1';
-const trials = Number(process.env.FAULT_TRIALS ?? (long ? 200 : 4));
-const seed = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-// A trial takes a restart (about 5 s on two cores) and a few seconds of acts and checks.
-t.setTimeout(Math.max(300_000, trials * 60_000));
+// rejection, removal (revocation), token issue and clones; restart on the same data directory; then
+// the invariants (support-invariants.ts). The database-kill variant is the same call with its fault.
+const settings = trialSettings();
+t.setTimeout(settings.timeoutMs);
 
-/** Drives acts until the fault strikes: after a random delay, or while a chosen act awaits its answer. */
-async function driveUntilStruck(ctx: ActContext, fault: Fault, gateway: GatewayProcess, struck: { at: boolean }) {
-  const { rng, state } = ctx;
-  let striking: Promise<void> | null = null;
-  const strike = () => {
-    struck.at = true;
-    striking ??= fault.inject(gateway);
-  };
-  const during = rng.next() < 0.6 ? rng.int(6) : -1;
-  const timer = during < 0 ? setTimeout(strike, rng.int(4000)) : null;
-  const timers = timer ? [timer] : [];
-  for (let index = 0; !struck.at; index++) {
-    const act = chooseAct(ctx);
-    const typical = state.typicalMs.get(act.kind) ?? 500;
-    if (index === during) timers.push(setTimeout(strike, rng.next() * typical * 1.2));
-    const started = Date.now();
-    await act.run();
-    if (!struck.at) state.typicalMs.set(act.kind, (typical + (Date.now() - started)) / 2);
-  }
-  for (const pending of timers) clearTimeout(pending);
-  await striking;
-}
-
-t.test(`${trials} trials of kill -9 at random points, restart, invariants (seed ${seed})`, async (t) => {
-  const harness = faultHarness(t);
-  const fault = killGateway(harness);
-  const upstreams = await Promise.all(
-    [0, 1, 2].map((i) => serveUpstream(t, marketplaceFiles(`up${i}`, ['alpha', 'beta']), `up${i}`)),
-  );
-  let gateway = await harness.start();
-  const api = sessionClient(() => gateway.url);
-  const state = newRunState();
-  const struck = { at: false };
-  const ctx: ActContext = {
-    t,
-    api,
-    base: () => gateway.url,
-    rng: random(seed),
-    upstreams,
-    state,
-    killed: () => struck.at,
-  };
-  const issued = await api.post('/api/v1/tokens', { name: 'fault-checker' });
-  t.equal(issued.status, 201, 'the checker token is issued');
-  const checker = { id: issued.body.id as number, name: 'fault-checker', secret: issued.body.token as string };
-  state.history.push({
-    trial: 0,
-    kind: 'token',
-    target: 'fault-checker',
-    outcome: 'acked',
-    status: 201,
-    claims: [{ key: 'token|name=fault-checker', min: 1, max: 1 }],
-  });
-
-  for (let trial = 1; trial <= trials; trial++) {
-    state.trial = trial;
-    state.captured = [];
-    state.removedNames = [];
-    struck.at = false;
-    await refreshWorld(ctx);
-    await driveUntilStruck(ctx, fault, gateway, struck);
-    gateway = await fault.recover(gateway);
-    const found = await checkInvariants(ctx, checker);
-    for (const violation of found) {
-      state.violations.push(`trial ${trial}: ${violation}`);
-    }
-    const trialViolations = state.violations.filter((v) => v.startsWith(`trial ${trial}:`));
-    if (trialViolations.length > 0 || process.env.FAULT_VERBOSE) {
-      t.comment(`trial ${trial} (seed ${seed}) acts: ${describeTrial(state, trial)}`);
-      for (const violation of trialViolations) t.comment(violation);
-    }
-  }
-
-  const acts = state.history.filter((act) => act.kind !== 'roles-read');
-  const summary =
-    `fault suite: ${trials} trials, ${state.violations.length} violations ` +
-    `(seed ${seed}; ${acts.length} acts: ${acts.filter((a) => a.outcome === 'acked').length} acknowledged, ` +
-    `${acts.filter((a) => a.outcome === 'unknown').length} unanswered, ${acts.filter((a) => a.outcome === 'refused').length} refused)`;
-  process.stderr.write(`${summary}\n`);
-  for (const note of new Set(state.notes)) t.comment(note);
-  t.comment(summary);
-  t.strictSame(state.violations, [], 'no invariant is violated');
-});
+t.test(`${settings.trials} trials of kill -9 of the gateway, restart, invariants (seed ${settings.seed})`, (t) =>
+  faultTrials(t, killGateway, settings),
+);

@@ -48,6 +48,8 @@ export type RunState = {
   /** Names whose removal this trial acknowledged: the facade must not serve them. */
   removedNames: string[];
   violations: string[];
+  /** Names a registration found held with no live marketplace (reported once). */
+  stuck: Set<string>;
   /** Snapshots whose captured content has been read once (a capture never changes). */
   verified: Set<number>;
   /** Things worth a line in the summary that are not violations. */
@@ -78,6 +80,7 @@ export const newRunState = (): RunState => ({
   removedNames: [],
   violations: [],
   verified: new Set(),
+  stuck: new Set(),
   notes: [],
   counter: 0,
   typicalMs: new Map(),
@@ -141,12 +144,28 @@ async function register(ctx: ActContext, name: string, kind: string): Promise<vo
   const acked = answer?.status === 201 ? [once(key), once(`${key}|id=${answer.body.id}`)] : [];
   record(ctx, kind, name, answer, { acked, unknown: [atMostOnce(key)], refused: [never(key)] });
   if (answer?.status === 201) ctx.state.live.push(viewOf(answer.body));
-  // A name no live marketplace holds must be free (spec: a removed name may be registered again).
+  // A name no live marketplace holds must be free (spec: a removed name may be registered again). A
+  // name found held is reported once and not tried again.
   if (answer?.status === 409) {
+    ctx.state.stuck.add(name);
     ctx.state.violations.push(
-      `trial ${ctx.state.trial}: registering '${name}' answered 409 although no live marketplace has that name: ${answer.text}`,
+      `trial ${ctx.state.trial}: registering '${name}' (${kind}) answered 409 although no live marketplace has that name: ${answer.body?.detail ?? answer.text}`,
     );
   }
+}
+
+/**
+ * After the restart: a registration or removal that went unanswered must have happened whole or not at
+ * all, so a name it left without a live marketplace is free. Registering it again tells.
+ */
+export async function probeUnansweredNames(ctx: ActContext): Promise<void> {
+  const live = new Set(ctx.state.live.map((m) => m.name));
+  const names = ctx.state.history
+    .filter((act) => act.trial === ctx.state.trial && act.outcome === 'unknown')
+    .filter((act) => ['register', 'reregister', 'remove'].includes(act.kind))
+    .map((act) => act.target)
+    .filter((name) => !live.has(name) && !ctx.state.stuck.has(name));
+  for (const name of new Set(names)) await register(ctx, name, `probe after an unanswered act`);
 }
 
 async function ingest(ctx: ActContext, marketplace: MarketplaceView, withCommit: boolean): Promise<void> {
@@ -270,7 +289,7 @@ export function chooseAct(ctx: ActContext): { kind: string; run: () => Promise<v
   const held = state.live.flatMap((m) => m.snapshots.filter((s) => s.state === 'held'));
   const served = state.live.filter((m) => m.servedSha !== null);
   const liveNames = new Set(state.live.map((m) => m.name));
-  const free = [...state.names].filter((name) => !liveNames.has(name));
+  const free = [...state.names].filter((name) => !liveNames.has(name) && !state.stuck.has(name));
   const allowed: Array<[string, number]> = [
     ['register', state.live.length < maxLive ? 3 : 0],
     ['reregister', state.live.length < maxLive && free.length > 0 ? 1 : 0],

@@ -3,7 +3,14 @@
 // and no duplicate, and nothing half-written shows.
 import { rmSync } from 'node:fs';
 import { gitClient } from '../support/upstream.ts';
-import { refreshWorld, type ActContext, type Claim, type KnownToken, type MarketplaceView } from './support-acts.ts';
+import {
+  probeUnansweredNames,
+  refreshWorld,
+  type ActContext,
+  type Claim,
+  type KnownToken,
+  type MarketplaceView,
+} from './support-acts.ts';
 import type { Session } from './support.ts';
 
 export type LedgerEntry = Readonly<{
@@ -259,7 +266,7 @@ export async function checkInvariants(ctx: ActContext, checker: KnownToken): Pro
   await refreshWorld(ctx);
   const { entries, total } = await readLedger(ctx.api);
   const counts = countKeys(entries);
-  return [
+  const found = [
     ...gapsAndDuplicates(entries, total),
     ...claimsHeld(
       ctx.state.history.flatMap((act) => act.claims),
@@ -270,4 +277,7 @@ export async function checkInvariants(ctx: ActContext, checker: KnownToken): Pro
     ...(await tokensWhole(ctx, entries, counts)),
     ...receivedApproved(ctx, counts),
   ];
+  // Last, as it registers (its own claims are checked after the next trial).
+  await probeUnansweredNames(ctx);
+  return found;
 }
