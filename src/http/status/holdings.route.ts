@@ -58,11 +58,14 @@ export function holdingsRoute(app: HttpApp, deps: HttpDeps, credentials: FacadeC
       }
       const pairs = pairsOf(request.body);
       const answers = await checkHoldings(deps, pairs, (marketplace) => mayFetch(caller, marketplace));
+      const tally = new Map<string, number>();
       const results = pairs.map((pair, index) => {
         const answer = answers[index]!;
-        deps.metrics.holdings.inc({ state: answer.state });
+        tally.set(answer.state, (tally.get(answer.state) ?? 0) + 1);
         return { marketplace: pair.asSent, sha: pair.sha, ...answer };
       });
+      // One increment per state answered, not per pair: a full request is 256 pairs.
+      for (const [state, count] of tally) deps.metrics.holdings.inc({ state }, count);
       return { results };
     },
   );

@@ -117,7 +117,8 @@ const HoldingRow = z.object({
 /**
  * Every capture of each (marketplace name, commit) pair, live or removed (administrative
  * withdrawals stay answerable after removal), for the holdings check: one query however many pairs,
- * each row naming the pair it answers; a pair nothing matches has no row.
+ * each row naming the pair it answers; a pair nothing matches has no row. The planner cannot
+ * estimate the unnest and would scan every snapshot; `sha = any(...)` lets it probe snapshots_sha.
  */
 export async function capturesOfPairs(
   db: CommonQueryMethods,
@@ -136,5 +137,6 @@ export async function capturesOfPairs(
     select h.marketplace, h.sha, s.state, s.revoked_at, s.was_revoked, m.removed_at is null as live
     from unnest(${names}, ${shas}) as h(marketplace, sha)
     join marketplaces m on m.name = h.marketplace
-    join snapshots s on s.marketplace_id = m.id and s.sha = h.sha`);
+    join snapshots s on s.marketplace_id = m.id and s.sha = h.sha
+    where s.sha = any(${shas})`);
 }
