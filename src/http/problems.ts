@@ -4,6 +4,7 @@ import type { Rejection } from '../domain/shared/decider.ts';
 import type { RejectionCode } from '../domain/shared/rejection.ts';
 import { ConcurrencyExhausted } from '../adapters/eventstore/run-command.ts';
 import { ProjectionLag } from '../projections/runner/wait-for.ts';
+import { isDatabaseUnavailable } from '../adapters/postgres/unavailable.ts';
 import { Rejected } from '../application/rejected.ts';
 
 /** An RFC 9457 problem document, the body of every non-success API answer. */
@@ -23,6 +24,7 @@ const catalogue = {
   forbidden: { status: 403, title: 'Forbidden' },
   conflict: { status: 409, title: 'Conflicting change' },
   'projection-lag': { status: 503, title: 'Read models are catching up' },
+  'database-unavailable': { status: 503, title: 'Database unavailable' },
   'internal-error': { status: 500, title: 'Internal error' },
   'invalid-name': { status: 422, title: 'Invalid name' },
   'marketplace-name-taken': { status: 409, title: 'Marketplace name taken' },
@@ -146,6 +148,9 @@ export function validationDetail(context: string, issues: readonly ValidationIss
     : unique.join('; ');
 }
 
+// A supervised embedded server is back within seconds (docs/problems/database-unavailable.md).
+export const databaseRetryAfterSeconds = '5';
+
 /** Maps anything a route throws to a problem: one handler for the whole API. */
 export function toProblem(
   baseUrl: string,
@@ -162,6 +167,15 @@ export function toProblem(
         'the change was recorded, but the read models have not caught up yet; retry the read shortly',
       ),
       headers: { 'retry-after': '1' },
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      problem: build(
+        'database-unavailable',
+        'the database could not be reached while answering; retry after the Retry-After delay (a change sent may have been recorded before the connection was lost: read it back before repeating it)',
+      ),
+      headers: { 'retry-after': databaseRetryAfterSeconds },
     };
   }
   if (error instanceof ConcurrencyExhausted)

@@ -11,6 +11,7 @@ export const rejectionCodes = [
   'forbidden',
   'conflict',
   'projection-lag',
+  'database-unavailable',
   'internal-error',
   'invalid-name',
   'marketplace-name-taken',

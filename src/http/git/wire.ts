@@ -5,7 +5,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { encodePktLine, flushPkt } from '../../adapters/git/pkt-line.ts';
 import type { CommandMeta, Instant } from '../../domain/shared/decider.ts';
+import { isDatabaseUnavailable } from '../../adapters/postgres/unavailable.ts';
 import { isMarketplaceName } from '../../domain/shared/names.ts';
+import { databaseRetryAfterSeconds } from '../problems.ts';
 import { authenticateFacade, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp } from '../http-deps.ts';
 
@@ -100,10 +102,16 @@ export const facadeMeta = (request: FastifyRequest, caller: FacadeCaller, at: In
 export const wireErrorHandler =
   (what: string, requestType: string, failure: string) =>
   (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    request.log.error({ err: error }, `${what} failure`);
+    const unavailable = isDatabaseUnavailable(error);
+    if (unavailable) request.log.warn({ err: error }, `${what}: the database is unavailable`);
+    else request.log.error({ err: error }, `${what} failure`);
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
       return;
+    }
+    if (unavailable) {
+      void reply.header('retry-after', databaseRetryAfterSeconds);
+      return text(reply, 503, 'the gateway cannot reach its database right now; try again shortly');
     }
     const status = error.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
