@@ -8,6 +8,7 @@ import { PostgresEventStore } from './adapters/eventstore/postgres/postgres-even
 import { AdvisoryLock } from './adapters/postgres/advisory-lock.ts';
 import { openDatabase, type DatabaseHandle } from './adapters/postgres/database.ts';
 import { Listener } from './adapters/postgres/listener.ts';
+import { restartDelaysMs, type SupervisionEvents } from './adapters/postgres/supervisor.ts';
 import { OidcProvider } from './adapters/identity/oidc.ts';
 import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
 import { openPool, redactUrl, sql, type DatabasePool, type Interceptor } from './adapters/postgres/pool.ts';
@@ -87,8 +88,31 @@ export type Core = Readonly<{
 // The key of the advisory lock that elects the replica running projections, reactors and schedules.
 export const leaderLockKey = 7306120432n;
 
-/** What tests and the CLI may vary: another database, and observers of the pool's queries. */
-export type CoreOptions = Readonly<{ databaseUrl?: string; poolInterceptors?: readonly Interceptor[] }>;
+/**
+ * What tests and the CLI may vary: another database, observers of the pool's queries, and what happens
+ * when the embedded PostgreSQL died and could not be restarted (serve exits; the default only logs).
+ */
+export type CoreOptions = Readonly<{
+  databaseUrl?: string;
+  poolInterceptors?: readonly Interceptor[];
+  onDatabaseGiveUp?: (error: Error) => void;
+}>;
+
+/** The embedded server's supervision, in the gateway's log. */
+const supervisionLog = (logger: Logger, onGiveUp: (error: Error) => void): SupervisionEvents => {
+  const log = logger.child({ component: 'postgres' });
+  return {
+    onExit: (description) => log.error(`the embedded PostgreSQL ${description}: restarting it (crash recovery)`),
+    onAttemptFailed: (attempt, error) =>
+      log.warn({ err: error }, `restart ${attempt} of ${restartDelaysMs.length} of the embedded PostgreSQL failed`),
+    onRestarted: (attempt, downMs) =>
+      log.info({ attempt, downMs }, `the embedded PostgreSQL is back after ${downMs} ms; reconnecting`),
+    onGiveUp: (error) => {
+      log.fatal({ err: error }, `${error.message}; exiting so that a supervisor restarts the gateway`);
+      onGiveUp(error);
+    },
+  };
+};
 
 export async function openCore(config: GatewayConfig, logger: Logger, options: CoreOptions = {}): Promise<Core> {
   const { databaseUrl } = options;
@@ -98,6 +122,7 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
         url: config.database.url,
         dataDir: config.dataDir,
         log: (line) => logger.debug({ component: 'postgres' }, line),
+        supervision: supervisionLog(logger, options.onDatabaseGiveUp ?? (() => {})),
       });
   const closers: Array<() => Promise<void>> = [() => database.close()];
   const close = async () => {

@@ -63,7 +63,14 @@ async function serve(settings: LoadedConfig): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  gateway = await startGateway(settings.config, logger).catch((error: unknown) => {
+  // The embedded PostgreSQL died and every restart failed: exit non-zero (a supervisor restarts the
+  // gateway, which starts PostgreSQL afresh, on a new port if need be), releasing the data directory first.
+  const onDatabaseGiveUp = (error: Error) => {
+    stopping = true;
+    const released = gateway?.core.database.close() ?? Promise.resolve();
+    void released.catch(() => {}).finally(() => fail(`${error.message}; exiting`));
+  };
+  gateway = await startGateway(settings.config, logger, { onDatabaseGiveUp }).catch((error: unknown) => {
     if (error instanceof DataDirLocked) return fail(error.message);
     logger.fatal({ err: error }, 'gateway failed to start');
     return fail(`failed to start: ${error instanceof Error ? error.message : String(error)}`);

@@ -19,19 +19,26 @@ export class AdvisoryLock {
   async tryAcquire(onLost: (error: unknown) => void): Promise<boolean> {
     if (this.client) return true;
     const client = new pg.Client({ connectionString: this.url, application_name: 'gateway-leader' });
-    await client.connect();
-    const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
-      this.key.toString(),
-    ]);
-    if (!result.rows[0]?.locked) {
-      await client.end();
-      return false;
-    }
+    // Listened to from the start: a connection that breaks before the lock is taken emits an error
+    // too, and one nobody listens to would end the process.
     client.on('error', (error) => {
       if (this.client !== client) return;
       this.client = null;
       onLost(error);
     });
+    try {
+      await client.connect();
+      const result = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
+        this.key.toString(),
+      ]);
+      if (!result.rows[0]?.locked) {
+        await client.end();
+        return false;
+      }
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
     this.client = client;
     return true;
   }

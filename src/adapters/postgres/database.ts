@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DataDirLocked, isAlive, lockDataDir, type DataDirLock } from '../system/data-dir-lock.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
+import type { SupervisionEvents } from './supervisor.ts';
 
 export type DatabaseHandle = Readonly<{ url: string; embedded: boolean; close(): Promise<void> }>;
 
@@ -14,6 +15,8 @@ export async function openDatabase(
     url: string | null;
     dataDir: string;
     log: (line: string) => void;
+    /** The embedded server is restarted when it dies (supervisor.ts); these hear about it. */
+    supervision?: SupervisionEvents;
   }>,
 ): Promise<DatabaseHandle> {
   if (options.url) return { url: options.url, embedded: false, close: async () => {} };
@@ -23,6 +26,7 @@ export async function openDatabase(
       directory: join(options.dataDir, 'postgres'),
       log: options.log,
       staleOwner: lock.staleOwner,
+      ...(options.supervision ? { supervision: options.supervision } : {}),
     });
     return {
       url: server.url,

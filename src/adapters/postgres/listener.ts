@@ -2,16 +2,23 @@ import pg from 'pg';
 
 type Handler = (payload: string) => void;
 
+const firstRetryMs = 250;
+const maxRetryMs = 5000;
+
 /**
  * One LISTEN connection per process, shared by everything that waits on a notification channel.
- * A lost connection is re-established on the next subscription or after a short back-off; while
- * it is down, waiters fall back to their poll.
+ * A lost connection is re-established with a growing back-off (up to 5 s) until the database answers
+ * again, and every channel is listened to anew; while it is down, waiters fall back to their poll.
  */
 export class Listener {
   private client: pg.Client | null = null;
   private connecting: Promise<pg.Client> | null = null;
   private readonly handlers = new Map<string, Set<Handler>>();
   private closed = false;
+  private retry: NodeJS.Timeout | null = null;
+  private retryMs = firstRetryMs;
+  // One report per outage, not one per attempt.
+  private reported = false;
 
   constructor(
     private readonly url: string,
@@ -27,13 +34,18 @@ export class Listener {
         const client = await this.connect();
         await client.query(`listen ${pg.escapeIdentifier(channel)}`);
       } catch (error) {
-        this.onError(error);
+        this.failed(error);
       }
     }
     set.add(handler);
     return () => {
       set.delete(handler);
     };
+  }
+
+  /** Whether the LISTEN connection is up (tests observe the re-subscription with it). */
+  get connected(): boolean {
+    return this.client !== null;
   }
 
   private connect(): Promise<pg.Client> {
@@ -43,16 +55,20 @@ export class Listener {
       client.on('notification', (message) => {
         for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
       });
-      client.on('error', (error) => {
-        this.onError(error);
+      const lost = (error: unknown) => {
+        if (this.client !== client) return;
         this.client = null;
-        this.connecting = null;
-        if (!this.closed)
-          setTimeout(() => {
-            void this.relisten();
-          }, 1000).unref();
-      });
-      await client.connect();
+        void client.end().catch(() => {});
+        this.failed(error);
+      };
+      client.on('error', lost);
+      client.on('end', () => lost(new Error('the notification connection ended')));
+      try {
+        await client.connect();
+      } catch (error) {
+        await client.end().catch(() => {});
+        throw error;
+      }
       this.client = client;
       return client;
     })().finally(() => {
@@ -61,22 +77,44 @@ export class Listener {
     return this.connecting;
   }
 
+  private failed(error: unknown): void {
+    if (!this.reported) this.onError(error);
+    this.reported = true;
+    this.scheduleRelisten();
+  }
+
+  private scheduleRelisten(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      void this.relisten();
+    }, this.retryMs);
+    this.retry.unref();
+    this.retryMs = Math.min(this.retryMs * 2, maxRetryMs);
+  }
+
   private async relisten(): Promise<void> {
     if (this.closed) return;
     try {
       const client = await this.connect();
       for (const channel of this.handlers.keys()) await client.query(`listen ${pg.escapeIdentifier(channel)}`);
-      // Anything may have been missed while disconnected: wake every waiter once.
-      for (const set of this.handlers.values()) for (const handler of set) handler('');
     } catch (error) {
-      this.onError(error);
+      this.failed(error);
+      return;
     }
+    this.retryMs = firstRetryMs;
+    this.reported = false;
+    // Anything may have been missed while disconnected: wake every waiter once.
+    for (const set of this.handlers.values()) for (const handler of set) handler('');
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
     await this.connecting?.catch(() => {});
-    await this.client?.end().catch(() => {});
+    const client = this.client;
     this.client = null;
+    await client?.end().catch(() => {});
   }
 }

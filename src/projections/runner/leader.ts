@@ -11,6 +11,7 @@ export class Leadership {
   private timer: NodeJS.Timeout | null = null;
   private leading = false;
   private stopped = false;
+  private failing = false;
 
   constructor(
     private readonly lock: AdvisoryLock,
@@ -31,24 +32,42 @@ export class Leadership {
   }
 
   private async attempt(): Promise<void> {
+    this.timer = null;
     if (this.stopped) return;
+    let acquired = false;
     try {
-      const acquired = await this.lock.tryAcquire((error) => {
+      acquired = await this.lock.tryAcquire((error) => {
         void this.lost(error);
       });
-      if (acquired && !this.leading) {
-        this.leading = true;
-        this.logger.info('leader lock acquired: running projections and reactors here');
-        for (const duty of this.duties) await duty.start();
-      }
     } catch (error) {
-      this.logger.warn({ err: error }, 'leader lock attempt failed');
+      // Logged once per outage: while the database is down, this fails on every retry.
+      if (!this.failing) this.logger.warn({ err: error }, 'leader lock attempt failed; retrying');
+      this.failing = true;
     }
+    if (acquired && !this.leading) await this.lead();
     if (!this.leading) this.retryLater();
   }
 
+  private async lead(): Promise<void> {
+    this.failing = false;
+    this.leading = true;
+    this.logger.info('leader lock acquired: running projections and reactors here');
+    try {
+      for (const duty of this.duties) {
+        if (!this.leading) return; // the lock was lost meanwhile; lost() stopped what had started
+        await duty.start();
+      }
+    } catch (error) {
+      // A duty that cannot start (the database went away again) must not leave half the duties
+      // running under a lock that nobody retries: stop them, let the lock go, and try again later.
+      this.logger.error({ err: error }, 'leader duties failed to start: releasing the lock and retrying');
+      await this.stopDuties();
+      await this.lock.release();
+    }
+  }
+
   private retryLater(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.timer) return;
     this.timer = setTimeout(() => {
       void this.attempt();
     }, this.retryMs);
@@ -64,12 +83,15 @@ export class Leadership {
   private async stopDuties(): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
-    for (const duty of [...this.duties].reverse()) await duty.stop();
+    // Each duty is stopped even when another fails to (as it may while the database is gone).
+    for (const duty of [...this.duties].reverse())
+      await duty.stop().catch((error: unknown) => this.logger.warn({ err: error }, 'a leader duty failed to stop'));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     await this.stopDuties();
     await this.lock.release();
   }
