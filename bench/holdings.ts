@@ -258,6 +258,7 @@ function holdingsMarkdown(report: {
   serverMs: ReturnType<typeof latencies> | null;
   states: Record<string, number>;
   queries: Array<{ statement: string; perRequest: number; meanMs: number }>;
+  cpu: { machineBusyPercent: number; msPerRequest: Record<string, number> };
 }): string {
   const m = report.machine;
   const c = report.counts;
@@ -277,6 +278,12 @@ function holdingsMarkdown(report: {
       `Answers: ${Object.entries(report.states)
         .map(([state, n]) => `${state} ${fmt(n)}`)
         .join(', ')}.`,
+    '',
+    `While measuring, the machine was ${report.cpu.machineBusyPercent} % busy; CPU ms per request: ` +
+      `${Object.entries(report.cpu.msPerRequest)
+        .map(([group, ms]) => `${group} ${ms}`)
+        .join(', ')}. With ${c.callers} callers the requests queue for the CPU: ` +
+      'mean latency ≈ callers × machine CPU per request ÷ cores.',
     '',
     '| SQL statement (first words) | per request | mean ms |',
     '| --- | ---: | ---: |',
