@@ -2,7 +2,7 @@
 // figures to bench/results/. A measurement, not a test: exits 0 when a figure is below its target,
 // non-zero only on an error.
 //
-//   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, vetting, timings
+//   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings
 //                (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
@@ -10,6 +10,8 @@
 //   BENCH_CLONES, BENCH_CLONE_WARMUP, BENCH_FETCH_CLIENTS, BENCH_FETCH_SECONDS, BENCH_FETCH_PLAIN_SECONDS
 // facade-hostile (bench/facade-hostile.ts): BENCH_HOSTILE_ATTACKERS, BENCH_HOSTILE_SECONDS, BENCH_HOSTILE_PROBE_MS
 // audit (bench/audit.ts): BENCH_LEDGER_ENTRIES, BENCH_LEDGER_FILL, BENCH_AUDIT_REQUESTS, BENCH_EXPORT_LIMIT
+// holdings (bench/holdings.ts): BENCH_HOLDINGS_CALLERS, BENCH_HOLDINGS_PAIRS, BENCH_HOLDINGS_REQUESTS,
+//   BENCH_HOLDINGS_WARMUP, BENCH_HOLDINGS_MARKETPLACES, BENCH_HOLDINGS_SNAPSHOTS
 // vetting (bench/vetting.ts): BENCH_VETTING_PLUGINS, BENCH_VETTING_FILES_PER_PLUGIN, BENCH_VETTING_RUNS
 // timings (bench/timings.ts, the time bounds tests no longer assert): BENCH_TIMINGS_RUNS, BENCH_TIMINGS_SECRETS_FILES
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
@@ -20,6 +22,7 @@ import { log } from './env.ts';
 import { eventStoreBenchmark } from './eventstore.ts';
 import { facadeBenchmark } from './facade.ts';
 import { facadeHostileBenchmark } from './facade-hostile.ts';
+import { holdingsBenchmark } from './holdings.ts';
 import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
 
@@ -28,6 +31,7 @@ const benchmarks = {
   facade: facadeBenchmark,
   'facade-hostile': facadeHostileBenchmark,
   audit: auditBenchmark,
+  holdings: holdingsBenchmark,
   vetting: vettingBenchmark,
   timings: timingsBenchmark,
 } as const;
