@@ -82,7 +82,8 @@ function gapsAndDuplicates(entries: readonly LedgerEntry[], total: number): stri
   const problems: string[] = [];
   if (duplicates.size > 0) problems.push(`ledger ids appear twice: ${[...duplicates].join(', ')}`);
   const missing: number[] = [];
-  for (let id = 1; id <= Math.max(0, ...ids) && missing.length < 20; id++) if (!seen.has(id)) missing.push(id);
+  const last = ids.reduce((a, b) => Math.max(a, b), 0);
+  for (let id = 1; id <= last && missing.length < 20; id++) if (!seen.has(id)) missing.push(id);
   if (missing.length > 0) problems.push(`ledger ids missing: ${missing.join(', ')}`);
   if (total !== entries.length) problems.push(`the ledger reports total ${total} but its pages hold ${entries.length}`);
   return problems;
