@@ -14,7 +14,7 @@ export type SupervisionEvents = Readonly<{
 
 /**
  * The waits before each restart attempt: 5 attempts, the last one starting 15 s after the crash, so that
- * with the time each start takes the gateway gives up after about 30 s (docs/operations: database loss).
+ * with the time each start takes the gateway gives up after about 30 s (decision: database loss).
  * The first is short: after a kill -9 of the postmaster its backends exit on their own within
  * milliseconds, and a start before they have left finds their shared memory still attached and fails.
  */
