@@ -144,16 +144,20 @@ export async function facadeHostileBenchmark(): Promise<void> {
     await sleep(1000);
     const idle = await probe(gw.url, gw.pid, cfg.probeMs, () => sleep(Math.min(5, cfg.seconds) * 1000));
     const idleRss = rssOf(gw.pid);
+    await gw.reset();
     const outcome: { attack: Awaited<ReturnType<typeof attack>> | null } = { attack: null };
     const during = await probe(gw.url, gw.pid, cfg.probeMs, async () => {
       outcome.attack = await attack(gw.url, token, repo.tip, cfg);
     });
     const answers = JSON.stringify(outcome.attack?.answers ?? {});
+    // The gateway's own event-loop delay tells a blocked loop from a machine short of CPU.
+    const { eventLoop } = await gw.stats();
     const rssAbove = (during.peak - idleRss) / mb;
     log(
       `facade-hostile: peak RSS ${fmt(during.peak / mb)} MB (idle ${fmt(idleRss / mb)} MB, +${fmt(rssAbove, 1)} MB); ` +
         `health p99 ${fmt(during.health.p99, 1)} ms during the attack (${fmt(idle.health.p99, 1)} ms idle), ` +
-        `max ${fmt(during.health.max, 1)} ms; answers ${answers}`,
+        `max ${fmt(during.health.max, 1)} ms; event-loop delay p99 ${fmt(eventLoop.delayP99Ms, 1)} ms, ` +
+        `max ${fmt(eventLoop.delayMaxMs, 1)} ms; answers ${answers}`,
     );
     const figures = [
       figure('rss-above-idle', 'gateway peak RSS above idle, under the attack', round(rssAbove), 'MB', goals.rss),
@@ -173,7 +177,16 @@ export async function facadeHostileBenchmark(): Promise<void> {
       ),
     ];
     process.stderr.write(`${figureTable(figures)}\n`);
-    const report = { machine: machine(), config: cfg, figures, idle, during, idleRss, attack: outcome.attack };
+    const report = {
+      machine: machine(),
+      config: cfg,
+      figures,
+      idle,
+      during,
+      idleRss,
+      eventLoop,
+      attack: outcome.attack,
+    };
     const md = [
       '# Facade under decompression bombs',
       '',
