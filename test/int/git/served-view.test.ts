@@ -45,10 +45,13 @@ t.test(
       await gitSays(published, 0, ['--advertise-refs']),
       'v0 advertisement as git writes it',
     );
+    // Git 2.39 advertises object-info, which the facade refuses: the served advertisement drops that line.
+    const gitV2 = (await gitSays(published, 2, ['--advertise-refs'])).toString('latin1');
+    t.match(gitV2, /0010object-info\n/, 'git itself advertises object-info');
     t.same(
       await before.advertisement(2),
-      await gitSays(published, 2, ['--advertise-refs']),
-      'v2 capability advertisement as git writes it',
+      Buffer.from(gitV2.replace('0010object-info\n', ''), 'latin1'),
+      'v2 capability advertisement as git writes it, without object-info',
     );
     t.same(
       await before.lsRefs(lsRefsBody),
