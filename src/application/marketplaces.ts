@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { UpstreamError } from '../adapters/git/git-store.ts';
 import { normalizedCloneUrl } from '../domain/marketplace/forge.ts';
-import { marketplaceDecider, marketplaceNameDecider } from '../domain/marketplace/marketplace.decider.ts';
+import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
+import { marketplaceNameDecider, type StaleHolder } from '../domain/marketplace/marketplace-name.decider.ts';
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../domain/marketplace/marketplace.events.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
@@ -68,6 +69,36 @@ async function registrationChecks(deps: MarketplacePorts, wanted: Registration):
 }
 
 /**
+ * Reserves the name for a new marketplace. A name still held by a marketplace that was removed, or that
+ * never registered (a registration or removal cut off between its two appends, e.g. by a crash), is taken
+ * over; a name held by a live marketplace, or by a registration that may still be running, stays taken.
+ */
+async function reserveName(deps: MarketplacePorts, name: string, marketplaceId: number, meta: CommandMeta) {
+  const reserve = (staleHolder?: StaleHolder) =>
+    execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
+      type: 'reserve-marketplace-name',
+      data: { name, marketplaceId, ...(staleHolder ? { staleHolder } : {}) },
+      meta,
+    });
+  const holderOf = (error: unknown) => (error instanceof Rejected ? error.rejection.extensions?.['holder'] : undefined);
+  // The holder's id is the decider's to know, not the caller's: the 409 answers without it.
+  const taken = () => reject('marketplace-name-taken', `a live marketplace is already named '${name}'`);
+  let holder: unknown;
+  try {
+    await reserve();
+    return;
+  } catch (error) {
+    holder = holderOf(error);
+    if (typeof holder !== 'number') throw error;
+  }
+  const record = await marketplaceById(deps.pool, holder);
+  if (record !== null && record.removedAt === null) throw taken();
+  await reserve({ marketplaceId: holder, removed: record !== null }).catch((error: unknown) => {
+    throw typeof holderOf(error) === 'number' ? taken() : error;
+  });
+}
+
+/**
  * Registers a marketplace: the checks, then (spec) the upstream read, then the name reservation and the
  * registration; a failed registration releases the name. Returns the record and the duplicate-URL warnings.
  */
@@ -86,11 +117,7 @@ export async function registerMarketplace(
     });
 
   const marketplaceId = await deps.ids('marketplace');
-  await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
-    type: 'reserve-marketplace-name',
-    data: { name, marketplaceId },
-    meta,
-  });
+  await reserveName(deps, name, marketplaceId, meta);
   try {
     await execute(
       deps,
@@ -110,11 +137,15 @@ export async function registerMarketplace(
       ['marketplaces', 'ledger'],
     );
   } catch (error) {
-    await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
-      type: 'release-marketplace-name',
-      data: { name, marketplaceId },
-      meta,
-    });
+    // Only a refused registration certainly left nothing behind; after any other failure the registration
+    // may stand, and a name left reserved is taken over by the next registration (reserveName).
+    if (error instanceof Rejected) {
+      await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
+        type: 'release-marketplace-name',
+        data: { name, marketplaceId },
+        meta,
+      });
+    }
     throw error;
   }
   const marketplace = (await marketplaceById(deps.pool, marketplaceId))!;

@@ -9,13 +9,7 @@ import {
   type SnapshotsState,
 } from '../snapshot/snapshot.decider.ts';
 import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
-import type {
-  MarketplaceEvent,
-  MarketplaceNameEvent,
-  MarketplaceOrigin,
-  PushPolicy,
-  SyncMode,
-} from './marketplace.events.ts';
+import type { MarketplaceEvent, MarketplaceOrigin, PushPolicy, SyncMode } from './marketplace.events.ts';
 
 export type RegisterMarketplace = Command<
   'register-marketplace',
@@ -223,28 +217,5 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
       case 'change-sync-mode':
         return decideSyncMode(command, state);
     }
-  },
-};
-
-export type ReserveMarketplaceName = Command<'reserve-marketplace-name', { name: string; marketplaceId: number }>;
-export type ReleaseMarketplaceName = Command<'release-marketplace-name', { name: string; marketplaceId: number }>;
-export type MarketplaceNameCommand = ReserveMarketplaceName | ReleaseMarketplaceName;
-export type MarketplaceNameState = { holder: number | null };
-
-export const marketplaceNameDecider: Decider<MarketplaceNameState, MarketplaceNameCommand, MarketplaceNameEvent> = {
-  initialState: () => ({ holder: null }),
-  evolve: (_state, event) =>
-    event.type === 'marketplace-name-reserved' ? { holder: event.data.marketplaceId } : { holder: null },
-  decide(command, state) {
-    const { name, marketplaceId } = command.data;
-    if (command.type === 'reserve-marketplace-name') {
-      if (state.holder !== null) {
-        return refuse({ code: 'marketplace-name-taken', detail: `a live marketplace is already named '${name}'` });
-      }
-      return accept({ type: 'marketplace-name-reserved', data: { name, marketplaceId } });
-    }
-    // Releasing a name someone else holds is a no-op, which keeps a retried removal harmless.
-    if (state.holder !== marketplaceId) return accept();
-    return accept({ type: 'marketplace-name-released', data: { name, marketplaceId } });
   },
 };

@@ -32,7 +32,15 @@ export type MarketplaceRemoved = Event<
 
 // A live name is reserved by its own stream (`marketplacename-<name>`), so that two registrations
 // racing for one name cannot both win; removal releases it for a new marketplace.
-export type MarketplaceNameReserved = Event<'marketplace-name-reserved', { name: string; marketplaceId: number }>;
+export type MarketplaceNameReserved = Event<
+  'marketplace-name-reserved',
+  {
+    name: string;
+    marketplaceId: number;
+    /** When the registration began (absent on reservations recorded before it was kept). */
+    reservedAt?: Instant;
+  }
+>;
 export type MarketplaceNameReleased = Event<'marketplace-name-released', { name: string; marketplaceId: number }>;
 
 /** spec, Removal: the name leaves every token's publish grant (fetch grants are kept). */

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { marketplaceDecider, marketplaceNameDecider } from '../../../../src/domain/marketplace/marketplace.decider.ts';
+import { marketplaceNameDecider } from '../../../../src/domain/marketplace/marketplace-name.decider.ts';
+import { marketplaceDecider } from '../../../../src/domain/marketplace/marketplace.decider.ts';
 import type { ApproveInputs } from '../../../../src/domain/snapshot/approve-gate.ts';
 import {
   acme as base,
@@ -424,5 +425,85 @@ t.test(
     t.match(spec(marketplaceNameDecider).given([held, freed]).when(reserve(2)), { outcome: 'accepted' });
     t.strictSame(spec(marketplaceNameDecider).given([held]).when(release(2)).events, [], 'only the holder releases');
     t.strictSame(spec(marketplaceNameDecider).given([held]).when(release(1)).events, [freed]);
+  },
+);
+
+t.test(
+  'a name held by a marketplace that was removed, or never registered, is taken over; a live or young one is not',
+  async (t) => {
+    const at = (iso: string) => meta({ at: iso });
+    const reserve = (
+      marketplaceId: number,
+      when: string,
+      staleHolder?: { marketplaceId: number; removed: boolean },
+    ) => ({
+      type: 'reserve-marketplace-name' as const,
+      data: { name: 'acme', marketplaceId, ...(staleHolder ? { staleHolder } : {}) },
+      meta: at(when),
+    });
+    const held = {
+      type: 'marketplace-name-reserved' as const,
+      data: { name: 'acme', marketplaceId: 1, reservedAt: '2026-03-01T10:00:00.000Z' },
+    };
+    const refusedTaken = {
+      outcome: 'refused',
+      rejection: { code: 'marketplace-name-taken', extensions: { holder: 1 } },
+    };
+
+    t.match(
+      spec(marketplaceNameDecider).given([]).when(reserve(1, '2026-03-01T10:00:00.000Z')),
+      {
+        outcome: 'accepted',
+        events: [held],
+      },
+      'a reservation records when it was made',
+    );
+    t.match(
+      spec(marketplaceNameDecider).given([held]).when(reserve(2, '2026-03-01T12:00:00.000Z')),
+      refusedTaken,
+      'without a stale holder named, a held name stays taken',
+    );
+    t.strictSame(
+      spec(marketplaceNameDecider)
+        .given([held])
+        .when(reserve(2, '2026-03-01T10:00:05.000Z', { marketplaceId: 1, removed: true })).events,
+      [
+        { type: 'marketplace-name-released', data: { name: 'acme', marketplaceId: 1 } },
+        {
+          type: 'marketplace-name-reserved',
+          data: { name: 'acme', marketplaceId: 2, reservedAt: '2026-03-01T10:00:05.000Z' },
+        },
+      ],
+      'a removed holder (its release cut off) gives the name up at once, recorded as its release',
+    );
+    t.match(
+      spec(marketplaceNameDecider)
+        .given([held])
+        .when(reserve(2, '2026-03-01T10:00:30.000Z', { marketplaceId: 1, removed: false })),
+      refusedTaken,
+      'a holder not registered yet may still be registering: taken within the grace',
+    );
+    t.match(
+      spec(marketplaceNameDecider)
+        .given([held])
+        .when(reserve(2, '2026-03-01T10:01:00.000Z', { marketplaceId: 1, removed: false })),
+      { outcome: 'accepted' },
+      'after the grace, a holder that never registered gives the name up',
+    );
+    t.match(
+      spec(marketplaceNameDecider)
+        .given([held])
+        .when(reserve(2, '2026-03-01T12:00:00.000Z', { marketplaceId: 3, removed: true })),
+      refusedTaken,
+      'only the current holder can be named stale',
+    );
+    const old = { type: 'marketplace-name-reserved' as const, data: { name: 'acme', marketplaceId: 1 } };
+    t.match(
+      spec(marketplaceNameDecider)
+        .given([old])
+        .when(reserve(2, '2026-03-01T10:00:00.000Z', { marketplaceId: 1, removed: false })),
+      { outcome: 'accepted' },
+      'a reservation recorded without its time is past any grace',
+    );
   },
 );
