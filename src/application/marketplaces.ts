@@ -19,6 +19,10 @@ import { execute } from './execute.ts';
 import type { Ports } from './ports.ts';
 import { reject, Rejected } from './rejected.ts';
 
+// The name streams feed no read model (nor the ledger): their commands wait for none, so a registration
+// appends its marketplace right after its name (decision: the stale-holder grace).
+const nameReadModels: readonly string[] = [];
+
 export type MarketplacePorts = Pick<
   Ports,
   'store' | 'waiter' | 'pool' | 'ids' | 'gitStore' | 'catalog' | 'marketplaces'
@@ -75,11 +79,17 @@ async function registrationChecks(deps: MarketplacePorts, wanted: Registration):
  */
 async function reserveName(deps: MarketplacePorts, name: string, marketplaceId: number, meta: CommandMeta) {
   const reserve = (staleHolder?: StaleHolder) =>
-    execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
-      type: 'reserve-marketplace-name',
-      data: { name, marketplaceId, ...(staleHolder ? { staleHolder } : {}) },
-      meta,
-    });
+    execute(
+      deps,
+      marketplaceNameDecider,
+      streams.marketplaceName(name),
+      {
+        type: 'reserve-marketplace-name',
+        data: { name, marketplaceId, ...(staleHolder ? { staleHolder } : {}) },
+        meta,
+      },
+      nameReadModels,
+    );
   const holderOf = (error: unknown) => (error instanceof Rejected ? error.rejection.extensions?.['holder'] : undefined);
   // The holder's id is the decider's to know, not the caller's: the 409 answers without it.
   const taken = () => reject('marketplace-name-taken', `a live marketplace is already named '${name}'`);
@@ -140,11 +150,17 @@ export async function registerMarketplace(
     // Only a refused registration certainly left nothing behind; after any other failure the registration
     // may stand, and a name left reserved is taken over by the next registration (reserveName).
     if (error instanceof Rejected) {
-      await execute(deps, marketplaceNameDecider, streams.marketplaceName(name), {
-        type: 'release-marketplace-name',
-        data: { name, marketplaceId },
-        meta,
-      });
+      await execute(
+        deps,
+        marketplaceNameDecider,
+        streams.marketplaceName(name),
+        {
+          type: 'release-marketplace-name',
+          data: { name, marketplaceId },
+          meta,
+        },
+        nameReadModels,
+      );
     }
     throw error;
   }
@@ -186,11 +202,17 @@ export async function removeMarketplace(
     },
     ['marketplaces', 'snapshots', 'tokens', 'ledger', 'publication'],
   );
-  await execute(deps, marketplaceNameDecider, streams.marketplaceName(marketplace.name), {
-    type: 'release-marketplace-name',
-    data: { name: marketplace.name, marketplaceId: marketplace.id },
-    meta,
-  });
+  await execute(
+    deps,
+    marketplaceNameDecider,
+    streams.marketplaceName(marketplace.name),
+    {
+      type: 'release-marketplace-name',
+      data: { name: marketplace.name, marketplaceId: marketplace.id },
+      meta,
+    },
+    nameReadModels,
+  );
   const removed = decision.events.find((e) => e.type === 'marketplace-removed');
   if (removed?.type !== 'marketplace-removed') throw new Error('removal decided without a removal');
   return {

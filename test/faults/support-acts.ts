@@ -1,10 +1,12 @@
 // The acts a fault trial drives against the gateway, chosen at random from what the API shows, and
 // what each one obliges the ledger to hold: an acknowledged (2xx) act exactly once, an act whose
-// answer never came (the gateway died under it) at most once, a refused one not at all.
+// answer never came (the gateway died under it) or came as 503 database-unavailable after the fault at
+// most once, a refused one not at all.
 import { rmSync } from 'node:fs';
 import type { Test } from 'tap';
 import { gitClient, type Upstream } from '../support/upstream.ts';
 import { NoAnswer, type Answer, type Random, type Session } from './support.ts';
+import { unregisteredHolderGraceMs } from '../../src/domain/marketplace/marketplace-name.decider.ts';
 
 export type Outcome = 'acked' | 'refused' | 'unknown';
 
@@ -18,6 +20,8 @@ export type ActRecord = Readonly<{
   outcome: Outcome;
   status: number | null;
   claims: readonly Claim[];
+  /** When the answer came, or the request failed (Date.now()); absent on records the suite makes itself. */
+  at?: number;
 }>;
 
 export type SnapshotView = { id: number; sha: string; state: string; marketplaceId: number };
@@ -108,7 +112,17 @@ function record(
   claims: { acked: Claim[]; unknown: Claim[]; refused?: Claim[] },
   ackedStatus = (status: number) => status >= 200 && status < 300,
 ): Outcome {
-  const outcome: Outcome = answer === null ? 'unknown' : ackedStatus(answer.status) ? 'acked' : 'refused';
+  // The database lost under a request: it may have committed before the connection broke (the problem's
+  // detail says so), so a 503 after the fault is as unknown as no answer at all.
+  const unavailable = answer?.status === 503 && String(answer.body?.type ?? '').endsWith('/database-unavailable');
+  const outcome: Outcome =
+    answer === null || (unavailable && ctx.killed()) ? 'unknown' : ackedStatus(answer.status) ? 'acked' : 'refused';
+  if (answer?.status === 500 || (unavailable && !ctx.killed())) {
+    ctx.state.violations.push(
+      `trial ${ctx.state.trial}: ${kind} ${target} answered ${answer.status}` +
+        `${ctx.killed() ? ' after the fault' : ' with no fault struck'}: ${answer.text.slice(0, 300)}`,
+    );
+  }
   const chosen = outcome === 'acked' ? claims.acked : outcome === 'unknown' ? claims.unknown : (claims.refused ?? []);
   ctx.state.history.push({
     trial: ctx.state.trial,
@@ -117,6 +131,7 @@ function record(
     outcome,
     status: answer?.status ?? null,
     claims: chosen,
+    at: Date.now(),
   });
   return outcome;
 }
@@ -160,12 +175,17 @@ async function register(ctx: ActContext, name: string, kind: string): Promise<vo
  */
 export async function probeUnansweredNames(ctx: ActContext): Promise<void> {
   const live = new Set(ctx.state.live.map((m) => m.name));
-  const names = ctx.state.history
+  const left = ctx.state.history
     .filter((act) => act.trial === ctx.state.trial && act.outcome === 'unknown')
     .filter((act) => ['register', 'reregister', 'remove'].includes(act.kind))
-    .map((act) => act.target)
-    .filter((name) => !live.has(name) && !ctx.state.stuck.has(name));
-  for (const name of new Set(names)) await register(ctx, name, `probe after an unanswered act`);
+    .filter((act) => !live.has(act.target) && !ctx.state.stuck.has(act.target));
+  // A reservation whose registration never came is held for the grace a running registration may need
+  // (docs/decisions.md); a removed holder gives its name up at once.
+  const registrations = left.filter((act) => act.kind !== 'remove').map((act) => act.at ?? 0);
+  const wait =
+    registrations.length === 0 ? 0 : Math.max(...registrations) + unregisteredHolderGraceMs + 1000 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  for (const name of new Set(left.map((act) => act.target))) await register(ctx, name, `probe after an unanswered act`);
 }
 
 async function ingest(ctx: ActContext, marketplace: MarketplaceView, withCommit: boolean): Promise<void> {

@@ -16,10 +16,10 @@ export type MarketplaceNameCommand = ReserveMarketplaceName | ReleaseMarketplace
 export type MarketplaceNameState = { holder: number | null; reservedAt: Instant | null };
 
 /**
- * A registration appends its marketplace a moment after reserving the name; a holder that has not
- * registered after this long never will (the process that reserved it died).
+ * A registration appends its marketplace milliseconds after reserving the name (the reservation waits for
+ * no read model); a holder that has not registered after this long never will (its process died).
  */
-export const unregisteredHolderGraceMs = 60_000;
+export const unregisteredHolderGraceMs = 10_000;
 
 const takenBy = (name: string, holder: number) =>
   refuse<MarketplaceNameEvent>({

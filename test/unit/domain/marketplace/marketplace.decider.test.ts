@@ -479,14 +479,14 @@ t.test(
     t.match(
       spec(marketplaceNameDecider)
         .given([held])
-        .when(reserve(2, '2026-03-01T10:00:30.000Z', { marketplaceId: 1, removed: false })),
+        .when(reserve(2, '2026-03-01T10:00:09.000Z', { marketplaceId: 1, removed: false })),
       refusedTaken,
       'a holder not registered yet may still be registering: taken within the grace',
     );
     t.match(
       spec(marketplaceNameDecider)
         .given([held])
-        .when(reserve(2, '2026-03-01T10:01:00.000Z', { marketplaceId: 1, removed: false })),
+        .when(reserve(2, '2026-03-01T10:00:10.000Z', { marketplaceId: 1, removed: false })),
       { outcome: 'accepted' },
       'after the grace, a holder that never registered gives the name up',
     );
