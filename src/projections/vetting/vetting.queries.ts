@@ -61,6 +61,18 @@ export async function latestRun(db: CommonQueryMethods, snapshotId: number): Pro
   return row ? toRun(row) : null;
 }
 
+/**
+ * Held snapshots of live marketplaces that have no vetting run: their ingestion was cut off between the
+ * capture and the run (a crash), or the run could not be made.
+ */
+export async function unvettedHeldSnapshots(db: CommonQueryMethods, limit: number): Promise<number[]> {
+  const ids = await db.anyFirst(sql.type(z.object({ id: z.bigint() }))`
+    select s.id from snapshots s join marketplaces m on m.id = s.marketplace_id and m.removed_at is null
+    where s.state = 'held' and not exists (select 1 from vetting_runs r where r.snapshot_id = s.id)
+    order by s.id limit ${limit}`);
+  return ids.map(Number);
+}
+
 /** The previous state of each connector on the latest run (for re-vet's "only where a verdict changed"). */
 export async function lastStates(db: CommonQueryMethods, snapshotId: number): Promise<Map<string, VerdictState>> {
   const run = await latestRun(db, snapshotId);

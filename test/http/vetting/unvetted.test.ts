@@ -1,0 +1,77 @@
+import t from 'tap';
+import { runCommand } from '../../../src/adapters/eventstore/run-command.ts';
+import { marketplaceDecider } from '../../../src/domain/marketplace/marketplace.decider.ts';
+import { streams } from '../../../src/domain/shared/streams.ts';
+import { startGateway } from '../../../src/gateway.ts';
+import { devSession } from '../../support/api.ts';
+import { eventually } from '../../support/assert.ts';
+import { silentLogger } from '../../support/core.ts';
+import { testConfig, type TestGateway } from '../../support/gateway.ts';
+import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
+
+// Found by the fault suite (test/faults): a gateway killed between an ingestion's capture and its vetting
+// run left a held snapshot with no run, BLOCKED until someone asked for a rerun. The leader now vets such
+// snapshots when it starts.
+
+async function start(config: Awaited<ReturnType<typeof testConfig>>): Promise<TestGateway> {
+  const gateway = await startGateway(config, silentLogger);
+  return {
+    ...gateway,
+    fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
+    settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
+  };
+}
+
+t.test('a held snapshot an interrupted ingestion left unvetted is vetted when the leader starts', async (t) => {
+  const config = await testConfig(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
+  const upstream = await serveUpstream(t, marketplaceFiles('acme', ['alpha']));
+  const first = await start(config);
+  const api = devSession(first, 'root');
+  const marketplace = (await api.post('/api/v1/marketplaces', { name: 'acme', url: upstream.url })).body;
+
+  // What an ingestion does up to the point a crash cut it off: the commit pinned in quarantine and captured.
+  const { sha } = await first.core.gitStore.fetchUpstream(marketplace.id, upstream.url);
+  const snapshotId = await first.deps.ids('snapshot');
+  const meta = {
+    principal: 'root',
+    actorType: 'human' as const,
+    at: new Date().toISOString(),
+    correlationId: 'cut-off',
+  };
+  await runCommand(first.core.store, marketplaceDecider, streams.marketplace(marketplace.id), {
+    type: 'record-ingest',
+    data: {
+      snapshotId,
+      sha,
+      upstreamSha: sha,
+      violation: null,
+      trigger: 'on-demand',
+      committedAt: null,
+      description: null,
+    },
+    meta,
+  });
+  await first.settled();
+  const before = await api.get(`/api/v1/snapshots/${snapshotId}/vetting`);
+  t.match(before.body, { outcome: 'BLOCKED', run: null }, 'captured without a run: BLOCKED');
+  await first.close();
+
+  const second = await start(config);
+  t.teardown(() => second.close());
+  const again = devSession(second, 'root');
+  const report = await eventually(
+    async () => {
+      const answer = await again.get(`/api/v1/snapshots/${snapshotId}/vetting`);
+      return answer.body?.run ? answer.body : null;
+    },
+    30_000,
+    200,
+  );
+  t.match(report, { outcome: 'CLEAR', run: { trigger: 'ingestion' } }, 'the leader ran the ingestion vetting');
+  const entries = (await again.get('/api/v1/audit?limit=50')).body.entries as Array<Record<string, unknown>>;
+  t.ok(
+    entries.some((e) => e.event === 'vetting-completed' && e.principal === 'system'),
+    'recorded as the system',
+  );
+  t.equal((await again.post(`/api/v1/snapshots/${snapshotId}/approve`)).status, 200, 'and it can be approved');
+});
