@@ -4,7 +4,7 @@ import { killGateway } from './support.ts';
 
 // issue 14, item 6: kill -9 of the gateway at random points of registration, ingest, approval,
 // rejection, removal (revocation), token issue and clones; restart on the same data directory; then
-// the invariants (support-invariants.ts). The database-kill variant is the same call with its fault.
+// the invariants (support-invariants.ts). kill-database.test.ts kills the embedded database instead.
 const settings = trialSettings();
 t.setTimeout(settings.timeoutMs);
 

@@ -89,6 +89,16 @@ function gapsAndDuplicates(entries: readonly LedgerEntry[], total: number): stri
   return problems;
 }
 
+/** Entries appended after the read: nothing acts once the barrier has answered, so each is named. */
+async function appendedAfter(api: Session, entries: readonly LedgerEntry[]): Promise<string[]> {
+  const last = entries.at(-1)?.id ?? 0;
+  const newest = await api.get('/api/v1/audit?limit=20');
+  if (newest.status !== 200) return [`GET /api/v1/audit answered ${newest.status}: ${newest.text}`];
+  return (newest.body.entries as LedgerEntry[])
+    .filter((e) => e.id > last)
+    .map((e) => `ledger entry ${e.id} appeared after the barrier: ${JSON.stringify(e)}`);
+}
+
 function countKeys(entries: readonly LedgerEntry[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const entry of entries) for (const key of ledgerKeys(entry)) counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -269,6 +279,7 @@ export async function checkInvariants(ctx: ActContext, checker: KnownToken): Pro
   const counts = countKeys(entries);
   const found = [
     ...gapsAndDuplicates(entries, total),
+    ...(await appendedAfter(ctx.api, entries)),
     ...claimsHeld(
       ctx.state.history.flatMap((act) => act.claims),
       counts,

@@ -1,5 +1,5 @@
-// The trial loop of the fault suite (issue 14, item 6), shared by every fault: the gateway killed today,
-// the embedded database killed once the gateway survives that.
+// The trial loop of the fault suite (issue 14, item 6), shared by every fault: the gateway killed, or
+// the embedded database killed under a running gateway.
 import type { Test } from 'tap';
 import { marketplaceFiles, serveUpstream } from '../support/upstream.ts';
 import { chooseAct, describeTrial, newRunState, refreshWorld, type ActContext } from './support-acts.ts';
@@ -84,7 +84,7 @@ export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) =>
     await refreshWorld(ctx);
     await driveUntilStruck(ctx, fault, gateway, struck);
     gateway = await fault.recover(gateway);
-    const found = await checkInvariants(ctx, checker);
+    const found = [...(fault.problems?.() ?? []), ...(await checkInvariants(ctx, checker))];
     for (const violation of found) {
       state.violations.push(`trial ${trial}: ${violation}`);
     }
@@ -99,7 +99,8 @@ export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) =>
   const summary =
     `fault suite: ${trials} trials, ${state.violations.length} violations ` +
     `(seed ${seed}; ${acts.length} acts: ${acts.filter((a) => a.outcome === 'acked').length} acknowledged, ` +
-    `${acts.filter((a) => a.outcome === 'unknown').length} unanswered, ${acts.filter((a) => a.outcome === 'refused').length} refused)`;
+    `${acts.filter((a) => a.outcome === 'unknown').length} unanswered, ${acts.filter((a) => a.outcome === 'refused').length} refused)` +
+    (fault.report ? `; ${fault.report()}` : '');
   process.stderr.write(`${summary}\n`);
   for (const note of new Set(state.notes)) t.comment(note);
   t.comment(summary);

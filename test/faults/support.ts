@@ -112,15 +112,15 @@ async function startGatewayProcess(dataDir: string, env: Record<string, string>)
   return { url, pid: child.pid!, child, log, exited };
 }
 
-/**
- * What strikes the service, and what brings it back. Only the gateway kill exists today; killing the
- * embedded database instead (its postmaster, the gateway left running) is the same pair: inject kills
- * `postmasterPid(dataDir)`, recover waits for the gateway to answer again and returns it unchanged.
- */
+/** What strikes the service, and what brings it back (the gateway restarted, or the same one once it answers). */
 export type Fault = Readonly<{
   name: string;
   inject(gateway: GatewayProcess): Promise<void>;
   recover(gateway: GatewayProcess): Promise<GatewayProcess>;
+  /** A clause for the summary line (what recovery cost), when the fault measures one. */
+  report?(): string;
+  /** What the fault saw go wrong while it struck or recovered, since the last call: invariant violations. */
+  problems?(): string[];
 }>;
 
 /**
@@ -135,6 +135,113 @@ export const killGateway = (harness: FaultHarness): Fault => ({
   },
   recover: () => harness.start(),
 });
+
+const databaseRecoveryLimitMs = 60_000;
+
+const percentile = (values: readonly number[], fraction: number) =>
+  [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(values.length * fraction) - 1)] ?? 0;
+
+/** Health answers 200 (a request that hangs counts as not yet). */
+async function healthUp(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/actuator/health`, { signal: AbortSignal.timeout(2000) });
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One request to the API and one to the facade while the database may be down: each answers as if it
+ * were up, or 503 with Retry-After (a problem document; plain text on the facade), never anything else.
+ */
+async function outageProblems(url: string): Promise<string[]> {
+  const problems: string[] = [];
+  const probe = async (what: string, path: string, headers: Record<string, string>, up: number, type: RegExp) => {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${url}${path}`, { headers, signal: AbortSignal.timeout(5000) });
+      text = await response.text();
+    } catch (error) {
+      problems.push(`${what} had no answer while the database was down: ${String(error)}`);
+      return;
+    }
+    const unavailable = response.status === 503 && response.headers.get('retry-after') !== null && type.test(text);
+    if (response.status !== up && !unavailable)
+      problems.push(`${what} answered ${response.status} while the database was down: ${text.slice(0, 300)}`);
+  };
+  await probe('GET /api/v1/marketplaces', '/api/v1/marketplaces', { 'x-dev-user': admin }, 200, /database-unavailable/);
+  const unknownToken = `Basic ${Buffer.from('x:not-a-token').toString('base64')}`;
+  await probe(
+    'the facade (an unknown token)',
+    '/git/outage-probe/info/refs?service=git-upload-pack',
+    { authorization: unknownToken },
+    401,
+    /^[^{]*database/,
+  );
+  return problems;
+}
+
+/**
+ * kill -9 of the embedded PostgreSQL's postmaster, the gateway left running: its supervisor must start
+ * the server again (crash recovery) and the same gateway process must answer health 200 within
+ * `databaseRecoveryLimitMs`. Recovered means a new postmaster and health UP: a health check answered
+ * before the old backends noticed their postmaster's death would otherwise count as a recovery of 0 ms.
+ */
+export const killDatabase = (harness: FaultHarness): Fault => {
+  const recoveriesMs: number[] = [];
+  let problems: string[] = [];
+  let probes = 0;
+  let killed: { pid: number; at: number } | null = null;
+  return {
+    name: 'database kill -9',
+    async inject() {
+      const pid = postmasterPid(harness.dataDir);
+      if (pid === null || !isAlive(pid)) throw new Error(`no running postmaster in ${harness.dataDir}`);
+      killed = { pid, at: performance.now() };
+      process.kill(pid, 'SIGKILL');
+    },
+    async recover(gateway) {
+      if (killed === null) throw new Error('recover before inject');
+      const { pid, at } = killed;
+      killed = null;
+      let probedAt = 0;
+      for (;;) {
+        if (gateway.child.exitCode !== null || gateway.child.signalCode !== null) {
+          throw new Error(
+            `the gateway exited (${gateway.child.exitCode ?? gateway.child.signalCode}) after its database was killed:\n` +
+              gateway.log.text.slice(-3000),
+          );
+        }
+        const restarted = postmasterPid(harness.dataDir);
+        if (restarted !== null && restarted !== pid && (await healthUp(gateway.url))) break;
+        if (performance.now() - at > databaseRecoveryLimitMs) {
+          throw new Error(
+            `health was not UP ${databaseRecoveryLimitMs} ms after the database was killed (postmaster ${restarted}):\n` +
+              gateway.log.text.slice(-3000),
+          );
+        }
+        if (performance.now() - probedAt > 250) {
+          probes += 1;
+          problems.push(...(await outageProblems(gateway.url)));
+          probedAt = performance.now();
+        } else await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      recoveriesMs.push(Math.round(performance.now() - at));
+      return gateway;
+    },
+    report: () =>
+      `recovery ms after the database kill: max ${Math.max(0, ...recoveriesMs)}, ` +
+      `p50 ${percentile(recoveriesMs, 0.5)}; ${probes} outage probes of the API and the facade`,
+    problems: () => {
+      const found = problems;
+      problems = [];
+      return found;
+    },
+  };
+};
 
 export type Answer = Readonly<{ status: number; body: any; text: string }>;
 
