@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import { sql, type CommonQueryMethods, type DatabasePool } from '../../adapters/postgres/pool.ts';
 
 const LedgerRow = z.object({
   id: z.bigint(),
@@ -94,4 +94,21 @@ export async function ledgerTotal(db: CommonQueryMethods): Promise<{ total: numb
     sql.type(z.object({ n: z.number() }))`select coalesce(max(id), 0)::float8 as n from ledger_entries`,
   );
   return { total, totalIsEstimate: total >= exactTotalBelow };
+}
+
+/**
+ * A page and the total read from one snapshot of the ledger (repeatable read), so the total never counts
+ * entries appended after the page was read (found by the fault suite while the gateway acted on its own).
+ */
+export function ledgerPageWithTotal(
+  pool: DatabasePool,
+  before: number,
+  limit: number,
+  marketplace: string | null,
+): Promise<{ rows: LedgerEntry[]; total: number; totalIsEstimate: boolean }> {
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.unsafe`set transaction isolation level repeatable read read only`);
+    const rows = await ledgerPage(tx, before, limit, marketplace);
+    return { rows, ...(await ledgerTotal(tx)) };
+  });
 }

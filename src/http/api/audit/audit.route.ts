@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ledgerAfter, ledgerPage, ledgerTotal, type LedgerEntry } from '../../../projections/ledger/ledger.queries.ts';
+import { ledgerAfter, ledgerPageWithTotal, type LedgerEntry } from '../../../projections/ledger/ledger.queries.ts';
 import { requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
@@ -72,13 +72,19 @@ export function auditRoutes(app: HttpApp, deps: HttpDeps): void {
     async (request) => {
       await requireAuditorOrAdmin(deps, request);
       const limit = clamp(request.query.limit);
-      const rows = await ledgerPage(deps.pool, request.query.before ?? 0, limit + 1, request.query.marketplace ?? null);
+      const marketplace = request.query.marketplace ?? null;
+      const { rows, ...total } = await ledgerPageWithTotal(
+        deps.pool,
+        request.query.before ?? 0,
+        limit + 1,
+        marketplace,
+      );
       const entries = rows.slice(0, limit);
       const last = entries.at(-1);
       return {
         entries: entries as Array<LedgerEntry & { actorType: 'human' | 'machine' | 'system' }>,
         ...(rows.length > limit && last ? { nextBefore: last.id } : {}),
-        ...(await ledgerTotal(deps.pool)),
+        ...total,
       };
     },
   );
