@@ -19,8 +19,10 @@ import { fuzzInput, random, type Objects } from './upload-pack-inputs.ts';
 
 const long = process.env['FAULTS_LONG'] === '1';
 const seed = Number(process.env['FUZZ_SEED'] ?? Date.now() % 2 ** 31);
-const parserInputs = long ? 1_000_000 : 20_000;
-const httpInputs = long ? 100_000 : 2_000;
+const parserInputs = Number(process.env['FUZZ_PARSER_INPUTS'] ?? (long ? 1_000_000 : 20_000));
+const httpInputs = Number(process.env['FUZZ_HTTP_INPUTS'] ?? (long ? 100_000 : 2_000));
+// tap's 300 s per file is for the bounded run; the long run takes what its inputs need.
+t.setTimeout(Math.max(300_000, httpInputs * 30 + parserInputs / 10));
 const run = promisify(execFile);
 const identity = { GIT_AUTHOR_NAME: 'fuzz', GIT_AUTHOR_EMAIL: 'fuzz@example.com', GIT_COMMITTER_NAME: 'fuzz' };
 const options = (cwd: string) => ({

@@ -177,7 +177,11 @@ export type GrantView = {
 };
 export type ProblemView = { type: string; title: string; status: number; detail: string; instance: string };
 
-const excerpt = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
+// Test output never shows a token's secret (a created token's answer carries it once).
+const excerpt = (raw: string) => {
+  const text = raw.replace(/gw_[A-Za-z0-9_-]+/g, 'gw_[redacted]');
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+};
 
 export const json = async <T>(response: Response): Promise<T> => (await response.json()) as T;
 
