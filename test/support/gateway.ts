@@ -20,18 +20,26 @@ export type TestGateway = Gateway & {
   settled(): Promise<void>;
 };
 
+/**
+ * A gateway started on a configuration the test keeps, for tests that stop and start it again on the same
+ * database and data directory; the caller closes it.
+ */
+export async function startOnConfig(config: GatewayConfig, options: CoreOptions = {}): Promise<TestGateway> {
+  const gateway = await startGateway(config, silentLogger, options);
+  return {
+    ...gateway,
+    fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
+    settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
+  };
+}
+
 /** A started gateway (black box over HTTP), closed at the end of the test. */
 export async function startTestGateway(
   t: Test,
   env: Record<string, string> = {},
   options: CoreOptions = {},
 ): Promise<TestGateway> {
-  const config = await testConfig(t, env);
-  const gateway = await startGateway(config, silentLogger, options);
+  const gateway = await startOnConfig(await testConfig(t, env), options);
   t.teardown(() => gateway.close());
-  return {
-    ...gateway,
-    fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
-    settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
-  };
+  return gateway;
 }

@@ -3,7 +3,6 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { git } from '../../../src/adapters/git/git-process.ts';
-import { startGateway } from '../../../src/gateway.ts';
 import {
   assertNothingChanged,
   eventually,
@@ -17,8 +16,7 @@ import {
   tokenRow,
   type Client,
 } from '../../support/assert.ts';
-import { silentLogger } from '../../support/core.ts';
-import { startTestGateway, testConfig, type TestGateway } from '../../support/gateway.ts';
+import { startOnConfig, startTestGateway, testConfig, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles } from '../../support/upstream.ts';
 import { approveMarketplace, filesWith, type Revision } from './support.ts';
 
@@ -423,15 +421,7 @@ t.test(
   "the leader's first pass: a served catalog that is current is left alone; a lost one is rebuilt (trigger=startup)",
   async (t) => {
     const config = await testConfig(t, env);
-    const start = async () => {
-      const gateway = await startGateway(config, silentLogger);
-      const gw: TestGateway = {
-        ...gateway,
-        fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
-        settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
-      };
-      return gw;
-    };
+    const start = () => startOnConfig(config);
     let gw = await start();
     let root = session(gw, 'root');
     await approveMarketplace(t, root, 'acme', marketplaceFiles('acme', ['alpha']));

@@ -1,24 +1,13 @@
 import t from 'tap';
 import { git } from '../../../src/adapters/git/git-process.ts';
-import { startGateway } from '../../../src/gateway.ts';
 import { devSession } from '../../support/api.ts';
-import { silentLogger } from '../../support/core.ts';
-import { testConfig, type TestGateway } from '../../support/gateway.ts';
+import { startOnConfig, testConfig } from '../../support/gateway.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
-
-async function start(config: Awaited<ReturnType<typeof testConfig>>): Promise<TestGateway> {
-  const gateway = await startGateway(config, silentLogger);
-  return {
-    ...gateway,
-    fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
-    settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
-  };
-}
 
 t.test('startup reconciliation repairs a published repository and records what it found (DESIGN.md 6)', async (t) => {
   const config = await testConfig(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
   const upstream = await serveUpstream(t, marketplaceFiles('acme', ['alpha']));
-  const first = await start(config);
+  const first = await startOnConfig(config);
   const api = devSession(first, 'root');
   const registered = (await api.post('/api/v1/marketplaces', { name: 'acme', url: upstream.url })).body;
   const approved = (await api.post('/api/v1/marketplaces/acme/ingest')).body;
@@ -34,7 +23,7 @@ t.test('startup reconciliation repairs a published repository and records what i
   await git(['-C', published, 'update-ref', '-d', 'refs/heads/main']);
   await git(['-C', quarantine, 'push', '--quiet', published, `${held.sha}:refs/heads/evil`]);
 
-  const second = await start(config);
+  const second = await startOnConfig(config);
   t.teardown(() => second.close());
   const refs = await second.core.gitStore.refs(published);
   t.strictSame(
@@ -71,7 +60,7 @@ t.test('startup reconciliation repairs a published repository and records what i
   );
 
   await second.close();
-  const third = await start(config);
+  const third = await startOnConfig(config);
   t.teardown(() => third.close());
   await third.settled();
   const after = (await devSession(third, 'root').get('/api/v1/audit?marketplace=acme&limit=50')).body.entries as Array<

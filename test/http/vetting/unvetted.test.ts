@@ -2,30 +2,19 @@ import t from 'tap';
 import { runCommand } from '../../../src/adapters/eventstore/run-command.ts';
 import { marketplaceDecider } from '../../../src/domain/marketplace/marketplace.decider.ts';
 import { streams } from '../../../src/domain/shared/streams.ts';
-import { startGateway } from '../../../src/gateway.ts';
 import { devSession } from '../../support/api.ts';
 import { eventually } from '../../support/assert.ts';
-import { silentLogger } from '../../support/core.ts';
-import { testConfig, type TestGateway } from '../../support/gateway.ts';
+import { startOnConfig, testConfig } from '../../support/gateway.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
 // Found by the fault suite (test/faults): a gateway killed between an ingestion's capture and its vetting
 // run left a held snapshot with no run, BLOCKED until someone asked for a rerun. The leader now vets such
 // snapshots when it starts.
 
-async function start(config: Awaited<ReturnType<typeof testConfig>>): Promise<TestGateway> {
-  const gateway = await startGateway(config, silentLogger);
-  return {
-    ...gateway,
-    fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
-    settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
-  };
-}
-
 t.test('a held snapshot an interrupted ingestion left unvetted is vetted when the leader starts', async (t) => {
   const config = await testConfig(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
   const upstream = await serveUpstream(t, marketplaceFiles('acme', ['alpha']));
-  const first = await start(config);
+  const first = await startOnConfig(config);
   const api = devSession(first, 'root');
   const marketplace = (await api.post('/api/v1/marketplaces', { name: 'acme', url: upstream.url })).body;
 
@@ -56,7 +45,7 @@ t.test('a held snapshot an interrupted ingestion left unvetted is vetted when th
   t.match(before.body, { outcome: 'BLOCKED', run: null }, 'captured without a run: BLOCKED');
   await first.close();
 
-  const second = await start(config);
+  const second = await startOnConfig(config);
   t.teardown(() => second.close());
   const again = devSession(second, 'root');
   const report = await eventually(
