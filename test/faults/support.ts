@@ -77,8 +77,22 @@ export function faultHarness(
   return { dataDir, start, current: () => running };
 }
 
+// The port is free when picked but not held: the embedded PostgreSQL may take it first. A start refused
+// with EADDRINUSE on the picked port is tried again on another.
 async function startGatewayProcess(dataDir: string, env: Record<string, string>): Promise<GatewayProcess> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await spawnGateway(dataDir, env, port);
+    } catch (error) {
+      const taken =
+        error instanceof Error && error.message.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`);
+      if (!taken || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function spawnGateway(dataDir: string, env: Record<string, string>, port: number): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     env: {
       ...process.env,
