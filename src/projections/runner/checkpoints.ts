@@ -18,17 +18,29 @@ export async function readCheckpoints(db: CommonQueryMethods): Promise<Map<strin
   return new Map(rows.map((row) => [row.name, row]));
 }
 
-/** Advances a checkpoint only from the position this runner read; false if another writer moved it. */
-export async function advanceCheckpoint(
+/**
+ * Advances every checkpoint named from the position this runner read to `to`, in one statement, and
+ * tells waiters (wait-for.ts) with one notification per projection; false if another writer moved any.
+ */
+export async function advanceCheckpoints(
   db: CommonQueryMethods,
-  name: string,
-  from: bigint,
+  moves: ReadonlyArray<Readonly<{ name: string; from: bigint }>>,
   to: bigint,
 ): Promise<boolean> {
+  const names = sql.array(
+    moves.map((m) => m.name),
+    'text',
+  );
+  const froms = sql.array(
+    moves.map((m) => m.from.toString()),
+    'int8',
+  );
   const result = await db.query(sql.unsafe`
-    update projection_checkpoints set position = ${to.toString()}::bigint
-    where name = ${name} and position = ${from.toString()}::bigint`);
-  if (result.rowCount !== 1) return false;
-  await db.query(sql.unsafe`select pg_notify(${checkpointChannel}, ${`${name}:${to}`})`);
+    update projection_checkpoints c set position = ${to.toString()}::bigint
+    from unnest(${names}, ${froms}) as m(name, from_position)
+    where c.name = m.name and c.position = m.from_position`);
+  if (result.rowCount !== moves.length) return false;
+  await db.query(sql.unsafe`
+    select pg_notify(${checkpointChannel}, m.name || ':' || ${to.toString()}) from unnest(${names}) as m(name)`);
   return true;
 }
