@@ -1,8 +1,15 @@
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { rules as recommended } from '@secretlint/secretlint-rule-preset-recommend';
-import { fileNotScanned, locationOf, type Finding, type Severity } from '../../domain/vetting/findings.ts';
+import {
+  fileNotScanned,
+  locationOf,
+  type Finding,
+  type ScanFile,
+  type Severity,
+} from '../../domain/vetting/findings.ts';
 import type { Connector } from './connector.ts';
+import { allowMarkerAt, isDocumentation, placeholderReason } from './secrets-context.ts';
 
 // secretlint profiles every rule on every file into the process-wide performance timeline unless told
 // not to: in a long-running gateway that is an unbounded memory growth (and a slower scan).
@@ -15,7 +22,8 @@ type SecretLintCoreResultMessage = Awaited<ReturnType<typeof lintSource>>['messa
 // One config for every file and every scan (secretlint builds its rule instances from it per source).
 // The preset's rules are listed one by one, without filter-comments: that rule honours
 // `secretlint-disable` comments, and a plugin author must not be able to silence the gateway from inside
-// the tree (exceptions are the gateway's waivers). Disabling it through the preset's own `rules` option
+// the tree (exceptions are the gateway's waivers). A one-line marker (`gitleaks:allow`, …) only lowers a
+// match to a visible LOW finding (findingOf); a block `secretlint-disable` does nothing. Disabling it through the preset's own `rules` option
 // does not work in @secretlint/core 13 (rules registered by a preset ignore `disabled`).
 const config: SecretLintCoreConfig = {
   rules: recommended
@@ -47,6 +55,43 @@ function kindOf(message: SecretLintCoreResultMessage): string {
 
 const severityOf = (rule: string): Severity => (rule === 'privatekey' ? 'CRITICAL' : 'HIGH');
 
+/**
+ * One secretlint match as a finding. An inline allow marker of a real secret scanner on the line
+ * (`gitleaks:allow`, `secretlint-disable-line`, `pragma: allowlist secret`, …) or an obvious placeholder in
+ * documentation (`user:password@localhost`, `example.com`, `xxxx`, `<your-token>`) makes it LOW, under its
+ * own rule id and naming the rule it would have been, so it stays on the report without blocking.
+ */
+function findingOf(file: ScanFile, lines: () => readonly string[], message: SecretLintCoreResultMessage): Finding {
+  const rule = shortRuleName(message.ruleId);
+  const line = message.loc.start.line;
+  const location = locationOf(file.path, line);
+  const what = `possible ${kindOf(message)} (secretlint rule ${rule}, ${message.messageId})`;
+  const marker = allowMarkerAt(lines(), line);
+  if (marker !== null)
+    return {
+      id: 'secrets-allowlisted',
+      severity: 'LOW',
+      location,
+      message: `${what} on a line the author marked \`${marker.marker}\` (${marker.tool}): LOW instead of secrets-${rule} ${severityOf(rule)}; the value is not shown`,
+    };
+  const placeholder = isDocumentation(file.path)
+    ? placeholderReason((file.text ?? '').slice(message.range[0], message.range[1]))
+    : null;
+  if (placeholder !== null)
+    return {
+      id: 'secrets-placeholder',
+      severity: 'LOW',
+      location,
+      message: `${what} in a documentation or template file, taken for an example: ${placeholder}; outside documentation it would be secrets-${rule} ${severityOf(rule)}`,
+    };
+  return {
+    id: `secrets-${rule}`,
+    severity: severityOf(rule),
+    location,
+    message: `${what}; the value is not shown`,
+  };
+}
+
 /** Lets timers (the chain's timeout) and I/O run between files: secretlint never really waits. */
 const yieldEvery = 20; // ms
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -54,7 +99,7 @@ const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const secretsConnector: Connector = {
   name: 'secrets',
   description:
-    "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings",
+    "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings; allow-marked lines and placeholders in documentation are LOW",
   async scan(input, _subject, signal) {
     const findings: Finding[] = [];
     let scanned = 0;
@@ -77,15 +122,9 @@ export const secretsConnector: Connector = {
         options: { config, maskSecrets: true, noPhysicFilePath: true },
       });
       scanned += 1;
-      for (const message of result.messages) {
-        const rule = shortRuleName(message.ruleId);
-        findings.push({
-          id: `secrets-${rule}`,
-          severity: severityOf(rule),
-          location: locationOf(file.path, message.loc.start.line),
-          message: `possible ${kindOf(message)} (secretlint rule ${rule}, ${message.messageId}); the value is not shown`,
-        });
-      }
+      let split: readonly string[] | null = null;
+      const lines = () => (split ??= (file.text ?? '').split(/\r?\n/));
+      for (const message of result.messages) findings.push(findingOf(file, lines, message));
       if (performance.now() - lastBreath > yieldEvery) {
         await breathe();
         lastBreath = performance.now();

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { secretsConnector } from '../../../../src/adapters/vetting/secrets.connector.ts';
 import { scanInput, type FileContent } from '../../../support/scan-input.ts';
+import { explain, loadCorpus, scoreCase } from '../../../support/vetting-corpus.ts';
 
 const subject = { snapshotId: 1, marketplace: 'acme', sha: 'a'.repeat(40) };
 const scan = (files: Record<string, FileContent>, options: Parameters<typeof scanInput>[1] = {}) =>
@@ -120,4 +121,121 @@ t.test('a 2,000-file marketplace is scanned whole: the one planted credential am
     ['plugins/p7/.env:1'],
   );
   t.equal(result.detail, '2,001 files scanned');
+});
+
+// Issue 15, item 4: "The secrets connector honours inline allow markers (`gitleaks:allow`,
+// `secretlint-disable-line`, `pragma: allowlist secret`), reporting each as a LOW finding so it stays visible".
+t.test('an inline allow marker of a secret scanner lowers the match to a visible LOW finding', async (t) => {
+  const result = await scan({
+    'test/fixtures.ts': [
+      `const a = "${githubToken}"; // gitleaks:allow`,
+      `const b = "${githubToken}"; // secretlint-disable-line`,
+      `b = "${githubToken}"  # pragma: allowlist secret`,
+      '// secretlint-disable-next-line',
+      `const c = "${githubToken}";`,
+      '# pragma: allowlist nextline secret',
+      `d = "${githubToken}"`,
+      `e = "${githubToken}"  # nosec B105`,
+      `f = "${githubToken}"  # noqa: S105`,
+      `g = "${githubToken}"  # nosec`,
+      `h = "${githubToken}"  # noqa`,
+      `i = "${githubToken}"  # noqa: E501`,
+    ].join('\n'),
+  });
+  t.strictSame(
+    result.findings.map((f) => [f.id, f.severity, f.location]),
+    [
+      ['secrets-allowlisted', 'LOW', 'test/fixtures.ts:1'],
+      ['secrets-allowlisted', 'LOW', 'test/fixtures.ts:2'],
+      ['secrets-allowlisted', 'LOW', 'test/fixtures.ts:3'],
+      ['secrets-allowlisted', 'LOW', 'test/fixtures.ts:5'],
+      ['secrets-allowlisted', 'LOW', 'test/fixtures.ts:7'],
+      ['secrets-allowlisted', 'LOW', 'test/fixtures.ts:8'],
+      ['secrets-allowlisted', 'LOW', 'test/fixtures.ts:9'],
+      ['secrets-github', 'HIGH', 'test/fixtures.ts:10'],
+      ['secrets-github', 'HIGH', 'test/fixtures.ts:11'],
+      ['secrets-github', 'HIGH', 'test/fixtures.ts:12'],
+    ],
+    'a bare nosec/noqa or a code of another check silences every linter rule, not a secret: it stays HIGH',
+  );
+  t.equal(
+    result.findings[0]!.message,
+    'possible GitHub Token (secretlint rule github, GITHUB_TOKEN) on a line the author marked `gitleaks:allow` (gitleaks): LOW instead of secrets-github HIGH; the value is not shown',
+  );
+  t.match(result.findings[2]!.message, /`pragma: allowlist secret` \(detect-secrets\)/);
+  t.match(result.findings[3]!.message, /`secretlint-disable-next-line` \(secretlint\)/);
+  t.notMatch(JSON.stringify(result), /Zq3x9Lm2/, 'the value is never shown');
+});
+
+t.test('an allow marker on another line, or a block secretlint-disable, covers nothing', async (t) => {
+  const result = await scan({
+    'a.sh': `# gitleaks:allow\nexport TOKEN=${githubToken}\n# pragma: allowlist secret\n\nexport T2=${githubToken}\n`,
+  });
+  t.strictSame(
+    result.findings.map((f) => [f.id, f.location]),
+    [
+      ['secrets-github', 'a.sh:2'],
+      ['secrets-github', 'a.sh:5'],
+    ],
+  );
+});
+
+// Issue 15, item 4: "… and treats obvious placeholders (`user:password@localhost`, `example.com`, `xxxx`) in
+// Markdown as LOW."
+t.test('obvious placeholders in documentation are LOW, each with a readable reason', async (t) => {
+  const lines: Array<[string, RegExp]> = [
+    [
+      'DATABASE_URL=mongodb://admin:changeme@db.example.com:27017/test',
+      /the host is db\.example\.com, a name reserved/,
+    ],
+    ['mysql -h x mysql://app:Zt8qLmN3vRw2@127.0.0.1:3306/app', /the host is 127.0.0.1, a local example/],
+    ['export DATABASE_URL=postgresql://<user>:<password>@<host>:5432/<db>', /the host is a placeholder/],
+    ['export DATABASE_URL=postgresql://app:your_password_here@db.acme.io/app', /the password is a placeholder word/],
+    ['GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', /the value is one repeated character/],
+    ['SLACK_BOT_TOKEN=xoxb-XXXXXXXXXXXX-XXXXXXXXXXXXX-XXXXXXXXXXXXXXXXXXXXXXXX', /one repeated character/],
+    ['STRIPE_KEY=sk_live_0000000000000000000000000000', /one repeated character/],
+    ['GH_TOKEN=ghp_xxxx9Lm2Pw7Rt5Vn8Kd4Hs6Jf1Gb0Yc3Ua9E', /a run of x \(xxxx\)/],
+  ];
+  for (const path of ['docs/setup.md', 'README.mdx', 'notes.txt', 'guide.rst', '.env.example', 'config.sample.json']) {
+    const result = await scan({ [path]: lines.map(([line]) => line).join('\n') });
+    t.strictSame(
+      result.findings.map((f) => [f.id, f.severity, f.location]),
+      lines.map((_, i) => ['secrets-placeholder', 'LOW', `${path}:${i + 1}`]),
+      path,
+    );
+    lines.forEach(([line, reason], i) => t.match(result.findings[i]!.message, reason, line));
+  }
+  const [first] = (await scan({ 'README.md': lines[0]![0] })).findings;
+  t.equal(
+    first!.message,
+    'possible MongoDB connection string (secretlint rule database-connection-string, MongoDBConnection) in a documentation or template file, taken for an example: the host is db.example.com, a name reserved for documentation; outside documentation it would be secrets-database-connection-string HIGH',
+  );
+});
+
+t.test('a real-looking key in documentation stays HIGH; a placeholder outside documentation stays HIGH', async (t) => {
+  const result = await scan({
+    'README.md': `# Setup\n\nexport GITHUB_TOKEN=${githubToken}\nexport DATABASE_URL=postgresql://app:Xk29fjQ9zAq7@prod-db.acme.io/app\n`,
+    '.env.example': `GITHUB_TOKEN=${githubToken}\n`,
+    'scripts/seed.sh': 'psql "mongodb://admin:changeme@db.example.com:27017/test"\n',
+  });
+  t.strictSame(
+    result.findings.map((f) => [f.id, f.severity, f.location]),
+    [
+      ['secrets-github', 'HIGH', 'README.md:3'],
+      ['secrets-database-connection-string', 'HIGH', 'README.md:4'],
+      ['secrets-github', 'HIGH', '.env.example:1'],
+      ['secrets-database-connection-string', 'HIGH', 'scripts/seed.sh:1'],
+    ],
+  );
+});
+
+// Issue 15, item 4: the labelled corpus; every secrets case scores exactly (no false positive, no miss).
+t.test('every case of the secrets corpus scores exactly', async (t) => {
+  const cases = loadCorpus().filter((c) => c.connector === 'secrets');
+  t.ok(cases.length >= 12, `${cases.length} secrets cases`);
+  for (const corpusCase of cases) {
+    const score = await scoreCase(corpusCase);
+    t.strictSame(explain(score), [], `${corpusCase.id} (${corpusCase.label})`);
+    if (corpusCase.label === 'attack') t.equal(score.matched.length, corpusCase.expect.length, corpusCase.id);
+  }
 });
