@@ -2,7 +2,8 @@
 // figures to bench/results/. A measurement, not a test: exits 0 when a figure is below its target,
 // non-zero only on an error.
 //
-//   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings
+//   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
+//                vetting-corpus, real-marketplace (needs the npm registry)
 //                (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
@@ -13,6 +14,10 @@
 // holdings (bench/holdings.ts): BENCH_HOLDINGS_CALLERS, BENCH_HOLDINGS_PAIRS, BENCH_HOLDINGS_REQUESTS,
 //   BENCH_HOLDINGS_WARMUP, BENCH_HOLDINGS_MARKETPLACES, BENCH_HOLDINGS_SNAPSHOTS
 // vetting (bench/vetting.ts): BENCH_VETTING_PLUGINS, BENCH_VETTING_FILES_PER_PLUGIN, BENCH_VETTING_RUNS
+// vetting-corpus (bench/vetting-corpus.ts): precision and recall of each connector on test/fixtures/vetting-corpus
+//   (no settings; figures to bench/results/vetting-corpus.{json,md})
+// real-marketplace (bench/real-marketplace.ts): HIGH/CRITICAL findings of every connector on pinned npm packages of
+//   Claude Code content laid out as one marketplace: REAL_MARKETPLACE_DIR (scratch directory for the tarballs)
 // timings (bench/timings.ts, the time bounds tests no longer assert): BENCH_TIMINGS_RUNS, BENCH_TIMINGS_SECRETS_FILES
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
@@ -25,6 +30,8 @@ import { facadeHostileBenchmark } from './facade-hostile.ts';
 import { holdingsBenchmark } from './holdings.ts';
 import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
+import { vettingCorpusBenchmark } from './vetting-corpus.ts';
+import { realMarketplaceBenchmark } from './real-marketplace.ts';
 
 const benchmarks = {
   eventstore: eventStoreBenchmark,
@@ -34,6 +41,8 @@ const benchmarks = {
   holdings: holdingsBenchmark,
   vetting: vettingBenchmark,
   timings: timingsBenchmark,
+  'vetting-corpus': vettingCorpusBenchmark,
+  'real-marketplace': realMarketplaceBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
