@@ -1,5 +1,10 @@
 import type { ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
-import { defaultIngestLimits, UpstreamError, type GitStore, type IngestLimits } from './git-store.ts';
+import { pruneUnreachable } from './bare-repo.ts';
+import { ExternalCache } from './external-cache.ts';
+import { copyTrees, pinnedTrees } from './external-copy.ts';
+import { git, GitError } from './git-process.ts';
+import type { GitStore } from './git-store.ts';
+import { defaultIngestLimits, rootCauseOf, type IngestLimits } from './upstream-access.ts';
 
 /** One external plugin source after resolution: its plugin tree, or why it could not be read. */
 export type ExternalResolution =
@@ -8,14 +13,22 @@ export type ExternalResolution =
 
 export type ResolveOptions = Readonly<{
   limits?: IngestLimits;
-  /** At most this many fetches at once. */
+  /** At most this many repositories resolved at once (default 8). */
   concurrency?: number;
 }>;
+
+export const defaultExternalConcurrency = 8;
 
 /**
  * Resolves every external plugin source of a marketplace into quarantine, one outcome per source in
  * the order given; a source that cannot be read yields an `ok: false` outcome and never fails the rest.
- * (First version: one fetch per source, in sequence.)
+ *
+ * Sources are grouped by repository URL, and `concurrency` repositories are resolved at once. Per
+ * repository: one `ls-remote` when a source names a ref (none when every source pins a sha), at most
+ * one fetch of the commits not cached yet (shallow, blob-less) and one fetch of the blobs of the plugin
+ * directories not in quarantine yet (external-cache.ts); then the plugin trees alone are copied into
+ * quarantine and pinned there (external-copy.ts). An unchanged sha pin thus costs no network at all,
+ * an unchanged ref one `ls-remote`.
  */
 export async function resolveExternalSources(
   store: GitStore,
@@ -23,20 +36,251 @@ export async function resolveExternalSources(
   externals: readonly ExternalPlugin[],
   options: ResolveOptions = {},
 ): Promise<ExternalResolution[]> {
-  const outcomes: ExternalResolution[] = [];
-  for (const external of externals) {
+  if (externals.length === 0) return [];
+  const limits = options.limits ?? defaultIngestLimits;
+  const quarantine = await store.ensureQuarantine(marketplaceId);
+  const context: Context = { quarantine, limits, pinned: await pinnedTrees(quarantine) };
+  const groups = new Map<string, Source[]>();
+  externals.forEach((external, index) => {
+    const group = groups.get(external.url) ?? [];
+    group.push({ index, external });
+    groups.set(external.url, group);
+  });
+  const outcomes = new Map<number, ExternalResolution>();
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? defaultExternalConcurrency));
+  await eachLimited([...groups], concurrency, async ([url, sources]) => {
+    const job = new RepositoryJob(context, sources, outcomes);
     try {
-      const { commit, tree } = await store.fetchExternal(
-        marketplaceId,
-        external,
-        options.limits ?? defaultIngestLimits,
-      );
-      outcomes.push({ name: external.name, ok: true, commit, tree });
+      await ExternalCache.with(store.root, url, (cache) => job.run(cache));
     } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      const { reason, rootCause, nextStep } = error;
-      outcomes.push({ name: external.name, ok: false, reason, rootCause, nextStep });
+      if (!(error instanceof GitError)) throw error;
+      job.failPending((s) => unreadable(s.external, rootCauseOf(error)));
+    }
+  });
+  return externals.map((_, index) => outcomes.get(index)!);
+}
+
+type Source = Readonly<{ index: number; external: ExternalPlugin }>;
+type Failure = Readonly<{ reason: string; rootCause: string; nextStep: string }>;
+type Context = Readonly<{ quarantine: string; limits: IngestLimits; pinned: Set<string> }>;
+
+const unreadable = (e: ExternalPlugin, rootCause: string): Failure => ({
+  reason: `external plugin source of '${e.name}' unreadable`,
+  rootCause,
+  nextStep: `check that ${e.url} is reachable from the gateway and has ${e.sha ?? e.ref ?? 'a default branch'}`,
+});
+
+const tooLarge = (e: ExternalPlugin, rootCause: string): Failure => ({
+  reason: `external plugin source of '${e.name}' too large`,
+  rootCause,
+  nextStep: 'ask the upstream owner to point the plugin at a smaller repository or a git-subdir path',
+});
+
+const noDirectory = (e: ExternalPlugin, commit: string): Failure => ({
+  reason: `external plugin source of '${e.name}' has no directory '${e.path}'`,
+  rootCause: `${e.url} at ${commit}`,
+  nextStep: 'fix the path of the git-subdir source in the marketplace manifest',
+});
+
+/** The sources of one repository, resolved step by step; each step settles the sources it fails. */
+class RepositoryJob {
+  private readonly pending: Map<number, Source>;
+  private cache!: ExternalCache;
+
+  constructor(
+    private readonly context: Context,
+    sources: readonly Source[],
+    private readonly outcomes: Map<number, ExternalResolution>,
+  ) {
+    this.pending = new Map(sources.map((s) => [s.index, s]));
+  }
+
+  async run(cache: ExternalCache): Promise<void> {
+    this.cache = cache;
+    const commits = await this.wantedCommits();
+    await this.fetchMissing(commits);
+    const trees = await this.pluginTrees(commits);
+    await this.intoQuarantine(commits, trees);
+  }
+
+  failPending(failure: (source: Source) => Failure): void {
+    for (const source of [...this.pending.values()]) this.fail(source, failure(source));
+  }
+
+  private fail(source: Source, failure: Failure): void {
+    if (!this.pending.delete(source.index)) return;
+    this.outcomes.set(source.index, { name: source.external.name, ok: false, ...failure });
+  }
+
+  private succeed(source: Source, commit: string, tree: string): void {
+    if (!this.pending.delete(source.index)) return;
+    this.outcomes.set(source.index, { name: source.external.name, ok: true, commit, tree });
+  }
+
+  private get sources(): Source[] {
+    return [...this.pending.values()];
+  }
+
+  /** The commit each source wants: its sha pin, or its ref's tip read with one `ls-remote`. */
+  private async wantedCommits(): Promise<Map<number, string>> {
+    const commits = new Map<number, string>();
+    for (const s of this.sources) if (s.external.sha !== null) commits.set(s.index, s.external.sha);
+    const byRef = this.sources.filter((s) => s.external.sha === null);
+    if (byRef.length === 0) return commits;
+    let tips: Map<string | null, string | null>;
+    try {
+      tips = await this.cache.remoteTips(
+        byRef.map((s) => s.external.ref),
+        this.context.limits.timeoutMs,
+      );
+    } catch (error) {
+      for (const s of byRef) this.fail(s, unreadable(s.external, rootCauseOf(error)));
+      return commits;
+    }
+    for (const s of byRef) {
+      const tip = tips.get(s.external.ref) ?? null;
+      if (tip !== null) commits.set(s.index, tip);
+      else
+        this.fail(
+          s,
+          unreadable(
+            s.external,
+            s.external.ref === null
+              ? 'the repository advertises no default branch (HEAD)'
+              : `the repository has no branch or tag '${s.external.ref}'`,
+          ),
+        );
+    }
+    return commits;
+  }
+
+  /** One fetch of every wanted commit the cache lacks; a commit the remote does not have fails its sources. */
+  private async fetchMissing(commits: ReadonlyMap<number, string>): Promise<void> {
+    const wanting = (sha: string) => this.sources.filter((s) => commits.get(s.index) === sha);
+    const present = await this.cache.lookup([...new Set(commits.values())]);
+    let wanted = [...present].filter(([, found]) => found === null).map(([sha]) => sha);
+    let shallow = true;
+    while (wanted.length > 0) {
+      // A whole repository needs its blobs anyway: fetched at once, without a second request.
+      const blobs = wanted.every((sha) => wanting(sha).every((s) => s.external.path === ''));
+      try {
+        const added = await this.cache.fetchCommits(wanted, {
+          blobs,
+          shallow,
+          timeoutMs: this.context.limits.timeoutMs,
+        });
+        await this.refuseOverLimit(wanted, added, wanting);
+        break;
+      } catch (error) {
+        const stderr = error instanceof GitError ? error.stderr : '';
+        const absent = /not our ref ([0-9a-f]{40})/.exec(stderr)?.[1];
+        if (absent !== undefined && wanted.includes(absent)) {
+          for (const s of wanting(absent))
+            this.fail(s, unreadable(s.external, `the repository has no commit ${absent}`));
+          wanted = wanted.filter((sha) => sha !== absent);
+        } else if (shallow && /shallow|filter/i.test(stderr)) {
+          shallow = false; // a server that refuses partial fetches: a full fetch of the repository
+        } else {
+          for (const sha of wanted)
+            for (const s of wanting(sha)) this.fail(s, unreadable(s.external, rootCauseOf(error)));
+          break;
+        }
+      }
+    }
+    const after = await this.cache.lookup([...new Set(this.sources.map((s) => commits.get(s.index)!))]);
+    for (const s of this.sources) {
+      const sha = commits.get(s.index)!;
+      if (after.get(sha)?.type !== 'commit')
+        this.fail(s, unreadable(s.external, `the repository has no commit ${sha}`));
     }
   }
-  return outcomes;
+
+  private async refuseOverLimit(
+    wanted: readonly string[],
+    added: { objects: number; bytes: number },
+    wanting: (sha: string) => Source[],
+  ): Promise<void> {
+    const { maxObjects, maxPackBytes } = this.context.limits;
+    if (added.objects <= maxObjects && added.bytes <= maxPackBytes) return;
+    const rootCause =
+      added.objects > maxObjects ? `fetching added ${added.objects} objects` : `fetching added ${added.bytes} bytes`;
+    for (const sha of wanted) for (const s of wanting(sha)) this.fail(s, tooLarge(s.external, rootCause));
+    await git(['-C', this.cache.path, 'update-ref', '--stdin'], {
+      input: wanted.map((sha) => `delete refs/pins/${sha}\n`).join(''),
+    });
+    await pruneUnreachable(this.cache.path);
+  }
+
+  /** The plugin tree of each source: the commit's root tree, or its git-subdir directory. */
+  private async pluginTrees(commits: ReadonlyMap<number, string>): Promise<Map<number, string>> {
+    const nameOf = (s: Source) => {
+      const commit = commits.get(s.index)!;
+      return s.external.path === '' ? `${commit}^{tree}` : `${commit}:${s.external.path}`;
+    };
+    const plain = this.sources.filter((s) => !/[\0-\x1f]/.test(s.external.path));
+    const found = await this.cache.lookup([...new Set(plain.map(nameOf))]);
+    const trees = new Map<number, string>();
+    for (const s of this.sources) {
+      const entry = found.get(nameOf(s));
+      if (entry?.type === 'tree') trees.set(s.index, entry.oid);
+      else this.fail(s, noDirectory(s.external, commits.get(s.index)!));
+    }
+    return trees;
+  }
+
+  /**
+   * Trees already pinned in quarantine are done. The others, within the limits: their missing blobs
+   * fetched in one request, then copied into quarantine in one pack and pinned there.
+   */
+  private async intoQuarantine(commits: ReadonlyMap<number, string>, trees: ReadonlyMap<number, string>) {
+    const { limits, pinned } = this.context;
+    const byTree = new Map<string, Source[]>();
+    for (const s of this.sources) byTree.set(trees.get(s.index)!, [...(byTree.get(trees.get(s.index)!) ?? []), s]);
+    const settle = (tree: string, failure: ((e: ExternalPlugin) => Failure) | null) => {
+      for (const s of byTree.get(tree)!)
+        if (failure) this.fail(s, failure(s.external));
+        else this.succeed(s, commits.get(s.index)!, tree);
+    };
+    const listings = new Map<string, { oids: string[]; missing: string[] }>();
+    for (const tree of byTree.keys()) {
+      if (pinned.has(tree)) settle(tree, null);
+      else {
+        const listing = await this.cache.objectsOf(tree, limits.maxObjects);
+        if (listing !== null) listings.set(tree, listing);
+        else settle(tree, (e) => tooLarge(e, `the plugin directory has more than ${limits.maxObjects} objects`));
+      }
+    }
+    try {
+      await this.cache.fetchObjects([...new Set([...listings.values()].flatMap((l) => l.missing))], limits.timeoutMs);
+    } catch (error) {
+      for (const [tree, listing] of listings)
+        if (listing.missing.length > 0) {
+          settle(tree, (e) => unreadable(e, rootCauseOf(error)));
+          listings.delete(tree);
+        }
+    }
+    const accepted: string[] = [];
+    for (const [tree, { oids }] of listings) {
+      const usage = await this.cache.diskUsage(oids);
+      if (!usage.complete)
+        settle(tree, (e) => unreadable(e, 'the repository did not send every file of the plugin directory'));
+      else if (usage.bytes > limits.maxPackBytes)
+        settle(tree, (e) => tooLarge(e, `the plugin directory takes ${usage.bytes} bytes`));
+      else accepted.push(tree);
+    }
+    await copyTrees(this.cache.path, this.context.quarantine, accepted, limits.timeoutMs);
+    for (const tree of accepted) {
+      pinned.add(tree);
+      settle(tree, null);
+    }
+  }
+}
+
+/** Runs `work` on every item, at most `limit` at once. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

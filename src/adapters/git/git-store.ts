@@ -4,56 +4,18 @@ import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
 import { externalRoot, manifestPath, type ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
 import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
+import { resolveExternalSources } from './external-sources.ts';
 import { git, GitError, gitText } from './git-process.ts';
 import { readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
+import {
+  defaultIngestLimits,
+  rootCauseOf,
+  upstreamConfig,
+  UpstreamError,
+  type IngestLimits,
+} from './upstream-access.ts';
 
-export type IngestLimits = Readonly<{ timeoutMs: number; maxPackBytes: number; maxObjects: number }>;
-
-export const defaultIngestLimits: IngestLimits = {
-  timeoutMs: 300_000,
-  maxPackBytes: 1024 * 1024 * 1024,
-  maxObjects: 2_000_000,
-};
-
-/** Why an upstream could not be read, in the three parts the specification asks for. */
-export class UpstreamError extends Error {
-  constructor(
-    readonly reason: string,
-    readonly rootCause: string,
-    readonly nextStep: string,
-  ) {
-    super(`${reason}: ${rootCause}`);
-    this.name = 'UpstreamError';
-  }
-}
-
-// Upstream URLs are only http(s) (the trust boundary checks the scheme); git must not be talked into
-// reading local files or running helpers through a crafted URL or redirect.
-const upstreamConfig = [
-  '-c',
-  'protocol.file.allow=never',
-  '-c',
-  'protocol.ext.allow=never',
-  '-c',
-  'protocol.ssh.allow=never',
-  '-c',
-  'http.followRedirects=initial',
-  '-c',
-  'credential.helper=',
-  '-c',
-  'core.askPass=',
-];
-
-const rootCauseOf = (error: unknown): string => {
-  if (!(error instanceof GitError)) return error instanceof Error ? error.message : String(error);
-  if (error.timedOut) return error.message;
-  const lines = error.stderr
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const line = lines.filter((l) => l.startsWith('fatal:') || l.startsWith('error:')).at(-1) ?? lines.at(-1);
-  return line ? line.replace(/^(fatal|error): /, '') : `git exited with code ${error.exitCode ?? 'unknown'}`;
-};
+export { defaultIngestLimits, UpstreamError, type IngestLimits } from './upstream-access.ts';
 
 /**
  * The gateway's git storage under `<data-dir>/git`: per marketplace, a quarantine bare repository
@@ -122,7 +84,7 @@ export class GitStore {
     const { branch } = await this.remoteDefaultBranch(url);
     return this.fetchStaged(
       marketplaceId,
-      { url, source: `refs/heads/${branch}`, label: '', limits },
+      { url, source: `refs/heads/${branch}`, limits },
       {
         unreadable: (error) =>
           new UpstreamError(
@@ -147,67 +109,37 @@ export class GitStore {
     );
   }
 
-  /** Fetches one external plugin source into quarantine and pins it; returns its commit and plugin tree. */
-  fetchExternal(
+  /**
+   * Resolves one external plugin source into quarantine (external-sources.ts, which resolves many at
+   * once); returns its commit and plugin tree, or throws why it could not.
+   */
+  async fetchExternal(
     marketplaceId: number,
     external: ExternalPlugin,
     limits: IngestLimits = defaultIngestLimits,
   ): Promise<{ commit: string; tree: string }> {
-    const unreadable = (error: unknown) =>
-      new UpstreamError(
-        `external plugin source of '${external.name}' unreadable`,
-        rootCauseOf(error),
-        `check that ${external.url} is reachable from the gateway and has ${external.sha ?? external.ref ?? 'a default branch'}`,
-      );
-    const source = external.sha ?? external.ref ?? 'HEAD';
-    return this.fetchStaged(
-      marketplaceId,
-      { url: external.url, source, label: 'external-', limits },
-      {
-        unreadable,
-        tooLarge: ({ objects }) =>
-          new UpstreamError(
-            `external plugin source of '${external.name}' too large`,
-            `fetching added ${objects} objects`,
-            'ask the upstream owner to point the plugin at a smaller repository or a git-subdir path',
-          ),
-      },
-      async (repo, commit) => {
-        if (external.sha !== null && commit !== external.sha)
-          throw unreadable(new Error(`the source answered ${commit} for ${external.sha}`));
-        const spec = external.path === '' ? `${commit}^{tree}` : `${commit}:${external.path}`;
-        const tree = await gitText(['-C', repo, 'rev-parse', '--verify', '--quiet', spec]).catch(() => '');
-        const type = tree ? await gitText(['-C', repo, 'cat-file', '-t', tree]) : '';
-        if (type !== 'tree') {
-          throw new UpstreamError(
-            `external plugin source of '${external.name}' has no directory '${external.path}'`,
-            `${external.url} at ${commit}`,
-            'fix the path of the git-subdir source in the marketplace manifest',
-          );
-        }
-        await git(['-C', repo, 'update-ref', `refs/quarantine/external/${commit}`, commit]);
-        return { commit, tree };
-      },
-    );
+    const [outcome] = await resolveExternalSources(this, marketplaceId, [external], { limits });
+    if (!outcome!.ok) throw new UpstreamError(outcome!.reason, outcome!.rootCause, outcome!.nextStep);
+    return { commit: outcome!.commit, tree: outcome!.tree };
   }
 
   /**
-   * Fetches `source` of `url` into a staging ref of the quarantine (`refs/staging/<label><time>-<pid>`),
+   * Fetches `source` of `url` into a staging ref of the quarantine (`refs/staging/<time>-<pid>`),
    * refused when it added more objects or bytes than `limits` allow (then pruned again), and hands the
    * fetched commit to `pin`; the staging ref is dropped whatever happens.
    */
   private async fetchStaged<T>(
     marketplaceId: number,
-    fetch: Readonly<{ url: string; source: string; label: string; limits: IngestLimits }>,
+    fetch: Readonly<{ url: string; source: string; limits: IngestLimits }>,
     errors: Readonly<{
       unreadable(error: unknown): UpstreamError;
       tooLarge(added: { objects: number; bytes: number }): UpstreamError;
     }>,
     pin: (repo: string, commit: string) => Promise<T>,
   ): Promise<T> {
-    const { url, source, label, limits } = fetch;
+    const { url, source, limits } = fetch;
     const repo = await this.ensureQuarantine(marketplaceId);
-    const staging = `refs/staging/${label}${Date.now().toString(36)}-${process.pid}`;
+    const staging = `refs/staging/${Date.now().toString(36)}-${process.pid}`;
     const before = await this.objectStats(repo);
     try {
       try {

@@ -124,8 +124,8 @@ t.test(
     t.equal(tree, await gitText(['-C', upstream.bare, 'rev-parse', `${tip}:plugins/gamma`]), 'the plugin directory');
     t.strictSame(
       await refsOf(quarantine),
-      [`refs/quarantine/external/${commit}`],
-      'pinned under external/, the staging ref gone',
+      [`refs/quarantine/external/${tree}`],
+      'the plugin tree pinned under external/, the staging ref gone',
     );
   },
 );

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { initBare } from './bare-repo.ts';
+import { git, GitError, gitText } from './git-process.ts';
+import { upstreamConfig } from './upstream-access.ts';
+
+/**
+ * The gateway's partial clone of one external repository: `<git root>/external-cache/<sha256 of url>.git`,
+ * a shallow (`--depth=1`), blob-less (`--filter=blob:none`) bare repository whose fetched commits are
+ * pinned as `refs/pins/<sha>`; the blobs of the plugin trees it resolves are fetched into it by id. It is
+ * a cache: what quarantine needs is copied out of it (external-copy.ts), and it may be deleted at any time.
+ *
+ * Only fetches run with the remote as a promisor (`asPromisor`), so no local command in the cache ever
+ * fetches a missing object on its own: every network access is one of the commands below, each under
+ * the trust boundary of `upstreamConfig` and a time limit.
+ */
+export class ExternalCache {
+  private constructor(
+    readonly url: string,
+    readonly path: string,
+  ) {}
+
+  /** Runs `work` on the cache of `url` under `root`, one at a time per cache in this process. */
+  static with<T>(root: string, url: string, work: (cache: ExternalCache) => Promise<T>): Promise<T> {
+    const path = join(root, 'external-cache', `${createHash('sha256').update(url).digest('hex')}.git`);
+    return exclusive(path, async () => {
+      await initBare(path);
+      if ((await gitText(['-C', path, 'config', '--get', 'remote.origin.url']).catch(() => '')) !== url)
+        await git(['-C', path, 'config', 'remote.origin.url', url]);
+      return work(new ExternalCache(url, path));
+    });
+  }
+
+  /** Forgets everything fetched (after a fetch over the limits); the next use starts afresh. */
+  discard(): void {
+    rmSync(this.path, { recursive: true, force: true });
+  }
+
+  /**
+   * The commit each ref names on the remote (null: the remote has no such ref; `null` as a ref: the
+   * default branch), read with one `ls-remote`. Rejects with a GitError when the remote cannot be read.
+   */
+  async remoteTips(refs: ReadonlyArray<string | null>, timeoutMs: number): Promise<Map<string | null, string | null>> {
+    const patterns = [...new Set(refs.flatMap((ref) => (ref === null ? ['HEAD'] : [ref, `${ref}^{}`])))];
+    const output = await gitText([...upstreamConfig, 'ls-remote', this.url, ...patterns], {
+      timeoutMs,
+      maxOutputBytes: 16 * 1024 * 1024,
+    });
+    const listing = new Map<string, string>();
+    for (const line of output.split('\n')) {
+      const match = /^([0-9a-f]{40})\t(.+)$/.exec(line);
+      if (match) listing.set(match[2]!, match[1]!);
+    }
+    return new Map(refs.map((ref) => [ref, resolveRemoteRef(listing, ref)]));
+  }
+
+  /** For each object name (`<sha>`, `<sha>:<path>`, `<sha>^{tree}`): its id and type here, or null. */
+  async lookup(names: readonly string[]): Promise<Map<string, { oid: string; type: string } | null>> {
+    const answers = new Map<string, { oid: string; type: string } | null>();
+    if (names.length === 0) return answers;
+    const output = await gitText(['-C', this.path, 'cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+      input: `${names.join('\n')}\n`,
+    });
+    const lines = output.split('\n');
+    names.forEach((name, i) => {
+      const match = /^([0-9a-f]{40}) (commit|tree|blob|tag)$/.exec(lines[i] ?? ''); // else `<name> missing`
+      answers.set(name, match ? { oid: match[1]!, type: match[2]! } : null);
+    });
+    return answers;
+  }
+
+  /**
+   * Fetches the commits (by id, one `git fetch` for all of them) and pins them. `blobs: false` leaves
+   * their blobs on the remote (`--filter=blob:none`); `shallow: false` is the fallback for a server
+   * that refuses shallow or filtered fetches. Returns the objects and bytes the fetch added.
+   */
+  async fetchCommits(
+    shas: readonly string[],
+    options: Readonly<{ blobs: boolean; shallow: boolean; timeoutMs: number }>,
+  ): Promise<{ objects: number; bytes: number }> {
+    const before = await this.objectStats();
+    await git(
+      [
+        ...asPromisor,
+        '-C',
+        this.path,
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--recurse-submodules=no',
+        ...(options.shallow ? ['--depth=1'] : []),
+        options.blobs || !options.shallow ? '--no-filter' : '--filter=blob:none',
+        'origin',
+        ...shas.map((sha) => `+${sha}:refs/pins/${sha}`),
+      ],
+      { timeoutMs: options.timeoutMs },
+    );
+    const after = await this.objectStats();
+    return { objects: after.objects - before.objects, bytes: after.bytes - before.bytes };
+  }
+
+  /** Fetches objects by id (the blobs of plugin trees), in one request, as git's own lazy fetch does. */
+  async fetchObjects(oids: readonly string[], timeoutMs: number): Promise<void> {
+    if (oids.length === 0) return;
+    await git(
+      [
+        ...asPromisor,
+        '-c',
+        'fetch.negotiationAlgorithm=noop',
+        '-C',
+        this.path,
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--recurse-submodules=no',
+        '--filter=blob:none',
+        '--stdin',
+        'origin',
+      ],
+      { timeoutMs, input: `${oids.join('\n')}\n` },
+    );
+  }
+
+  /**
+   * Every object a tree reaches (`oids`), and those not fetched yet (`missing`). Null when there are
+   * more than `maxObjects` (the listing is cut there).
+   */
+  async objectsOf(tree: string, maxObjects: number): Promise<{ oids: string[]; missing: string[] } | null> {
+    let output: string;
+    try {
+      output = await gitText(['-C', this.path, 'rev-list', '--objects', '--no-object-names', '--missing=print', tree], {
+        maxOutputBytes: (maxObjects + 1) * 42,
+      });
+    } catch (error) {
+      if (error instanceof GitError && /more than \d+ bytes/.test(error.message)) return null;
+      throw error;
+    }
+    const lines = output.split('\n').filter(Boolean);
+    if (lines.length > maxObjects) return null;
+    return {
+      oids: lines.map((line) => (line.startsWith('?') ? line.slice(1) : line)),
+      missing: lines.filter((line) => line.startsWith('?')).map((line) => line.slice(1)),
+    };
+  }
+
+  /** The bytes the objects take in this repository (compressed), and whether every one is here. */
+  async diskUsage(oids: readonly string[]): Promise<{ bytes: number; complete: boolean }> {
+    if (oids.length === 0) return { bytes: 0, complete: true };
+    const output = await gitText(['-C', this.path, 'cat-file', '--batch-check=%(objectname) %(objectsize:disk)'], {
+      input: `${oids.join('\n')}\n`,
+      maxOutputBytes: (oids.length + 1) * 80,
+    });
+    let bytes = 0;
+    for (const line of output.split('\n')) {
+      const match = /^[0-9a-f]{40} (\d+)$/.exec(line);
+      if (!match) return { bytes, complete: false };
+      bytes += Number(match[1]);
+    }
+    return { bytes, complete: true };
+  }
+
+  private async objectStats(): Promise<{ objects: number; bytes: number }> {
+    const text = await gitText(['-C', this.path, 'count-objects', '-v']);
+    const value = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { objects: value('count') + value('in-pack'), bytes: (value('size') + value('size-pack')) * 1024 };
+  }
+}
+
+// The remote is a promisor (a partial clone's origin) for the fetches alone, never in the repository's
+// configuration: with the filter given too, git does not write either setting there (partial_clone_register),
+// so every other command in the cache finds a missing object missing instead of fetching it.
+const asPromisor = [
+  ...upstreamConfig,
+  '-c',
+  'remote.origin.promisor=true',
+  '-c',
+  'remote.origin.partialclonefilter=blob:none',
+];
+
+/**
+ * The commit a ref names in an `ls-remote` listing, as `git fetch <url> <ref>` would pick it: the first
+ * of `<ref>`, `refs/<ref>`, `refs/tags/<ref>`, `refs/heads/<ref>`, … that exists, peeled when a tag.
+ */
+export function resolveRemoteRef(listing: ReadonlyMap<string, string>, ref: string | null): string | null {
+  const candidates =
+    ref === null
+      ? ['HEAD']
+      : [
+          ref,
+          `refs/${ref}`,
+          `refs/tags/${ref}`,
+          `refs/heads/${ref}`,
+          `refs/remotes/${ref}`,
+          `refs/remotes/${ref}/HEAD`,
+        ];
+  const name = candidates.find((candidate) => listing.has(candidate));
+  return name === undefined ? null : (listing.get(`${name}^{}`) ?? listing.get(name)!);
+}
+
+// One holder per cache at a time (a shallow fetch locks `shallow`; two would collide); several ingests
+// may name the same repository.
+const queues = new Map<string, Promise<unknown>>();
+
+function exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const settled = run.then(
+    () => {},
+    () => {},
+  );
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return run;
+}
