@@ -12,7 +12,8 @@ const { scores, connectors } = await scoreCorpus(cases);
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
 
 t.test('the corpus loads in the shared format, every case named by a connector', async (t) => {
-  t.ok(cases.length > 0, 'the corpus has cases');
+  // Issue 15: "A labelled corpus … of at least 60 cases written for it".
+  t.ok(cases.length >= 60, `at least 60 cases (${cases.length})`);
   for (const c of cases) {
     t.ok(c.label === 'attack' || c.label === 'benign', `${c.connector}/${c.id} is labelled`);
     t.ok(Object.keys(c.files).length > 0, `${c.connector}/${c.id} has files`);
@@ -27,21 +28,21 @@ t.test('the corpus loads in the shared format, every case named by a connector',
   );
 });
 
-const offending = (connector: string, pick: (score: CaseScore) => boolean): string =>
-  scores
-    .filter((s) => s.case.connector === connector && pick(s))
-    .flatMap(explain)
-    .join('\n');
+/** Each false positive or miss of a connector, with its rule, location, line of text and message. */
+const offending = (connector: string, pick: (score: CaseScore) => boolean): string[] =>
+  scores.filter((s) => s.case.connector === connector && pick(s)).flatMap(explain);
 
 for (const figures of connectors) {
   t.test(`${figures.connector}: precision ≥ 90 % on HIGH/CRITICAL, recall 100 % on attack cases`, async (t) => {
     const falsePositives = offending(figures.connector, (s) => s.falsePositives.length > 0);
-    t.ok(
-      figures.precision >= 0.9,
-      `precision ${percent(figures.precision)} (TP ${figures.tp}, FP ${figures.fp})${falsePositives === '' ? '' : `\n${falsePositives}`}`,
-    );
     const misses = offending(figures.connector, (s) => s.missed.length > 0);
-    t.equal(figures.misses, 0, `recall ${percent(figures.recall)}${misses === '' ? '' : `\n${misses}`}`);
+    // Printed as comments too, so that a reader sees each offending line even where the YAML block is cut.
+    if (figures.precision < 0.9) for (const line of falsePositives) t.comment(line);
+    if (figures.misses > 0) for (const line of misses) t.comment(line);
+    t.ok(figures.precision >= 0.9, `precision ${percent(figures.precision)} (TP ${figures.tp}, FP ${figures.fp})`, {
+      falsePositives,
+    });
+    t.equal(figures.misses, 0, `recall ${percent(figures.recall)}`, { misses });
   });
 }
 
