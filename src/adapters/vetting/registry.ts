@@ -1,4 +1,4 @@
-import { hooksConnector } from '../../domain/vetting/connectors/hooks.connector.ts';
+import { hooksConnector, hooksScanner } from '../../domain/vetting/connectors/hooks.connector.ts';
 import { instructionsConnector } from '../../domain/vetting/connectors/instructions.connector.ts';
 import { manifestConnector } from '../../domain/vetting/connectors/manifest.connector.ts';
 import { mcpConnector } from '../../domain/vetting/connectors/mcp.connector.ts';
@@ -7,6 +7,7 @@ import type { Connector } from './connector.ts';
 import { httpConnector, type HttpScannerSettings } from './http.connector.ts';
 import { licenseConnector } from './license.connector.ts';
 import { secretsConnector } from './secrets.connector.ts';
+import { loadShellParser } from './shell-parser.ts';
 
 export type ConnectorSettings = Readonly<{ http: Readonly<{ url: string | null; timeoutMs: number }> }>;
 
@@ -15,10 +16,16 @@ export type ConnectorSettings = Readonly<{ http: Readonly<{ url: string | null; 
  * the external scanner last. `http` is present only when gateway.vetting.http.url is set.
  */
 export function builtInConnectors(settings: ConnectorSettings): Connector[] {
-  const pure = [manifestConnector, hooksConnector, mcpConnector, instructionsConnector].map((c) =>
+  const pure = [manifestConnector, mcpConnector, instructionsConnector].map((c) =>
     pureConnector(c.name, c.description, c.scan),
   );
-  const [manifest, hooks, mcp, instructions] = pure as [Connector, Connector, Connector, Connector];
+  const [manifest, mcp, instructions] = pure as [Connector, Connector, Connector];
+  // The hooks scanner is pure over a bash parser, which is loaded (WebAssembly) on the first scan.
+  const hooks: Connector = {
+    name: hooksConnector.name,
+    description: hooksConnector.description,
+    scan: async (input) => hooksScanner(await loadShellParser())(input),
+  };
   const connectors = [manifest, secretsConnector, hooks, mcp, instructions, licenseConnector];
   if (settings.http.url !== null) connectors.push(httpConnector(settings.http as HttpScannerSettings));
   return connectors;

@@ -1,0 +1,61 @@
+// A shell script as the hooks connector reads it: the syntax tree of tree-sitter's bash grammar as
+// plain data (the adapter parses, the domain walks), and what a word of it says once quotes are read.
+
+/** A named node of tree-sitter-bash's tree: `type` is the grammar's node type, `field` its field in the parent. */
+export type ShellNode = Readonly<{
+  type: string;
+  field: string | null;
+  /** Offsets into the parsed source (UTF-16 code units, as String.prototype.slice takes them). */
+  start: number;
+  end: number;
+  /** Line from 1 in the parsed source. */
+  line: number;
+  children: readonly ShellNode[];
+}>;
+
+/** Parses a whole script (never throws on bad syntax: the tree holds ERROR nodes there). */
+export type ShellParser = (source: string) => ShellNode;
+
+export const textOf = (source: string, node: ShellNode): string => source.slice(node.start, node.end);
+
+export const childOf = (node: ShellNode, field: string): ShellNode | undefined =>
+  node.children.find((child) => child.field === field);
+
+/** Every node under `node` (itself included) for which `test` holds, in source order. */
+export function nodesWhere(node: ShellNode, test: (node: ShellNode) => boolean, into: ShellNode[] = []): ShellNode[] {
+  if (test(node)) into.push(node);
+  for (const child of node.children) nodesWhere(child, test, into);
+  return into;
+}
+
+const expansions = new Set(['simple_expansion', 'expansion', 'command_substitution', 'process_substitution']);
+/** Does the word hold anything the shell computes (a variable, `$(…)`, `<(…)`)? */
+export const isDynamic = (node: ShellNode): boolean =>
+  expansions.has(node.type) || node.children.some((child) => isDynamic(child));
+
+/**
+ * What a word says once the shell has removed its quotes and backslashes, with expansions kept as
+ * written (`$HOME`, `$(…)`): `"c""url"` and `\curl` are `curl`.
+ */
+export function wordValue(source: string, node: ShellNode): string {
+  switch (node.type) {
+    case 'raw_string':
+      return textOf(source, node).slice(1, -1);
+    case 'ansi_c_string':
+      return textOf(source, node).slice(2, -1);
+    case 'string': {
+      const text = textOf(source, node);
+      return text.startsWith('"') ? text.slice(1, -1) : text.slice(2, -1);
+    }
+    case 'concatenation':
+    case 'command_name':
+      return node.children.map((child) => wordValue(source, child)).join('');
+    case 'word':
+      return textOf(source, node).replace(/\\(.)/gs, '$1');
+    default:
+      return textOf(source, node);
+  }
+}
+
+/** The command a name runs: `/usr/bin/curl` and `"curl"` are `curl`. */
+export const commandName = (value: string): string => value.replace(/^.*\//, '').toLowerCase();
