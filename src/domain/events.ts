@@ -66,6 +66,7 @@ export const domainEventTypes = [
   'policy-rule-deleted',
   'policy-denied',
   'sync-mode-changed',
+  'marketplace-selection-set',
   'catalog-rebuilt',
   'catalog-name-collision',
   'catalog-rebuild-requested',

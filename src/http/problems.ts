@@ -47,6 +47,7 @@ const catalogue = {
   'upstream-unreadable': { status: 502, title: 'Upstream unreadable' },
   'ingest-failed': { status: 502, title: 'Ingestion failed' },
   'invalid-holdings': { status: 400, title: 'Invalid holdings request' },
+  'invalid-selection': { status: 400, title: 'Invalid plugin selection' },
   'invalid-chain-order': { status: 422, title: 'Invalid vetting chain order' },
   'vetter-not-found': { status: 404, title: 'Vetter not found' },
   'invalid-waiver': { status: 400, title: 'Invalid waiver' },

@@ -10,6 +10,7 @@ import { auditRoutes } from './api/audit/audit.route.ts';
 import { catalogRoutes } from './api/catalog/catalog.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
+import { selectionRoutes } from './api/marketplaces/selection.route.ts';
 import { syncRoutes } from './api/marketplaces/sync.route.ts';
 import { webhookRoutes } from './hooks/webhook.route.ts';
 import { snapshotReadRoutes } from './api/snapshots/reads.routes.ts';
@@ -136,6 +137,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   policyRoutes(app, deps);
   snapshotReadRoutes(app, deps);
   syncRoutes(app, deps);
+  selectionRoutes(app, deps);
   webhookRoutes(app, deps);
   auditRoutes(app, deps);
   catalogRoutes(app, deps);

@@ -10,6 +10,7 @@ import {
 } from '../snapshot/snapshot.decider.ts';
 import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
 import type { MarketplaceEvent, MarketplaceOrigin, PushPolicy, SyncMode } from './marketplace.events.ts';
+import { checkSelection, sameSelection, type PluginSelection } from './selection.ts';
 
 export type RegisterMarketplace = Command<
   'register-marketplace',
@@ -48,8 +49,19 @@ export type RecordIngestFailure = Command<
 >;
 /** The sealed secret is made by the handler (the domain holds no key); used only when entering webhook mode. */
 export type ChangeSyncMode = Command<'change-sync-mode', { mode: SyncMode; sealedWebhookSecret: string }>;
+/** Patterns as the admin sent them; the decider validates and normalises them (selection.ts). */
+export type SetPluginSelection = Command<
+  'set-plugin-selection',
+  { include: readonly string[]; exclude: readonly string[] }
+>;
 export type MarketplaceCommand =
-  RegisterMarketplace | RemoveMarketplace | RecordIngest | RecordIngestFailure | ChangeSyncMode | SnapshotCommand;
+  | RegisterMarketplace
+  | RemoveMarketplace
+  | RecordIngest
+  | RecordIngestFailure
+  | ChangeSyncMode
+  | SetPluginSelection
+  | SnapshotCommand;
 
 export type MarketplaceState =
   | { status: 'none' }
@@ -60,6 +72,8 @@ export type MarketplaceState =
       /** The snapshot decider's state: snapshots are decided in their marketplace's stream. */
       snapshots: SnapshotsState;
       syncMode: SyncMode;
+      /** Which plugins are served (issue 15, curation); null serves every plugin. */
+      selection: PluginSelection | null;
     };
 
 // Snapshots live in their marketplace's stream: capturing a commit once, deciding on it, and
@@ -171,6 +185,24 @@ function decideSyncMode({ data }: ChangeSyncMode, state: Known): Decision<Event>
   });
 }
 
+function decideSelection({ data, meta }: SetPluginSelection, state: Known): Decision<Event> {
+  const checked = checkSelection(data.include, data.exclude);
+  if (!checked.ok) return refuse({ code: 'invalid-selection', detail: checked.problems.join('; ') });
+  // PUT is idempotent: the selection it already has changes nothing and records nothing.
+  if (sameSelection(checked.selection, state.selection)) return accept();
+  return accept({
+    type: 'marketplace-selection-set',
+    data: {
+      marketplaceId: state.marketplaceId,
+      name: state.name,
+      include: checked.selection?.include ?? [],
+      exclude: checked.selection?.exclude ?? [],
+      setAt: meta.at,
+      setBy: meta.principal,
+    },
+  });
+}
+
 export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, Event> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
@@ -182,9 +214,15 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
           name: event.data.name,
           snapshots: noSnapshots,
           syncMode: 'on-demand',
+          selection: null,
         };
       case 'sync-mode-changed':
         return state.status === 'none' ? state : { ...state, syncMode: event.data.mode };
+      case 'marketplace-selection-set': {
+        if (state.status === 'none') return state;
+        const { include, exclude } = event.data;
+        return { ...state, selection: include.length === 0 && exclude.length === 0 ? null : { include, exclude } };
+      }
       case 'marketplace-removed':
         return state.status === 'none' ? state : { ...state, status: 'removed' };
       case 'snapshot-captured':
@@ -216,6 +254,8 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
         return decideSnapshot(command, state.snapshots, homeOf(state));
       case 'change-sync-mode':
         return decideSyncMode(command, state);
+      case 'set-plugin-selection':
+        return decideSelection(command, state);
     }
   },
 };

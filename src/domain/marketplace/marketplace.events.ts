@@ -72,6 +72,22 @@ export type SyncModeChanged = Event<
   }
 >;
 
+/**
+ * Curation (issue 15): which plugins the gateway serves from now on; it takes effect at the next ingest.
+ * Both lists empty clears the selection (every plugin is served).
+ */
+export type MarketplaceSelectionSet = Event<
+  'marketplace-selection-set',
+  {
+    marketplaceId: number;
+    name: string;
+    include: readonly string[];
+    exclude: readonly string[];
+    setAt: Instant;
+    setBy: string;
+  }
+>;
+
 export type MarketplaceEvent =
-  MarketplaceRegistered | MarketplaceRemoved | MarketplacePushScopesRemoved | SyncModeChanged;
+  MarketplaceRegistered | MarketplaceRemoved | MarketplacePushScopesRemoved | SyncModeChanged | MarketplaceSelectionSet;
 export type MarketplaceNameEvent = MarketplaceNameReserved | MarketplaceNameReleased;

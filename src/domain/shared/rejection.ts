@@ -34,6 +34,7 @@ export const rejectionCodes = [
   'upstream-unreadable',
   'ingest-failed',
   'invalid-holdings',
+  'invalid-selection',
   'invalid-chain-order',
   'vetter-not-found',
   'invalid-waiver',

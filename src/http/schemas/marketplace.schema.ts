@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { forgeOf } from '../../domain/marketplace/forge.ts';
 import { snapshotStates } from '../../domain/snapshot/snapshot.events.ts';
-import type { MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';
+import type { MarketplaceRecord, MarketplaceSelection } from '../../projections/marketplaces/marketplaces.queries.ts';
 import type { SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
 import { literalUnion, NullableTimestamp, Timestamp } from './common.schema.ts';
 
@@ -48,6 +48,25 @@ export function snapshotView(s: SnapshotRecord): SnapshotView {
   };
 }
 
+/** Issue 15, curation: the plugins an admin chose to serve; null serves every plugin. */
+export const SelectionView = Type.Union(
+  [
+    Type.Object({
+      include: Type.Array(Type.String(), { description: 'plugin-name globs; empty means every plugin' }),
+      exclude: Type.Array(Type.String(), { description: 'plugin-name globs left out after include' }),
+      setAt: Timestamp,
+      setBy: Type.String(),
+    }),
+    Type.Null(),
+  ],
+  { description: 'which plugins are served from the next ingest on (PUT /api/v1/marketplaces/{name}/selection)' },
+);
+
+export type SelectionView = Static<typeof SelectionView>;
+
+export const selectionView = (s: MarketplaceSelection | null): SelectionView =>
+  s === null ? null : { include: [...s.include], exclude: [...s.exclude], setAt: s.setAt, setBy: s.setBy };
+
 export const MarketplaceView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -63,6 +82,7 @@ export const MarketplaceView = Type.Object({
   lastIngestOutcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Null()]),
   lastIngestReason: NullableString,
   syncMode: literalUnion(['on-demand', 'scheduled', 'webhook'] as const),
+  selection: SelectionView,
   snapshots: Type.Array(SnapshotView),
 });
 export type MarketplaceView = Static<typeof MarketplaceView>;
@@ -88,6 +108,7 @@ export function marketplaceView(
     lastIngestOutcome: m.lastIngestOutcome,
     lastIngestReason: m.lastIngestReason,
     syncMode: m.syncMode,
+    selection: selectionView(m.selection),
     snapshots: snapshots.filter((s) => s.marketplaceId === m.id).map(snapshotView),
   };
 }

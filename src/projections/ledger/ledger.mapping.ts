@@ -68,6 +68,14 @@ function fieldsOf(event: DomainEvent): Fields[] {
         },
       ];
     }
+    case 'marketplace-selection-set': {
+      const { name, marketplaceId, include, exclude } = event.data;
+      const detail =
+        include.length === 0 && exclude.length === 0
+          ? 'selection cleared: every plugin is served from the next ingest'
+          : `include=${include.length === 0 ? 'every plugin' : `[${include.join(', ')}]`} exclude=[${exclude.join(', ')}]; takes effect at the next ingest`;
+      return [{ marketplace: name, marketplaceId, detail }];
+    }
     case 'marketplace-pushed': {
       const d = event.data;
       // Both tips on the entry (spec: allow-rewrite "records both tips on the ledger"); sha is the new one.

@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const marketplacesProjection: Projection = {
   name: 'marketplaces',
-  version: 3,
+  version: 4,
   tables: ['marketplaces'],
   createSql: [
     `
@@ -25,7 +25,8 @@ export const marketplacesProjection: Projection = {
       last_ingest_outcome text,
       last_ingest_reason text,
       sync_mode text not null default 'on-demand',
-      webhook_secret text
+      webhook_secret text,
+      selection jsonb
     )`,
     // a removed name is free again; only one live marketplace may hold it
     'create unique index marketplaces_live_name on marketplaces (name) where removed_at is null',
@@ -44,6 +45,14 @@ export const marketplacesProjection: Projection = {
       tx.query(sql.unsafe`
       update marketplaces set sync_mode = ${d.mode}, webhook_secret = ${d.sealedWebhookSecret}
       where id = ${d.marketplaceId}`),
+    // Null when no selection is set or it was cleared: every plugin is served.
+    'marketplace-selection-set': (tx, { data: d }) => {
+      const cleared = d.include.length === 0 && d.exclude.length === 0;
+      const selection = { include: d.include, exclude: d.exclude, setAt: d.setAt, setBy: d.setBy };
+      return tx.query(sql.unsafe`
+        update marketplaces set selection = ${cleared ? null : JSON.stringify(selection)}::jsonb
+        where id = ${d.marketplaceId}`);
+    },
     'snapshot-captured': (tx, { data: d }) =>
       tx.query(sql.unsafe`
       update marketplaces set description = coalesce(${d.description}, description),

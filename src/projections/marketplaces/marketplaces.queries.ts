@@ -1,5 +1,19 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import type { PluginSelection } from '../../domain/marketplace/selection.ts';
+
+const StoredSelection = z.object({
+  include: z.array(z.string()),
+  exclude: z.array(z.string()),
+  setAt: z.string(),
+  setBy: z.string(),
+});
+/** The plugins an admin chose to serve (issue 15, curation), with who set it and when. */
+export type MarketplaceSelection = PluginSelection & Readonly<{ setAt: string; setBy: string }>;
+
+// jsonb may come back parsed or as text, depending on the driver's parsers: accept both.
+const selectionOf = (value: unknown): MarketplaceSelection | null =>
+  value === null ? null : StoredSelection.parse(typeof value === 'string' ? JSON.parse(value) : value);
 
 const MarketplaceRow = z.object({
   id: z.bigint(),
@@ -16,6 +30,7 @@ const MarketplaceRow = z.object({
   last_ingest_outcome: z.enum(['succeeded', 'failed']).nullable(),
   last_ingest_reason: z.string().nullable(),
   sync_mode: z.enum(['on-demand', 'scheduled', 'webhook']),
+  selection: z.unknown(),
 });
 
 export type MarketplaceRecord = Readonly<{
@@ -33,10 +48,12 @@ export type MarketplaceRecord = Readonly<{
   lastIngestOutcome: 'succeeded' | 'failed' | null;
   lastIngestReason: string | null;
   syncMode: 'on-demand' | 'scheduled' | 'webhook';
+  /** Null: no selection, every plugin is served. A change takes effect at the next ingest. */
+  selection: MarketplaceSelection | null;
 }>;
 
 const columns = sql.fragment`id, name, origin, url, push_policy, created_at, registered_by, removed_at, description,
-  upstream_updated_at, last_ingest_at, last_ingest_outcome, last_ingest_reason, sync_mode`;
+  upstream_updated_at, last_ingest_at, last_ingest_outcome, last_ingest_reason, sync_mode, selection`;
 
 const toRecord = (row: z.infer<typeof MarketplaceRow>): MarketplaceRecord => ({
   id: Number(row.id),
@@ -53,6 +70,7 @@ const toRecord = (row: z.infer<typeof MarketplaceRow>): MarketplaceRecord => ({
   lastIngestOutcome: row.last_ingest_outcome,
   lastIngestReason: row.last_ingest_reason,
   syncMode: row.sync_mode,
+  selection: selectionOf(row.selection ?? null),
 });
 
 export async function liveMarketplaces(db: CommonQueryMethods): Promise<MarketplaceRecord[]> {
