@@ -8,7 +8,8 @@
 //    with each source moved under `plugins/<package>/`.
 //  - Any other package is one plugin at `plugins/<package>/`: its own plugin.json when it has one, and its entry
 //    declares where it ships components (skill directories, `agents/` and `commands/` directories, hooks.json and
-//    `.claude/settings.json` files with hooks, `.mcp.json`), which is what an author republishing it would write.
+//    `.claude/settings.json` files with hooks, `.mcp.json`, `mcp.json` and settings files with `mcpServers`), which
+//    is what an author republishing it would write.
 //  - `node_modules/` trees bundled in a tarball are left out: they are libraries, not plugin content.
 // Every built-in connector (the external `http` one aside) runs over the tree; the HIGH/CRITICAL findings are
 // written per connector and rule, each with its line of text, to bench/results/real-marketplace.{json,md}. The
@@ -158,7 +159,8 @@ function declaredComponents(tree: Tree): Json {
     .filter((p) => isObject(jsonOf(tree, p)?.hooks))
     .map((p) => `./${p}`);
   const mcp = paths
-    .filter((p) => /(?:^|\/)\.?mcp\.json$/.test(p) && p !== '.mcp.json' && isObject(jsonOf(tree, p)?.mcpServers))
+    .filter((p) => /(?:^|\/)(?:\.?mcp|settings(?:\.local)?)\.json$/.test(p) && p !== '.mcp.json')
+    .filter((p) => isObject(jsonOf(tree, p)?.mcpServers))
     .map((p) => `./${p}`);
   const components: Json = {};
   if (skills.length > 0) components.skills = skills;
