@@ -124,6 +124,21 @@ export function selectPlugins(names: readonly string[], selection: PluginSelecti
   return result;
 }
 
+/**
+ * The patterns that match none of `names`: most often a misspelt plugin name, which would otherwise show only
+ * as one more plugin left out (include) or, worse, as a plugin served that was meant to be left out (exclude).
+ */
+export function unmatchedPatterns(
+  names: readonly string[],
+  selection: PluginSelection | null,
+): { include: string[]; exclude: string[] } {
+  const unused = (patterns: readonly string[]) =>
+    patterns.filter((pattern) => !names.some((name) => matchesPattern(pattern, name)));
+  return selection === null
+    ? { include: [], exclude: [] }
+    : { include: unused(selection.include), exclude: unused(selection.exclude) };
+}
+
 /** The same selection (lists compared in order, as stored): setting it again changes nothing. */
 export const sameSelection = (a: PluginSelection | null, b: PluginSelection | null): boolean =>
   a === null || b === null

@@ -9,6 +9,7 @@ import {
   sameSelection,
   selectionLimits,
   selectPlugins,
+  unmatchedPatterns,
 } from '../../../../src/domain/marketplace/selection.ts';
 
 t.test('a pattern matches the whole name: * any run of characters, ? exactly one, the rest literally', async (t) => {
@@ -141,4 +142,16 @@ t.test('sameSelection compares both lists in order', async (t) => {
   t.ok(sameSelection({ include: ['a', 'b'], exclude: ['c'] }, { include: ['a', 'b'], exclude: ['c'] }));
   t.notOk(sameSelection({ include: ['a', 'b'], exclude: [] }, { include: ['b', 'a'], exclude: [] }));
   t.notOk(sameSelection({ include: ['a'], exclude: [] }, { include: [], exclude: ['a'] }));
+});
+
+t.test('unmatchedPatterns names the patterns that match no plugin (a misspelt name shows)', async (t) => {
+  t.strictSame(unmatchedPatterns(names, null), { include: [], exclude: [] });
+  t.strictSame(
+    unmatchedPatterns(names, {
+      include: ['code-reveiw', 'commit-*', 'nothing-*'],
+      exclude: ['pr-review-tolkit', 'example-*'],
+    }),
+    { include: ['code-reveiw', 'nothing-*'], exclude: ['pr-review-tolkit'] },
+  );
+  t.strictSame(unmatchedPatterns([], { include: ['a'], exclude: [] }), { include: ['a'], exclude: [] });
 });
