@@ -17,7 +17,10 @@ type Runner = Readonly<{
   tool: string;
   ecosystem: 'npm' | 'python';
   optionsWithValue: ReadonlySet<string>;
+  /** Options naming the package to run: the positional after them is a command, not a package. */
   packageOptions: ReadonlySet<string>;
+  /** Options adding packages beside the one run (`uvx --with`): the positional is still a package. */
+  extraPackageOptions: ReadonlySet<string>;
 }>;
 
 const npmRunner = (tool: string): Runner => ({
@@ -25,6 +28,7 @@ const npmRunner = (tool: string): Runner => ({
   ecosystem: 'npm',
   optionsWithValue: new Set(['--registry', '--cache', '--userconfig', '-w', '--workspace', '-c', '--call']),
   packageOptions: new Set(['-p', '--package']),
+  extraPackageOptions: new Set(),
 });
 const pythonRunner = (tool: string): Runner => ({
   tool,
@@ -41,7 +45,8 @@ const pythonRunner = (tool: string): Runner => ({
     '--constraints',
     '--pip-args',
   ]),
-  packageOptions: new Set(['--from', '--with', '--spec', '-w']),
+  packageOptions: new Set(['--from', '--spec']),
+  extraPackageOptions: new Set(['--with', '-w', '--with-editable']),
 });
 
 /** The runner a launch line uses at `k` (`npx`, `npm exec`, `uvx`, `pipx run`…), and how many words it takes. */
@@ -81,6 +86,10 @@ export function unpinnedPackages(words: readonly string[]): Array<Readonly<{ spe
       if (runner.packageOptions.has(option)) {
         specs.push(inline ?? words[++j] ?? '');
         named = true;
+        continue;
+      }
+      if (runner.extraPackageOptions.has(option)) {
+        specs.push(inline ?? words[++j] ?? '');
         continue;
       }
       if (runner.optionsWithValue.has(option)) {

@@ -70,6 +70,9 @@ t.test('which package specs count as pinned', async (t) => {
   t.strictSame(specs('bunx tool'), ['tool']);
   t.strictSame(specs('uvx --from pkg==1.0 cmd'), []);
   t.strictSame(specs('uvx --from pkg cmd'), ['pkg']);
+  // --with adds packages beside the one run; unlike --from it does not make the positional a command
+  t.strictSame(specs('uvx --with pandas==2.2.3 srv'), ['srv']);
+  t.strictSame(specs('uvx --with=extra srv==1.0'), ['extra']);
   t.strictSame(specs('uvx pkg@1.0.0'), []);
   t.strictSame(specs('uv tool run pkg'), ['pkg']);
   t.strictSame(specs('pipx run --spec pkg==1.0 cmd'), []);
