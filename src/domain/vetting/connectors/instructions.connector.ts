@@ -1,10 +1,14 @@
 // The instructions connector: skills, agents and commands are text the model obeys. It flags text the
 // reviewer cannot see (bidirectional controls that reorder what is displayed, zero-width characters,
 // Unicode tag characters that spell invisible ASCII a model still reads) and text that tries to take the
-// model away from its user. Only skill, agent and command Markdown is read.
+// model away from its user (instructions-directives.ts, instructions-exfiltration.ts: judged in context, so a
+// warning that quotes an injection is no injection). Only skill, agent and command Markdown is read.
 import { lineIndex } from '../../plugin/json-document.ts';
 import { layoutOf } from '../../plugin/layout.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
+import { injectionDirectives } from './instructions-directives.ts';
+import { exfiltrationDirectives, hiddenCommentDirectives } from './instructions-exfiltration.ts';
+import { mapMarkdown } from './instructions-markdown.ts';
 
 const id = 'instructions-hidden-unicode';
 
@@ -62,6 +66,15 @@ const emojiSide = /^(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0F|\u20E
 // Scripts where ZWJ and ZWNJ are ordinary spelling (Persian, Indic languages…).
 const joiningScript =
   /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}\p{M}]$/u;
+// Right-to-left scripts, where the direction marks (LRM, RLM, ALM: they reorder no letters, only neutral
+// characters such as digits and punctuation) are ordinary typography on the line.
+const rtlLetter = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
+const lineAt = (text: string, at: number): string => {
+  const end = text.indexOf('\n', at);
+  return text.slice(text.lastIndexOf('\n', at) + 1, end === -1 ? text.length : end);
+};
+// Scripts written without spaces, where a zero-width space marks a word break.
+const spacelessScript = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]$/u;
 // An emoji subdivision flag (🏴 + lowercase tag letters/digits + CANCEL TAG) is the one honest use of tags.
 const flagTags = /^[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]{2,7}\u{e007f}$/u;
 
@@ -75,6 +88,9 @@ function kindOf(text: string, match: string, at: number): Kind | null {
   const cp = match.codePointAt(0)!;
   if (cp >= 0xe0000) return charBefore(text, at) === '\u{1f3f4}' && flagTags.test(match) ? null : tags;
   if (cp === 0xfeff && at === 0) return null; // a byte-order mark
+  const beside = (script: RegExp) => script.test(charBefore(text, at)) || script.test(charAfter(text, at + 1));
+  if ((cp === 0x200e || cp === 0x200f || cp === 0x061c) && rtlLetter.test(lineAt(text, at))) return null;
+  if (cp === 0x200b && beside(spacelessScript)) return null;
   if (cp === 0x200d || cp === 0x200c) {
     const before = charBefore(text, at);
     const after = charAfter(text, at + 1);
@@ -83,35 +99,6 @@ function kindOf(text: string, match: string, at: number): Kind | null {
   }
   return (cp >= 0x200b && cp <= 0x200d) || cp === 0x2060 || cp === 0xfeff ? zeroWidth : bidi;
 }
-
-const injections: ReadonlyArray<readonly [RegExp, string]> = [
-  [
-    /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|foregoing|original|system|user'?s?|developer'?s?)\s+(?:instructions?|prompts?|directions?|directives?|rules|guidelines|messages?|requests?)\b/gi,
-    'tells the model to ignore the instructions it was given',
-  ],
-  [/\bdisregard\s+(?:what\s+)?(?:the\s+)?user\b/gi, 'tells the model to disregard the user'],
-  [
-    /\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn|let|mention\s+(?:this\s+|it\s+|that\s+)?to|reveal\s+(?:this\s+|it\s+|that\s+)?to|show\s+(?:this\s+|it\s+)?to)\s+(?:the\s+)?user\b/gi,
-    'tells the model to keep something from the user',
-  ],
-  [
-    /\bwithout\s+(?:telling|informing|notifying|alerting|warning)\s+(?:the\s+)?user\b/gi,
-    "tells the model to act behind the user's back",
-  ],
-  [
-    /\byou\s+are\s+now\b(?!\s+(?:ready|able|done|set|logged|connected|finished|all\s+set|in\s+the|on\s+the|at\s+the|inside|working|going)\b)/gi,
-    'tries to give the model a new identity',
-  ],
-  [
-    /\b(?:reveal|print|output|repeat|show|display|dump|leak|send|share|copy|exfiltrate|disclose)\s+(?:me\s+|us\s+)?(?:your|the)\s+(?:(?:full|entire|complete|original|hidden|initial|exact|verbatim)\s+)*(?:system\s+(?:prompt|message|instructions)|initial\s+instructions|hidden\s+instructions|developer\s+(?:message|prompt))\b/gi,
-    'asks the model to disclose its system prompt',
-  ],
-];
-
-const phrase = (text: string): string => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
-};
 
 function scanText(path: string, text: string, findings: Finding[]): void {
   let lineOf: ((offset: number) => number) | null = null;
@@ -139,16 +126,15 @@ function scanText(path: string, text: string, findings: Finding[]): void {
       message: `${count > 1 ? `${count} hidden characters, ` : ''}${listed} (${kind.what})`,
     });
   }
-  for (const [pattern, what] of injections) {
-    for (const match of text.matchAll(pattern)) {
-      findings.push({
-        id: 'instructions-prompt-injection',
-        severity: 'HIGH',
-        location: locationOf(path, line(match.index)),
-        message: `${what}: "${phrase(match[0])}"`,
-      });
-    }
-  }
+  const map = mapMarkdown(text);
+  const directives = [...injectionDirectives(map), ...exfiltrationDirectives(map)];
+  for (const directive of [...directives, ...hiddenCommentDirectives(map, directives)])
+    findings.push({
+      id: directive.id,
+      severity: directive.severity,
+      location: locationOf(path, line(directive.offset)),
+      message: directive.message,
+    });
 }
 
 const byLocation = (a: Finding, b: Finding): number => {
@@ -181,6 +167,6 @@ const scan: PureScanner = (input) => {
 export const instructionsConnector: Readonly<{ name: 'instructions'; description: string; scan: PureScanner }> = {
   name: 'instructions',
   description:
-    "Skills, agents and commands: hidden Unicode (bidirectional controls, zero-width and tag characters) and text that tries to override the user's instructions",
+    'Skills, agents and commands: hidden Unicode (bidirectional controls, zero-width and tag characters), and directives judged in context that override the user, exfiltrate credentials or hide in HTML comments',
   scan,
 };

@@ -1,0 +1,122 @@
+// Two hidden-directive shapes of instruction files (issue 15, item 4: "hidden directives to exfiltrate … HTML
+// comments with instructions"): a command to send local credentials somewhere (instructions-exfiltration,
+// CRITICAL), in prose or in a command the text tells the model to run, and an HTML comment (invisible once
+// rendered) that gives the model an instruction touching credentials, the network, the shell or the user's
+// oversight (instructions-hidden-comment, HIGH).
+import { phrase, notADirective, type Directive } from './instructions-directives.ts';
+import { commandSentence, leftover } from './instructions-grammar.ts';
+import { sentenceAfter, sentenceBefore, within, type MarkdownMap } from './instructions-markdown.ts';
+
+// Local secrets worth stealing: key and credential files, and the whole environment.
+const secretSource =
+  /~\/\.(?:ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|config\/gh)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials\b|(?:^|[\s`'"(])\.env\b(?!\.(?:example|sample|template))|\bkeychain\b|\b(?:ssh|private)\s+keys?\b|\b(?:all|every|the)\s+environment\s+variables\b|\bbrowser\s+cookies\b|\b(?:printenv|env)\s*\|/gi;
+
+const fileExtensions =
+  'json|ya?ml|md|mdx|txt|env|js|mjs|cjs|ts|tsx|py|sh|toml|ini|cfg|conf|lock|example|sample|local|log|csv|xml|html|pem|key|pub|rs|go|rb|java';
+// Somewhere outside the machine: a URL, a host, an e-mail address, a webhook, or the model's own output.
+const destination = new RegExp(
+  `https?://|\\b(?:to|at|on|into)\\s+(?![\\w-]+\\.(?:${fileExtensions})\\b)[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}\\b|\\b[\\w.+-]+@[\\w-]+\\.[a-z]{2,}\\b|\\bwebhook\\b|\\bpastebin\\b|\\bgist\\b|\\b(?:remote|external|third[- ]party|attacker'?s?)\\s+(?:server|host|endpoint|url|address)|\\bin\\s+(?:the|your)\\s+(?:commit\\s+message|response|reply|answer|output|summary|pull\\s+request|PR\\s+description|issue|comment)s?\\b`,
+  'i',
+);
+const networkTool = /\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|ftp|http|https|Invoke-WebRequest|iwr)\b/i;
+const fenceIntroCue =
+  /\b(?:e\.g\.|for example|for instance|such as|example|attack|attacks|malicious|payload|never|not|don't|do not|avoid|detect|flag|block|blocks|blocked|deny|denies|refuse)\b/i;
+
+/** The line around an offset. */
+const lineAround = (text: string, offset: number): string => {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  const end = text.indexOf('\n', offset);
+  return text.slice(start, end === -1 ? text.length : end);
+};
+
+/** The prose line introducing a fenced block (the nearest non-blank line above its opening fence). */
+function fenceIntro(text: string, fenceStart: number): string {
+  const lines = text.slice(0, fenceStart).split('\n');
+  lines.pop();
+  while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop();
+  return lines.at(-1) ?? '';
+}
+
+function inCommand(map: MarkdownMap, offset: number): string | null {
+  const fence = within(map.fences, offset);
+  const line = lineAround(map.text, offset);
+  if (!networkTool.test(line)) return null;
+  if (fence !== null) return fenceIntroCue.test(fenceIntro(map.text, fence.start)) ? null : line.trim();
+  return /`[^`]*$/.test(map.text.slice(map.text.lastIndexOf('\n', offset - 1) + 1, offset)) ? line.trim() : null;
+}
+
+/** Commands to send local credentials off the machine, one finding per line. */
+export function exfiltrationDirectives(map: MarkdownMap): Directive[] {
+  const { text } = map;
+  const found: Directive[] = [];
+  const lines = new Set<number>();
+  for (const match of text.matchAll(secretSource)) {
+    const at = match.index + (/^[\s`'"(]/.test(match[0]) ? 1 : 0);
+    const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+    if (lines.has(lineStart)) continue;
+    const command = inCommand(map, at);
+    let quoted: string;
+    if (command !== null) {
+      if (!destination.test(command) && !/\s-(?:d|F|T)\b|--data|--upload-file|--form/.test(command)) continue;
+      quoted = command;
+    } else {
+      if (within(map.fences, at) !== null) continue;
+      const sentence = sentenceBefore(text, at) + sentenceAfter(text, at);
+      if (!destination.test(sentence) || !commandSentence(text, at)) continue;
+      if (notADirective(map, at, match[0].length) !== null) continue;
+      quoted = leftover(sentence);
+    }
+    lines.add(lineStart);
+    const hidden = within(map.comments, at) !== null ? ', hidden in an HTML comment' : '';
+    found.push({
+      id: 'instructions-exfiltration',
+      severity: 'CRITICAL',
+      offset: at,
+      message: `tells the model to send local credentials (${match[0].trim()}) off the machine: "${phrase(quoted)}"${hidden}`,
+    });
+  }
+  return found;
+}
+
+const addressesModel = /\b(?:claude|assistant|ai|llm|model|agent|you|your)\b/i;
+const sensitive: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /\b(?:credentials?|secrets?|tokens?|passwords?|api[\s_-]?keys?|private\s+keys?|ssh)\b|~\/\.|\.env\b/i,
+    'credentials',
+  ],
+  [/https?:\/\/|\b(?:curl|wget|webhook|upload|exfiltrat\w*)\b/i, 'the network'],
+  [/\|\s*(?:ba|z)?sh\b|\brm\s+-rf\b|\bchmod\b|\bbase64\s+-d\b|\beval\b|\bsudo\b/i, 'the shell'],
+  [
+    /\b(?:silently|secretly|quietly|covertly|without\s+(?:telling|asking|mentioning|informing)|do\s+not\s+(?:mention|tell|reveal|show)|don't\s+(?:mention|tell|reveal|show))\b/i,
+    "the user's oversight",
+  ],
+  [
+    /\b(?:auto-?approve|approve\s+(?:all|every)|skip\s+(?:the\s+)?(?:review|confirmation|permission)s?)\b/i,
+    'approvals',
+  ],
+];
+
+/** HTML comments that give the model an instruction (none of the other rules having already said so). */
+export function hiddenCommentDirectives(map: MarkdownMap, reported: readonly Directive[]): Directive[] {
+  const found: Directive[] = [];
+  for (const comment of map.comments) {
+    if (reported.some((d) => d.offset >= comment.start && d.offset < comment.end)) continue;
+    const body = map.text.slice(comment.start + 4, comment.end).replace(/-->$/, '');
+    const touched = sensitive.filter(([pattern]) => pattern.test(body)).map(([, what]) => what);
+    if (touched.length === 0) continue;
+    const commands = body.split(/(?<=[.!?;:])\s+|\n/).some(isCommand);
+    if (!addressesModel.test(body) && !commands) continue;
+    found.push({
+      id: 'instructions-hidden-comment',
+      severity: 'HIGH',
+      offset: comment.start,
+      message: `an HTML comment, hidden when the Markdown is rendered, instructs the model about ${touched.join(' and ')}: "${phrase(body)}"`,
+    });
+  }
+  return found;
+}
+
+const isCommand = (sentence: string): boolean =>
+  /^(?:read|send|upload|post|run|execute|curl|wget|copy|include|append|add|delete|remove|fetch|download|install|push|commit|approve|skip|disable|ignore|grab|collect|attach|email|forward|print|cat)\b/i.test(
+    leftover(sentence),
+  );
