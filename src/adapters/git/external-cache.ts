@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { initBare } from './bare-repo.ts';
 import { git, GitError, gitText } from './git-process.ts';
@@ -11,9 +10,11 @@ import { upstreamConfig } from './upstream-access.ts';
  * pinned as `refs/pins/<sha>`; the blobs of the plugin trees it resolves are fetched into it by id. It is
  * a cache: what quarantine needs is copied out of it (external-copy.ts), and it may be deleted at any time.
  *
- * Only fetches run with the remote as a promisor (`asPromisor`), so no local command in the cache ever
- * fetches a missing object on its own: every network access is one of the commands below, each under
- * the trust boundary of `upstreamConfig` and a time limit.
+ * The remote exists for the fetches alone (`asPromisor`: `origin` with the URL, a promisor remote with
+ * the filter), never in the repository's configuration: given both settings, git writes neither there
+ * (partial_clone_register), so no other command in the cache can fetch a missing object on its own.
+ * Every network access is one of the commands below, under the trust boundary of `upstreamConfig` and
+ * a time limit.
  */
 export class ExternalCache {
   private constructor(
@@ -23,18 +24,22 @@ export class ExternalCache {
 
   /** Runs `work` on the cache of `url` under `root`, one at a time per cache in this process. */
   static with<T>(root: string, url: string, work: (cache: ExternalCache) => Promise<T>): Promise<T> {
-    const path = join(root, 'external-cache', `${createHash('sha256').update(url).digest('hex')}.git`);
+    const path = externalCachePath(root, url);
     return exclusive(path, async () => {
       await initBare(path);
-      if ((await gitText(['-C', path, 'config', '--get', 'remote.origin.url']).catch(() => '')) !== url)
-        await git(['-C', path, 'config', 'remote.origin.url', url]);
       return work(new ExternalCache(url, path));
     });
   }
 
-  /** Forgets everything fetched (after a fetch over the limits); the next use starts afresh. */
-  discard(): void {
-    rmSync(this.path, { recursive: true, force: true });
+  /** `-c` settings of a fetch: the trust boundary, and the URL as `origin`, a promisor for this command alone. */
+  private get asPromisor(): string[] {
+    return [
+      ...upstreamConfig,
+      ...['url', 'promisor', 'partialclonefilter'].flatMap((key, i) => [
+        '-c',
+        `remote.origin.${key}=${[this.url, 'true', 'blob:none'][i]}`,
+      ]),
+    ];
   }
 
   /**
@@ -82,7 +87,7 @@ export class ExternalCache {
     const before = await this.objectStats();
     await git(
       [
-        ...asPromisor,
+        ...this.asPromisor,
         '-C',
         this.path,
         'fetch',
@@ -106,7 +111,7 @@ export class ExternalCache {
     if (oids.length === 0) return;
     await git(
       [
-        ...asPromisor,
+        ...this.asPromisor,
         '-c',
         'fetch.negotiationAlgorithm=noop',
         '-C',
@@ -146,20 +151,20 @@ export class ExternalCache {
     };
   }
 
-  /** The bytes the objects take in this repository (compressed), and whether every one is here. */
-  async diskUsage(oids: readonly string[]): Promise<{ bytes: number; complete: boolean }> {
-    if (oids.length === 0) return { bytes: 0, complete: true };
+  /** The bytes each object takes in this repository (compressed); null for one not here. */
+  async diskSizes(oids: readonly string[]): Promise<Map<string, number | null>> {
+    const sizes = new Map<string, number | null>();
+    if (oids.length === 0) return sizes;
     const output = await gitText(['-C', this.path, 'cat-file', '--batch-check=%(objectname) %(objectsize:disk)'], {
       input: `${oids.join('\n')}\n`,
       maxOutputBytes: (oids.length + 1) * 80,
     });
-    let bytes = 0;
-    for (const line of output.split('\n')) {
-      const match = /^[0-9a-f]{40} (\d+)$/.exec(line);
-      if (!match) return { bytes, complete: false };
-      bytes += Number(match[1]);
-    }
-    return { bytes, complete: true };
+    const lines = output.split('\n');
+    oids.forEach((oid, i) => {
+      const match = /^[0-9a-f]{40} (\d+)$/.exec(lines[i] ?? ''); // else `<oid> missing`
+      sizes.set(oid, match ? Number(match[1]) : null);
+    });
+    return sizes;
   }
 
   private async objectStats(): Promise<{ objects: number; bytes: number }> {
@@ -169,16 +174,9 @@ export class ExternalCache {
   }
 }
 
-// The remote is a promisor (a partial clone's origin) for the fetches alone, never in the repository's
-// configuration: with the filter given too, git does not write either setting there (partial_clone_register),
-// so every other command in the cache finds a missing object missing instead of fetching it.
-const asPromisor = [
-  ...upstreamConfig,
-  '-c',
-  'remote.origin.promisor=true',
-  '-c',
-  'remote.origin.partialclonefilter=blob:none',
-];
+/** Where the cache of `url` lives under the git store root. */
+export const externalCachePath = (root: string, url: string): string =>
+  join(root, 'external-cache', `${createHash('sha256').update(url).digest('hex')}.git`);
 
 /**
  * The commit a ref names in an `ls-remote` listing, as `git fetch <url> <ref>` would pick it: the first

@@ -63,6 +63,11 @@ export async function resolveExternalSources(
 type Source = Readonly<{ index: number; external: ExternalPlugin }>;
 type Failure = Readonly<{ reason: string; rootCause: string; nextStep: string }>;
 type Context = Readonly<{ quarantine: string; limits: IngestLimits; pinned: Set<string> }>;
+type Lookup = Map<string, { oid: string; type: string } | null>;
+
+/** How `cat-file` names a source's plugin tree at a commit. */
+const treeName = (s: Source, commit: string) =>
+  s.external.path === '' ? `${commit}^{tree}` : `${commit}:${s.external.path}`;
 
 const unreadable = (e: ExternalPlugin, rootCause: string): Failure => ({
   reason: `external plugin source of '${e.name}' unreadable`,
@@ -98,9 +103,8 @@ class RepositoryJob {
   async run(cache: ExternalCache): Promise<void> {
     this.cache = cache;
     const commits = await this.wantedCommits();
-    await this.fetchMissing(commits);
-    const trees = await this.pluginTrees(commits);
-    await this.intoQuarantine(commits, trees);
+    const found = await this.fetchMissing(commits);
+    await this.intoQuarantine(commits, this.pluginTrees(commits, found));
   }
 
   failPending(failure: (source: Source) => Failure): void {
@@ -154,11 +158,15 @@ class RepositoryJob {
     return commits;
   }
 
-  /** One fetch of every wanted commit the cache lacks; a commit the remote does not have fails its sources. */
-  private async fetchMissing(commits: ReadonlyMap<number, string>): Promise<void> {
+  /**
+   * One fetch of every wanted commit the cache lacks; a commit the remote does not have fails its
+   * sources. Returns the answers of `lookupAll` once every commit is here (one lookup when none was missing).
+   */
+  private async fetchMissing(commits: ReadonlyMap<number, string>): Promise<Lookup> {
     const wanting = (sha: string) => this.sources.filter((s) => commits.get(s.index) === sha);
-    const present = await this.cache.lookup([...new Set(commits.values())]);
-    let wanted = [...present].filter(([, found]) => found === null).map(([sha]) => sha);
+    const before = await this.lookupAll(commits);
+    let wanted = [...new Set(commits.values())].filter((sha) => before.get(sha) === null);
+    if (wanted.length === 0) return before;
     let shallow = true;
     while (wanted.length > 0) {
       // A whole repository needs its blobs anyway: fetched at once, without a second request.
@@ -187,12 +195,13 @@ class RepositoryJob {
         }
       }
     }
-    const after = await this.cache.lookup([...new Set(this.sources.map((s) => commits.get(s.index)!))]);
-    for (const s of this.sources) {
-      const sha = commits.get(s.index)!;
-      if (after.get(sha)?.type !== 'commit')
-        this.fail(s, unreadable(s.external, `the repository has no commit ${sha}`));
-    }
+    return this.lookupAll(commits);
+  }
+
+  /** Each pending source's commit and plugin tree as the cache has them, in one `cat-file`. */
+  private lookupAll(commits: ReadonlyMap<number, string>): Promise<Lookup> {
+    const names = this.sources.flatMap((s) => [commits.get(s.index)!, treeName(s, commits.get(s.index)!)]);
+    return this.cache.lookup([...new Set(names.filter((name) => !/[\0-\x1f]/.test(name)))]);
   }
 
   private async refuseOverLimit(
@@ -211,19 +220,16 @@ class RepositoryJob {
     await pruneUnreachable(this.cache.path);
   }
 
-  /** The plugin tree of each source: the commit's root tree, or its git-subdir directory. */
-  private async pluginTrees(commits: ReadonlyMap<number, string>): Promise<Map<number, string>> {
-    const nameOf = (s: Source) => {
-      const commit = commits.get(s.index)!;
-      return s.external.path === '' ? `${commit}^{tree}` : `${commit}:${s.external.path}`;
-    };
-    const plain = this.sources.filter((s) => !/[\0-\x1f]/.test(s.external.path));
-    const found = await this.cache.lookup([...new Set(plain.map(nameOf))]);
+  /** The plugin tree of each source (the commit's root tree, or its git-subdir directory), from `found`. */
+  private pluginTrees(commits: ReadonlyMap<number, string>, found: Lookup): Map<number, string> {
     const trees = new Map<number, string>();
     for (const s of this.sources) {
-      const entry = found.get(nameOf(s));
-      if (entry?.type === 'tree') trees.set(s.index, entry.oid);
-      else this.fail(s, noDirectory(s.external, commits.get(s.index)!));
+      const commit = commits.get(s.index)!;
+      const entry = found.get(treeName(s, commit));
+      if (found.get(commit)?.type !== 'commit')
+        this.fail(s, unreadable(s.external, `the repository has no commit ${commit}`));
+      else if (entry?.type === 'tree') trees.set(s.index, entry.oid);
+      else this.fail(s, noDirectory(s.external, commit));
     }
     return trees;
   }
@@ -259,13 +265,14 @@ class RepositoryJob {
           listings.delete(tree);
         }
     }
+    const sizes = await this.cache.diskSizes([...new Set([...listings.values()].flatMap((l) => l.oids))]);
     const accepted: string[] = [];
     for (const [tree, { oids }] of listings) {
-      const usage = await this.cache.diskUsage(oids);
-      if (!usage.complete)
+      const bytes = oids.reduce((sum, oid) => sum + (sizes.get(oid) ?? Number.NaN), 0);
+      if (Number.isNaN(bytes))
         settle(tree, (e) => unreadable(e, 'the repository did not send every file of the plugin directory'));
-      else if (usage.bytes > limits.maxPackBytes)
-        settle(tree, (e) => tooLarge(e, `the plugin directory takes ${usage.bytes} bytes`));
+      else if (bytes > limits.maxPackBytes)
+        settle(tree, (e) => tooLarge(e, `the plugin directory takes ${bytes} bytes`));
       else accepted.push(tree);
     }
     await copyTrees(this.cache.path, this.context.quarantine, accepted, limits.timeoutMs);

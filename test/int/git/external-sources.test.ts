@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
+import { externalCachePath } from '../../../src/adapters/git/external-cache.ts';
 import { resolveExternalSources, type ExternalResolution } from '../../../src/adapters/git/external-sources.ts';
 import { git, gitText } from '../../../src/adapters/git/git-process.ts';
 import { GitStore, type IngestLimits } from '../../../src/adapters/git/git-store.ts';
@@ -245,21 +246,15 @@ t.test('a git-subdir source brings only its directory into quarantine, which sta
   for (const oid of await blobs(repo.bare, 'plugins/alpha')) t.ok(await present(quarantine, oid), `alpha's ${oid}`);
   for (const oid of [...(await blobs(repo.bare, 'plugins/beta')), await repo.treeOf(repo.first, 'README.md')])
     t.notOk(await present(quarantine, oid), `no blob outside plugins/alpha in quarantine (${oid})`);
-  const caches = readdirSync(join(store.root, 'external-cache')).map((d) => join(store.root, 'external-cache', d));
-  const cacheOf = async (r: Repo) =>
-    (
-      await Promise.all(
-        caches.map(async (c) => ((await gitText(['-C', c, 'config', 'remote.origin.url'])) === r.url ? c : null)),
-      )
-    ).find(Boolean)!;
+  const cacheOf = (r: Repo) => externalCachePath(store.root, r.url);
   t.equal(
-    await gitText(['-C', await cacheOf(repo), 'config', '--get-regexp', 'promisor|partialclone']).catch(() => ''),
+    await gitText(['-C', cacheOf(repo), 'config', '--get-regexp', 'promisor|partialclone']).catch(() => ''),
     '',
     'the cache is a promisor for its fetches alone: no other command fetches a missing object by itself',
   );
-  t.notOk(await present(await cacheOf(repo), await repo.treeOf(repo.first, 'README.md')), 'nor in the partial clone');
+  t.notOk(await present(cacheOf(repo), await repo.treeOf(repo.first, 'README.md')), 'nor in the partial clone');
   t.ok(
-    await present(await cacheOf(plain), await plain.treeOf(plain.first, 'README.md')),
+    await present(cacheOf(plain), await plain.treeOf(plain.first, 'README.md')),
     'a server without filters: a full fetch',
   );
 
