@@ -271,6 +271,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     marketplaces: {
       allowedUrlSchemes: config.allowedUrlSchemes,
       minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs,
+      ingest: config.ingest,
     },
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
     sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },

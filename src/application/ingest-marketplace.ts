@@ -1,3 +1,4 @@
+import { resolveExternalSources } from '../adapters/git/external-sources.ts';
 import { UpstreamError } from '../adapters/git/git-store.ts';
 import { gitText } from '../adapters/git/git-process.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
@@ -5,17 +6,22 @@ import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
 import {
+  externalSourcesOverLimit,
   manifestPath,
   readManifest,
   rewriteExternalSources,
+  unresolvedSources,
+  type ExternalPlugin,
   type ManifestReading,
+  type SourceFailure,
+  type UnresolvedSource,
 } from '../domain/snapshot/manifest-policy.ts';
 import type { IngestTrigger } from '../domain/snapshot/snapshot.events.ts';
 import type { MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotById } from '../projections/snapshots/snapshots.queries.ts';
 import { execute } from './execute.ts';
 import type { Ports } from './ports.ts';
-import { reject } from './rejected.ts';
+import { reject, type Rejected } from './rejected.ts';
 import { runVetting, type VettingPorts } from './run-vetting.ts';
 
 const readModels = ['marketplaces', 'snapshots', 'ledger'];
@@ -58,46 +64,20 @@ export async function ingest(
   let upstreamSha = '';
   let sha: string;
   let manifest: ManifestReading;
+  let unresolved: readonly UnresolvedSource[] = [];
   const repo = deps.gitStore.quarantinePath(marketplace.id);
   try {
     upstreamSha = pushedTip ?? (await fetchTip(deps, marketplace));
     const manifestBytes = await deps.gitStore.readFile(repo, upstreamSha, manifestPath, 1024 * 1024);
     manifest = readManifest(manifestBytes === null ? null : manifestBytes.toString('utf8'));
-    sha = manifest.ok ? await resolveExternals(deps, marketplace.id, upstreamSha, manifest) : upstreamSha;
+    ({ sha, unresolved } = manifest.ok
+      ? await resolveExternals(deps, marketplace.id, upstreamSha, manifest)
+      : { sha: upstreamSha, unresolved });
   } catch (error) {
     if (error instanceof ManifestViolation) {
       manifest = { ok: false, violation: error.message };
       sha = upstreamSha;
-    } else {
-      const failure =
-        error instanceof UpstreamError
-          ? error
-          : new UpstreamError(
-              'ingestion failed',
-              error instanceof Error ? error.message : String(error),
-              'retry; if it persists, see the gateway log',
-            );
-      deps.logger.warn(
-        { marketplace: marketplace.name, reason: failure.reason, rootCause: failure.rootCause },
-        'ingest failed',
-      );
-      await execute(
-        deps,
-        marketplaceDecider,
-        stream,
-        {
-          type: 'record-ingest-failure',
-          data: { reason: failure.reason, rootCause: failure.rootCause, nextStep: failure.nextStep, trigger },
-          meta,
-        },
-        readModels,
-      );
-      throw reject('ingest-failed', `${failure.reason}: ${failure.rootCause}`, {
-        reason: failure.reason,
-        rootCause: failure.rootCause,
-        nextStep: failure.nextStep,
-      });
-    }
+    } else throw await recordFailure(deps, marketplace, error, trigger, meta);
   }
   const snapshotId = await deps.ids('snapshot');
   const decision = await execute(
@@ -114,6 +94,7 @@ export async function ingest(
         trigger,
         committedAt: await deps.gitStore.commitTime(repo, upstreamSha),
         description: manifest.ok ? manifest.description : null,
+        unresolved,
       },
       meta,
     },
@@ -123,6 +104,37 @@ export async function ingest(
   if (outcome?.type !== 'ingest-succeeded') throw new Error('ingest decided without an outcome');
   if (outcome.data.created) await vetAtIngestion(deps, outcome.data.snapshotId, marketplace, meta);
   return { snapshotId: outcome.data.snapshotId, created: outcome.data.created };
+}
+
+/** A failed attempt is recorded (reason, root cause, next step) and answered 502 `ingest-failed`. */
+async function recordFailure(
+  deps: IngestPorts,
+  marketplace: MarketplaceRecord,
+  error: unknown,
+  trigger: IngestTrigger,
+  meta: CommandMeta,
+): Promise<Rejected> {
+  const failure =
+    error instanceof UpstreamError
+      ? error
+      : new UpstreamError(
+          'ingestion failed',
+          error instanceof Error ? error.message : String(error),
+          'retry; if it persists, see the gateway log',
+        );
+  deps.logger.warn(
+    { marketplace: marketplace.name, reason: failure.reason, rootCause: failure.rootCause },
+    'ingest failed',
+  );
+  const { reason, rootCause, nextStep } = failure;
+  await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(marketplace.id),
+    { type: 'record-ingest-failure', data: { reason, rootCause, nextStep, trigger }, meta },
+    readModels,
+  );
+  return reject('ingest-failed', `${reason}: ${rootCause}`, { reason, rootCause, nextStep });
 }
 
 /**
@@ -151,32 +163,85 @@ async function vetAtIngestion(
 /** A problem with what the manifest asks for (not with reaching it): the snapshot is captured as rejected. */
 class ManifestViolation extends Error {}
 
+type Resolved = Readonly<{ sha: string; unresolved: readonly UnresolvedSource[] }>;
+type IngestManifest = ManifestReading & { ok: true };
+
+/**
+ * The external plugin sources this ingest resolves: the one place the manifest's plugin list is narrowed
+ * before anything is fetched (a curation filter belongs here).
+ */
+const externalsToResolve = (manifest: IngestManifest): readonly ExternalPlugin[] => manifest.externals;
+
+/**
+ * The sources inside the trust boundary (the same as a registration's: allowed schemes only, no
+ * credentials in the URL), canonical; the others are refused with the boundary's reason.
+ */
+function withinTrustBoundary(externals: readonly ExternalPlugin[], allowedUrlSchemes: readonly string[]) {
+  const inside: ExternalPlugin[] = [];
+  const refused: Array<SourceFailure & { detail: string }> = [];
+  for (const external of externals) {
+    const refusal = registrationRefusal(
+      { origin: 'upstream', url: external.url, ref: null, pushPolicy: null },
+      allowedUrlSchemes,
+    );
+    if (refusal === null) inside.push({ ...external, url: canonicalUrl(external.url) });
+    else
+      refused.push({
+        plugin: external.name,
+        detail: refusal.detail,
+        reason: `external plugin source of '${external.name}' outside the trust boundary: ${refusal.detail}`,
+        nextStep:
+          'point the plugin at an http(s) git URL without credentials, or allow its scheme (gateway.allowed-url-schemes)',
+      });
+  }
+  return { inside, refused };
+}
+
 /**
  * External plugin sources are fetched and resolved into a composite commit whose parent is the
- * upstream commit, so the served tree is self-contained; without externals the upstream commit is served.
+ * upstream commit, so the served tree is self-contained; without externals the upstream commit is
+ * served. Under gateway.ingest.external-sources `withhold-unresolved` (the default) a source that
+ * cannot be read (unreachable, missing commit, over a limit, no such directory, outside the trust
+ * boundary) withholds its plugin: the composite's manifest leaves it out and the capture records it.
+ * Under `require-all` a source outside the trust boundary rejects the snapshot and an unreadable one
+ * fails the ingest, as before.
  */
 async function resolveExternals(
   deps: Pick<Ports, 'gitStore' | 'marketplaces'>,
   marketplaceId: number,
   upstreamSha: string,
-  manifest: ManifestReading & { ok: true },
-): Promise<string> {
-  if (manifest.externals.length === 0) return upstreamSha;
-  const trees = [];
-  for (const external of manifest.externals) {
-    // The same trust boundary as a registration: allowed schemes only, no credentials in the URL.
-    const refusal = registrationRefusal(
-      { origin: 'upstream', url: external.url, ref: null, pushPolicy: null },
-      deps.marketplaces.allowedUrlSchemes,
-    );
-    if (refusal) throw new ManifestViolation(`plugin '${external.name}': ${refusal.detail}`);
-    const { tree } = await deps.gitStore.fetchExternal(marketplaceId, { ...external, url: canonicalUrl(external.url) });
-    trees.push({ name: external.name, tree });
+  manifest: IngestManifest,
+): Promise<Resolved> {
+  const settings = deps.marketplaces.ingest;
+  const externals = externalsToResolve(manifest);
+  if (externals.length === 0) return { sha: upstreamSha, unresolved: [] };
+  const overLimit = externalSourcesOverLimit(externals.length, settings.maxExternalSources);
+  if (overLimit !== null) throw new ManifestViolation(overLimit);
+  const strict = settings.externalSources === 'require-all';
+  const { inside, refused } = withinTrustBoundary(externals, deps.marketplaces.allowedUrlSchemes);
+  if (strict && refused[0]) throw new ManifestViolation(`plugin '${refused[0].plugin}': ${refused[0].detail}`);
+  const outcomes = await resolveExternalSources(deps.gitStore, marketplaceId, inside, {
+    concurrency: settings.fetchConcurrency,
+  });
+  const failures: SourceFailure[] = refused.map(({ plugin, reason, nextStep }) => ({ plugin, reason, nextStep }));
+  const trees: Array<{ name: string; tree: string }> = [];
+  for (const outcome of outcomes) {
+    if (outcome.ok) trees.push({ name: outcome.name, tree: outcome.tree });
+    else if (strict) throw new UpstreamError(outcome.reason, outcome.rootCause, outcome.nextStep);
+    else
+      failures.push({
+        plugin: outcome.name,
+        reason: `${outcome.reason}: ${outcome.rootCause}`,
+        nextStep: outcome.nextStep,
+      });
   }
-  return deps.gitStore.composite(
+  const unresolved = unresolvedSources(manifest.text, failures);
+  const withheld = unresolved.map((u) => u.plugin);
+  const sha = await deps.gitStore.composite(
     marketplaceId,
     upstreamSha,
     trees,
-    rewriteExternalSources(manifest.text, manifest.externals),
+    rewriteExternalSources(manifest.text, trees, withheld),
   );
+  return { sha, unresolved };
 }

@@ -21,6 +21,14 @@ export type AccessSettings = Readonly<{
   maxTtlMs: number | null;
 }>;
 
+/** gateway.ingest.*: how an ingest resolves external plugin sources. */
+export type IngestSettings = Readonly<{
+  maxExternalSources: number;
+  /** What an unreadable source does: withhold its plugin, or fail the ingest. */
+  externalSources: 'withhold-unresolved' | 'require-all';
+  fetchConcurrency: number;
+}>;
+
 /** The connector chain and the settings of gateway.vetting.* that runs read. */
 export type VettingSettings = Readonly<{
   /** Every connector the gateway has, in default order. */
@@ -45,7 +53,7 @@ export type Ports = Readonly<{
   gitStore: GitStore;
   access: AccessSettings;
   catalog: Readonly<{ enabled: boolean; name: string }>;
-  marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number }>;
+  marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number; ingest: IngestSettings }>;
   vetting: VettingSettings;
   /** Seals and opens stored secrets (webhook secrets). */
   secrets: SecretBox;

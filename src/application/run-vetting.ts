@@ -5,6 +5,7 @@ import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { classify, evaluate, type Evaluation } from '../domain/vetting/outcome.ts';
 import { effectiveChain } from '../domain/vetting/settings.decider.ts';
+import { withheldPluginsVerdict } from '../domain/vetting/unresolved-sources.ts';
 import { revetResult, vettingRunDecider, type RevetMode } from '../domain/vetting/vetting.decider.ts';
 import type { Affected, Classification, Verdict, VettingTrigger } from '../domain/vetting/vetting.events.ts';
 import type { SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
@@ -71,6 +72,9 @@ async function scan(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: V
         ),
     },
   );
+  // Plugins the ingest withheld are reported whatever the chain (unresolved-sources.ts).
+  const withheld = withheldPluginsVerdict(snapshot.unresolved);
+  if (withheld) drafts.push({ ...withheld, position: drafts.length, reportUrl: null, elapsedMs: 0 });
   return { mode: settings.mode, chain: enabled.map((c) => c.name), startedAt, drafts };
 }
 

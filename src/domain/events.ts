@@ -41,6 +41,7 @@ export const domainEventTypes = [
   'token-revoked',
   'token-used',
   'snapshot-captured',
+  'plugin-withheld',
   'ingest-succeeded',
   'ingest-failed',
   'snapshot-approved',

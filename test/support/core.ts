@@ -85,7 +85,11 @@ export async function testHttpDeps(
     facade: { idpBearerEnabled: false },
     auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },
     metrics: createMetrics(),
-    marketplaces: { allowedUrlSchemes: ['http', 'https'], minimumReleaseAgeMs: 0 },
+    marketplaces: {
+      allowedUrlSchemes: ['http', 'https'],
+      minimumReleaseAgeMs: 0,
+      ingest: { maxExternalSources: 1000, externalSources: 'withhold-unresolved', fetchConcurrency: 8 },
+    },
     secrets: secretBox(Buffer.alloc(32, 7)),
     sync: { maxWebhookBodyBytes: 1_048_576 },
     vetting: {

@@ -3,7 +3,7 @@ import { cronSchedule } from './checks.ts';
 import { catalogNamePattern, g, notBuilt, revetModes, url } from './key-values.ts';
 import { choice, count, duration, flag, list, optionalText, text } from './key-spec.ts';
 
-/** The aggregated catalog and scheduled sync. */
+/** The aggregated catalog, scheduled sync and what an ingest resolves. */
 export const marketplaceKeys = {
   catalog: {
     enabled: flag(g('catalog.enabled'), true, 'Serve the aggregated catalog marketplace.'),
@@ -23,6 +23,26 @@ export const marketplaceKeys = {
       g('sync.max-webhook-body-bytes'),
       1048576,
       'Largest accepted inbound forge webhook body (POST /hooks/{marketplace}), in bytes; larger bodies get 413.',
+    ),
+  },
+  ingest: {
+    maxExternalSources: count(
+      g('ingest.max-external-sources'),
+      1000,
+      'Most external plugin sources (github, url, git-subdir) one marketplace may have resolved; ' +
+        'a manifest with more is captured as a rejected snapshot naming the limit.',
+    ),
+    externalSources: choice(
+      g('ingest.external-sources'),
+      ['withhold-unresolved', 'require-all'],
+      'withhold-unresolved',
+      'An external plugin source that cannot be read: withhold-unresolved withholds that plugin (recorded on ' +
+        'the snapshot, the ledger and its vetting report; the rest is served); require-all fails the ingest (502).',
+    ),
+    fetchConcurrency: count(
+      g('ingest.fetch-concurrency'),
+      8,
+      'External plugin sources fetched at once during an ingest.',
     ),
   },
 };

@@ -8,6 +8,7 @@ import {
   type SnapshotCommand,
   type SnapshotsState,
 } from '../snapshot/snapshot.decider.ts';
+import type { UnresolvedSource } from '../snapshot/manifest-policy.ts';
 import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
 import type { MarketplaceEvent, MarketplaceOrigin, PushPolicy, SyncMode } from './marketplace.events.ts';
 import { checkSelection, sameSelection, type PluginSelection } from './selection.ts';
@@ -41,6 +42,8 @@ export type RecordIngest = Command<
     trigger: IngestTrigger;
     committedAt: Instant | null;
     description: string | null;
+    /** Plugins withheld from the composite: their external source could not be read (none when absent). */
+    unresolved?: readonly UnresolvedSource[];
   }
 >;
 export type RecordIngestFailure = Command<
@@ -142,6 +145,7 @@ function decideRemove({ data, meta }: RemoveMarketplace, state: Known): Decision
 function decideRecordIngest({ data, meta }: RecordIngest, state: Known): Decision<Event> {
   const base = homeOf(state);
   const existing = state.snapshots.captured.get(data.sha);
+  const unresolved = data.unresolved ?? [];
   const ingested = (snapshotId: number, created: boolean): Event => ({
     type: 'ingest-succeeded',
     data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
@@ -163,8 +167,14 @@ function decideRecordIngest({ data, meta }: RecordIngest, state: Known): Decisio
         trigger: data.trigger,
         committedAt: data.committedAt,
         description: data.description,
+        unresolved,
       },
     },
+    // One ledger entry per withheld plugin, with the capture that withholds it.
+    ...unresolved.map(({ plugin, source, reason, nextStep }): Event => ({
+      type: 'plugin-withheld',
+      data: { ...base, snapshotId: data.snapshotId, sha: data.sha, plugin, source, reason, nextStep },
+    })),
     ingested(data.snapshotId, true),
   );
 }
@@ -226,6 +236,7 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
       case 'marketplace-removed':
         return state.status === 'none' ? state : { ...state, status: 'removed' };
       case 'snapshot-captured':
+      case 'plugin-withheld':
       case 'snapshot-approved':
       case 'snapshot-rejected':
       case 'snapshot-revoked':

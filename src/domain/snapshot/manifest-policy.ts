@@ -1,5 +1,6 @@
 // What a captured commit's .claude-plugin/marketplace.json must satisfy to be held for review; a
 // commit that breaks it is captured as rejected with the violation (spec: the ingest still succeeds).
+import { parseJson } from '../plugin/json-document.ts';
 
 export type ManifestPlugin = Readonly<{ name: string; source: string }>;
 
@@ -29,8 +30,6 @@ export type ManifestReading =
 
 /** Where resolved external plugins are placed in the composite tree (relative sources point here). */
 export const externalRoot = '.gateway-external';
-/** At most this many external sources per marketplace (each is a fetch the gateway makes). */
-export const maxExternalSources = 50;
 
 export const manifestPath = '.claude-plugin/marketplace.json';
 
@@ -86,8 +85,6 @@ export function readManifest(text: string | null): ManifestReading {
     }
     return bad(`plugin '${name}' has a source of type '${String(kind)}' that the gateway cannot pin to a commit`);
   }
-  if (externals.length > maxExternalSources)
-    return bad(`${externals.length} external plugin sources; at most ${maxExternalSources} are resolved`);
   const description =
     typeof manifest.description === 'string'
       ? manifest.description
@@ -142,14 +139,73 @@ function externalOf(
 }
 
 /**
- * The manifest of the composite commit: each resolved external plugin's entry points at its copy
- * inside the tree (`./.gateway-external/<name>`), so the served repository is self-contained.
+ * More external sources than a marketplace may have resolved (gateway.ingest.max-external-sources): a
+ * violation, so the snapshot is captured as rejected before the gateway fetches anything.
  */
-export function rewriteExternalSources(text: string, externals: readonly ExternalPlugin[]): string {
+export function externalSourcesOverLimit(count: number, max: number): string | null {
+  return count > max
+    ? `${count} external plugin sources; at most ${max} are resolved (gateway.ingest.max-external-sources)`
+    : null;
+}
+
+/**
+ * The manifest of the composite commit: each resolved external plugin's entry points at its copy
+ * inside the tree (`./.gateway-external/<name>`), so the served repository is self-contained; the
+ * entries of withheld plugins (sources that could not be read) are left out, so they are never served.
+ */
+export function rewriteExternalSources(
+  text: string,
+  externals: ReadonlyArray<Pick<ExternalPlugin, 'name'>>,
+  withheld: readonly string[] = [],
+): string {
   const manifest = JSON.parse(text) as { plugins: Array<Record<string, unknown>> };
   const names = new Set(externals.map((e) => e.name));
+  const left = new Set(withheld);
+  manifest.plugins = manifest.plugins.filter((entry) => !(typeof entry.name === 'string' && left.has(entry.name)));
   for (const entry of manifest.plugins) {
     if (typeof entry.name === 'string' && names.has(entry.name)) entry.source = `./${externalRoot}/${entry.name}`;
   }
   return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** A plugin withheld from the composite because its external source could not be read. */
+export type UnresolvedSource = Readonly<{
+  plugin: string;
+  /** The entry's `source` as written in the upstream manifest. */
+  source: Readonly<Record<string, unknown>>;
+  /** What failed and why ("… unreadable: <root cause>"). */
+  reason: string;
+  nextStep: string;
+  /** The line of the plugin's entry in the upstream manifest (the vetting finding's location). */
+  line: number;
+}>;
+
+/** A source as written, with any user information in its URLs masked (it is recorded and shown). */
+function withoutUserinfo(source: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const mask = (value: unknown) =>
+    typeof value === 'string' ? value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@') : value;
+  return Object.fromEntries(Object.entries(source).map(([key, value]) => [key, mask(value)]));
+}
+
+export type SourceFailure = Readonly<{ plugin: string; reason: string; nextStep: string }>;
+
+/**
+ * The unresolved sources of a manifest, in the order of its entries, each with its source as written
+ * and the line of its entry in `text` (the upstream manifest, which still lists it).
+ */
+export function unresolvedSources(text: string, failures: readonly SourceFailure[]): UnresolvedSource[] {
+  if (failures.length === 0) return [];
+  const doc = parseJson(text);
+  if (!('value' in doc)) return failures.map((f) => ({ ...f, source: {}, line: 1 }));
+  const entries = (doc.value as { plugins: unknown[] }).plugins;
+  const byName = new Map(failures.map((f) => [f.plugin, f]));
+  const found: UnresolvedSource[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const { name, source } = entry as Record<string, unknown>;
+    const failure = typeof name === 'string' ? byName.get(name) : undefined;
+    if (failure === undefined) continue;
+    const written = typeof source === 'object' && source !== null ? (source as Record<string, unknown>) : {};
+    found.push({ ...failure, source: withoutUserinfo(written), line: doc.lineOf(entries, index) });
+  }
+  return found;
 }

@@ -50,6 +50,7 @@ export function evolveSnapshots(state: SnapshotsState, event: SnapshotDecisionEv
       return withSnapshot(state, event.data.snapshotId, { state: 'rejected' });
     case 'snapshot-revoked':
       return withSnapshot(state, event.data.snapshotId, { state: 'revoked', withdrawn: event.data.administrative });
+    case 'plugin-withheld':
     case 'ingest-succeeded':
     case 'ingest-failed':
     case 'policy-denied':

@@ -1,4 +1,5 @@
 import type { Event, Instant } from '../shared/decider.ts';
+import type { UnresolvedSource } from './manifest-policy.ts';
 
 export const snapshotStates = ['held', 'approved', 'rejected', 'revoked'] as const;
 export type SnapshotState = (typeof snapshotStates)[number];
@@ -23,6 +24,27 @@ export type SnapshotCaptured = Event<
     /** The tip's commit time upstream (upstreamUpdatedAt). */
     committedAt: Instant | null;
     description: string | null;
+    /** Plugins withheld because their external source could not be read (absent on older events). */
+    unresolved?: readonly UnresolvedSource[];
+  }
+>;
+
+/**
+ * One plugin withheld from a new snapshot's composite (gateway.ingest.external-sources
+ * withhold-unresolved): its external source could not be read, so the snapshot does not serve it.
+ */
+export type PluginWithheld = Event<
+  'plugin-withheld',
+  {
+    marketplaceId: number;
+    marketplace: string;
+    snapshotId: number;
+    sha: string;
+    plugin: string;
+    /** The entry's source as written in the upstream manifest. */
+    source: Readonly<Record<string, unknown>>;
+    reason: string;
+    nextStep: string;
   }
 >;
 
@@ -96,4 +118,10 @@ export type SnapshotRevoked = Event<
 >;
 
 export type SnapshotEvent =
-  SnapshotCaptured | IngestSucceeded | IngestFailed | SnapshotApproved | SnapshotRejected | SnapshotRevoked;
+  | SnapshotCaptured
+  | PluginWithheld
+  | IngestSucceeded
+  | IngestFailed
+  | SnapshotApproved
+  | SnapshotRejected
+  | SnapshotRevoked;

@@ -7,6 +7,17 @@ import { literalUnion, NullableTimestamp, Timestamp } from './common.schema.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
+/** A plugin the snapshot withholds: its external source could not be read (issue 15, per-plugin outcomes). */
+export const UnresolvedSourceView = Type.Object(
+  {
+    plugin: Type.String(),
+    source: Type.Record(Type.String(), Type.Unknown(), { description: 'the source as written in the manifest' }),
+    reason: Type.String(),
+    nextStep: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
 export const SnapshotView = Type.Object({
   id: Type.Integer(),
   marketplaceId: Type.Integer(),
@@ -23,6 +34,11 @@ export const SnapshotView = Type.Object({
   deleted_at: Type.Optional(Timestamp),
   deleted_reason: Type.Optional(Type.String()),
   purgeAfter: Type.Optional(Timestamp),
+  unresolved: Type.Array(UnresolvedSourceView, {
+    description:
+      'Plugins withheld from the served marketplace.json because their external source could not be read ' +
+      '(gateway.ingest.external-sources withhold-unresolved); empty when every source resolved.',
+  }),
 });
 export type SnapshotView = Static<typeof SnapshotView>;
 
@@ -38,6 +54,7 @@ export function snapshotView(s: SnapshotRecord): SnapshotView {
     ingestedBy: s.ingestedBy,
     decidedBy: s.decidedBy,
     decidedAt: s.decidedAt,
+    unresolved: s.unresolved.map(({ plugin, source, reason, nextStep }) => ({ plugin, source, reason, nextStep })),
     // spec, Snapshot: revokedBy/revokedAt present on a revoked snapshot; deletion marks set while soft-deleted.
     ...(s.state === 'revoked' && s.revokedBy !== null && s.revokedAt !== null
       ? { revokedBy: s.revokedBy, revokedAt: s.revokedAt }

@@ -142,6 +142,11 @@ function fieldsOf(event: DomainEvent): Fields[] {
         d.violation === null ? `snapshot ${d.snapshotId} held` : `snapshot ${d.snapshotId} rejected: ${d.violation}`;
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
     }
+    case 'plugin-withheld': {
+      const d = event.data;
+      const detail = `snapshot ${d.snapshotId}: plugin '${d.plugin}' withheld; source ${JSON.stringify(d.source)}; ${d.reason}`;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
+    }
     case 'ingest-succeeded': {
       const d = event.data;
       const detail = `snapshot ${d.snapshotId}${d.created ? '' : ' (commit already captured)'}; trigger=${d.trigger}`;

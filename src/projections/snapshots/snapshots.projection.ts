@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
   name: 'snapshots',
-  version: 2,
+  version: 3,
   tables: ['snapshots', 'served_tips'],
   createSql: [
     `
@@ -27,7 +27,8 @@ export const snapshotsProjection: Projection = {
       was_revoked boolean not null default false,
       deleted_at timestamptz,
       deleted_reason text,
-      purge_after timestamptz
+      purge_after timestamptz,
+      unresolved json not null default '[]'
     )`,
     'create index snapshots_marketplace on snapshots (marketplace_id, id)',
     'create index snapshots_sha on snapshots (sha)',
@@ -37,9 +38,9 @@ export const snapshotsProjection: Projection = {
   apply: dispatch({
     'snapshot-captured': (tx, { data: d }) =>
       tx.query(sql.unsafe`
-      insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by)
+      insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, unresolved)
       values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.upstreamSha}, ${d.state}, ${d.violation},
-        ${d.capturedAt}, ${d.ingestedBy})`),
+        ${d.capturedAt}, ${d.ingestedBy}, ${JSON.stringify(d.unresolved ?? [])}::json)`),
     'snapshot-approved': async (tx, { data: d }) => {
       await tx.query(sql.unsafe`
         update snapshots set state = 'approved', decided_by = ${d.approvedBy}, decided_at = ${d.approvedAt},

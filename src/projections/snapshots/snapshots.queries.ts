@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import type { UnresolvedSource } from '../../domain/snapshot/manifest-policy.ts';
 import type { SnapshotState } from '../../domain/snapshot/snapshot.events.ts';
 
 const SnapshotRow = z.object({
@@ -20,6 +21,7 @@ const SnapshotRow = z.object({
   deleted_at: z.string().nullable(),
   deleted_reason: z.string().nullable(),
   purge_after: z.string().nullable(),
+  unresolved: z.unknown(),
 });
 
 export type SnapshotRecord = Readonly<{
@@ -40,10 +42,15 @@ export type SnapshotRecord = Readonly<{
   deletedAt: string | null;
   deletedReason: string | null;
   purgeAfter: string | null;
+  /** Plugins withheld from this snapshot: their external source could not be read. */
+  unresolved: readonly UnresolvedSource[];
 }>;
 
 const columns = sql.fragment`id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, decided_by, decided_at,
-  approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after`;
+  approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after, unresolved`;
+
+// jsonb may come back parsed or as text, depending on the driver's parsers: accept both.
+const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 const toRecord = (r: z.infer<typeof SnapshotRow>): SnapshotRecord => ({
   id: Number(r.id),
@@ -63,6 +70,7 @@ const toRecord = (r: z.infer<typeof SnapshotRow>): SnapshotRecord => ({
   deletedAt: r.deleted_at,
   deletedReason: r.deleted_reason,
   purgeAfter: r.purge_after,
+  unresolved: json<UnresolvedSource[]>(r.unresolved),
 });
 
 export async function snapshotById(db: CommonQueryMethods, id: number): Promise<SnapshotRecord | null> {

@@ -85,8 +85,10 @@ t.test(
 );
 
 t.test(
-  'an external source that breaks the trust boundary gives a rejected snapshot; an unreachable one fails the ingest',
+  'issue 15: an external source outside the trust boundary or unreachable withholds its plugin, not the snapshot',
   async (t) => {
+    // The strict behaviour (rejected snapshot, 502) is gateway.ingest.external-sources require-all:
+    // test/http/git/per-plugin-outcomes.test.ts.
     const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
     const api = devSession(gw, 'root');
     const upstream = await serveUpstream(t, {
@@ -97,9 +99,13 @@ t.test(
       }),
     });
     await api.post('/api/v1/marketplaces', { name: 'x', url: upstream.url });
-    const rejected = await api.post('/api/v1/marketplaces/x/ingest');
-    t.equal(rejected.status, 201);
-    t.match(rejected.body, { state: 'rejected', violation: /plugin 'p': URL scheme 'file' is not allowed/ });
+    const outside = await api.post('/api/v1/marketplaces/x/ingest');
+    t.equal(outside.status, 201);
+    t.match(outside.body, {
+      state: 'held',
+      violation: null,
+      unresolved: [{ plugin: 'p', reason: /URL scheme 'file' is not allowed/ }],
+    });
     await upstream.commit({
       '.claude-plugin/marketplace.json': JSON.stringify({
         name: 'x',
@@ -107,12 +113,17 @@ t.test(
         plugins: [{ name: 'p', source: { source: 'url', url: 'http://127.0.0.1:1/nothing.git' } }],
       }),
     });
-    const failed = await api.post('/api/v1/marketplaces/x/ingest');
-    t.equal(failed.status, 502);
-    t.match(failed.body, {
-      reason: "external plugin source of 'p' unreadable",
-      rootCause: /./,
-      nextStep: /127\.0\.0\.1:1/,
+    const unreachable = await api.post('/api/v1/marketplaces/x/ingest');
+    t.equal(unreachable.status, 201, unreachable.text);
+    t.match(unreachable.body, {
+      state: 'held',
+      unresolved: [
+        {
+          plugin: 'p',
+          reason: /^external plugin source of 'p' unreadable: ./,
+          nextStep: /127\.0\.0\.1:1/,
+        },
+      ],
     });
   },
 );

@@ -1,11 +1,12 @@
 import t from 'tap';
 import {
   externalRoot,
+  externalSourcesOverLimit,
   manifestPath,
-  maxExternalSources,
   readManifest,
   relativeSourceProblem,
   rewriteExternalSources,
+  unresolvedSources,
 } from '../../../../src/domain/snapshot/manifest-policy.ts';
 
 // docs/decisions.md 48 (manifest policy): every violation gives a `rejected` snapshot; the spec
@@ -255,14 +256,74 @@ t.test('malformed external sources are violations', async (t) => {
   }
 });
 
-t.test(`at most ${maxExternalSources} external sources are resolved`, async (t) => {
+t.test('no fixed cap: the limit of external sources is gateway.ingest.max-external-sources', async (t) => {
+  // issue 15: "no fixed cap of 50; a configurable limit (gateway.ingest.max-external-sources, default 1,000)"
   const externals = (n: number) =>
     Array.from({ length: n }, (_, i) => plugin(`p${i}`, { source: 'github', repo: `acme/p${i}` }));
-  t.match(readManifest(manifest(externals(maxExternalSources))), { ok: true }, `${maxExternalSources} is fine`);
+  const reading = readManifest(manifest(externals(286)));
+  t.equal(reading.ok ? reading.externals.length : -1, 286, 'the manifest policy reads 286 external sources');
+  t.equal(externalSourcesOverLimit(1000, 1000), null, 'the limit itself is fine');
   t.match(
-    violationOf(manifest(externals(maxExternalSources + 1))),
-    new RegExp(`${maxExternalSources + 1} external plugin sources; at most ${maxExternalSources}`),
+    externalSourcesOverLimit(1001, 1000),
+    /^1001 external plugin sources; at most 1000 are resolved \(gateway\.ingest\.max-external-sources\)$/,
   );
+});
+
+t.test('rewriteExternalSources leaves withheld plugins out of the composite manifest', async (t) => {
+  const text = manifest([
+    plugin('local', './plugins/local'),
+    plugin('gone', { source: 'url', url: 'https://x.test/gone.git' }),
+    plugin('gh', { source: 'github', repo: 'acme/alpha' }),
+  ]);
+  const rewritten = JSON.parse(rewriteExternalSources(text, [{ name: 'gh' }], ['gone'])) as {
+    plugins: Array<{ name: string; source: unknown }>;
+  };
+  t.strictSame(
+    rewritten.plugins.map((p) => [p.name, p.source]),
+    [
+      ['local', './plugins/local'],
+      ['gh', `./${externalRoot}/gh`],
+    ],
+    'issue 15: "the served marketplace.json lists only resolved plugins" (and local ones)',
+  );
+});
+
+t.test('unresolvedSources: in entry order, the source as written and the line of the entry', async (t) => {
+  const text = JSON.stringify(
+    {
+      name: 'acme',
+      plugins: [
+        plugin('b', { source: 'url', url: 'https://x.test/b.git' }),
+        plugin('local', './plugins/local'),
+        plugin('a', { source: 'git-subdir', url: 'acme/tools', path: 'plugins/a' }),
+      ],
+    },
+    null,
+    2,
+  );
+  const lines = text.split('\n');
+  const lineOf = (name: string) => lines.findIndex((l) => l.includes(`"name": "${name}"`)); // the `{` is the line before
+  const found = unresolvedSources(text, [
+    { plugin: 'a', reason: 'no directory', nextStep: 'fix the path' },
+    { plugin: 'b', reason: 'unreachable', nextStep: 'check the URL' },
+  ]);
+  t.strictSame(found, [
+    {
+      plugin: 'b',
+      reason: 'unreachable',
+      nextStep: 'check the URL',
+      source: { source: 'url', url: 'https://x.test/b.git' },
+      line: lineOf('b'),
+    },
+    {
+      plugin: 'a',
+      reason: 'no directory',
+      nextStep: 'fix the path',
+      source: { source: 'git-subdir', url: 'acme/tools', path: 'plugins/a' },
+      line: lineOf('a'),
+    },
+  ]);
+  t.strictSame(unresolvedSources(text, []), []);
 });
 
 t.test(
