@@ -21,6 +21,7 @@ export const catalogReactor = (builder: CatalogBuilder | null): Projection => ({
   tables: [],
   createSql: [],
   rebuild: false,
+  eventTypes: new Set([...servedChanges, 'catalog-rebuild-requested']),
   async apply(_tx, events) {
     if (!builder) return;
     const request = events.findLast((event) => event.type === 'catalog-rebuild-requested');

@@ -6,7 +6,7 @@ import { fact } from '../../domain/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, typesHandledBy } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 import { outsideTransaction } from '../runner/outside-transaction.ts';
 
@@ -40,6 +40,7 @@ export const publicationProjection = (deps: PublicationDeps): Projection => ({
   version: 1,
   tables: [],
   createSql: [],
+  eventTypes: typesHandledBy(collect),
   async apply(tx, events) {
     const touched: Touched = { marketplaces: new Set(), revoked: [] };
     await collect(touched, events);

@@ -22,12 +22,17 @@ export type Handlers<C> = { readonly [T in DomainEventType]?: Handler<C, T> };
  * next), with `context` (the runner's transaction, or a batch's own state). The event object itself is
  * handed over, so dispatching allocates nothing per event.
  */
+const handledTypes = new WeakMap<object, ReadonlySet<string>>();
+
+/** The event types a function made by dispatch() acts on; undefined for any other function. */
+export const typesHandledBy = (apply: object): ReadonlySet<string> | undefined => handledTypes.get(apply);
+
 export function dispatch<C>(handlers: Handlers<C>): (context: C, events: readonly RecordedEvent[]) => Promise<void> {
   // A Map, not the object: an event type such as 'constructor' must not find Object.prototype's.
   const byType = new Map<string, Handler<C, DomainEventType>>(
     Object.entries(handlers) as [DomainEventType, Handler<C, DomainEventType>][],
   );
-  return async (context, events) => {
+  const dispatched = async (context: C, events: readonly RecordedEvent[]): Promise<void> => {
     for (const event of events) {
       const handler = byType.get(event.type);
       if (!handler) continue;
@@ -35,4 +40,6 @@ export function dispatch<C>(handlers: Handlers<C>): (context: C, events: readonl
       if (pending) await pending;
     }
   };
+  handledTypes.set(dispatched, new Set(byType.keys()));
+  return dispatched;
 }

@@ -16,6 +16,11 @@ export interface Projection {
   readonly createSql: readonly string[];
   /** Reactors act on the world; a rebuild never drops or replays them. */
   readonly rebuild?: boolean;
+  /**
+   * The event types `apply` acts on, when it says (dispatch.ts knows them for a dispatched `apply`): a
+   * batch with none of them advances the checkpoint without a transaction of its own. Absent: every type.
+   */
+  readonly eventTypes?: ReadonlySet<string> | undefined;
   /** Applies a batch of events in global order (every event, including types it ignores); see dispatch.ts. */
   apply(tx: DatabaseTransactionConnection, events: readonly RecordedEvent[]): Promise<void>;
 }

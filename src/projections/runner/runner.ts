@@ -1,7 +1,13 @@
 import type { Logger } from 'pino';
 import type { EventStore, Position } from '../../adapters/eventstore/port.ts';
-import { sql, trustedSql, type DatabasePool } from '../../adapters/postgres/pool.ts';
+import {
+  sql,
+  trustedSql,
+  type DatabasePool,
+  type DatabaseTransactionConnection,
+} from '../../adapters/postgres/pool.ts';
 import { advanceCheckpoints, createCheckpointsSql, readCheckpoints } from './checkpoints.ts';
+import { typesHandledBy } from './dispatch.ts';
 import type { Projection } from './projection.ts';
 
 export type RunnerOptions = Readonly<{ batchSize: number; idlePollMs: number; logger: Logger }>;
@@ -80,21 +86,40 @@ export class ProjectionRunner {
       const batch = await this.store.readAll(from, this.options.batchSize);
       const last = batch.at(-1);
       if (!last) return from;
-      // One transaction per batch for every projection behind: a fetch's ledger entry used to cost each
-      // of a dozen projections a transaction, a checkpoint update and a notification of its own.
-      const moving = behind.filter((b) => b.position < last.position);
-      await this.pool.transaction(async (tx) => {
-        for (const { projection, position } of moving)
-          await projection.apply(tx, position <= from ? batch : batch.filter((event) => event.position > position));
-        const moves = moving.map(({ projection, position }) => ({ name: projection.name, from: position }));
-        if (!(await advanceCheckpoints(tx, moves, last.position))) {
-          throw new Error('a checkpoint moved under this runner: is a second leader running?');
+      // A projection acting on the batch applies it in a transaction of its own, in registry order, so a
+      // reactor that reads through the pool (the catalog) sees what the projections before it committed.
+      // The others only move their checkpoints, all in one statement: a fetch's ledger entry used to cost
+      // each of a dozen projections a transaction, a checkpoint update and a notification.
+      const idle: Array<{ name: string; from: bigint }> = [];
+      for (const { projection, position } of behind) {
+        if (position >= last.position) continue;
+        const events = position <= from ? batch : batch.filter((event) => event.position > position);
+        const types = projection.eventTypes ?? typesHandledBy(projection.apply);
+        if (types && !events.some((event) => types.has(event.type))) {
+          idle.push({ name: projection.name, from: position });
+          continue;
         }
-      });
+        await this.pool.transaction(async (tx) => {
+          await projection.apply(tx, events);
+          await this.advance(tx, [{ name: projection.name, from: position }], last.position);
+        });
+      }
+      if (idle.length > 0) await this.pool.transaction((tx) => this.advance(tx, idle, last.position));
       reached = last.position;
       onProgress?.({ position: reached, head: head > reached ? head : reached });
       if (this.stopping) return reached;
     }
+  }
+
+  private async advance(
+    tx: DatabaseTransactionConnection,
+    moves: ReadonlyArray<{ name: string; from: bigint }>,
+    to: bigint,
+  ): Promise<void> {
+    if (!(await advanceCheckpoints(tx, moves, to)))
+      throw new Error(
+        `a checkpoint of ${moves.map((m) => m.name).join(', ')} moved under this runner: is a second leader running?`,
+      );
   }
 
   /** Runs until stop(): catches up, then waits for appends (notification or poll). */
