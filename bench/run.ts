@@ -3,7 +3,7 @@
 // non-zero only on an error.
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
-//                vetting-corpus, real-marketplace (needs the npm registry)
+//                externals, vetting-corpus, real-marketplace (needs the npm registry)
 //                (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
@@ -19,12 +19,16 @@
 // real-marketplace (bench/real-marketplace.ts): HIGH/CRITICAL findings of every connector on pinned npm packages of
 //   Claude Code content laid out as one marketplace: REAL_MARKETPLACE_DIR (scratch directory for the tarballs)
 // timings (bench/timings.ts, the time bounds tests no longer assert): BENCH_TIMINGS_RUNS, BENCH_TIMINGS_SECRETS_FILES
+// externals (bench/externals.ts): BENCH_EXTERNALS_SOURCES, BENCH_EXTERNALS_REPOS, BENCH_EXTERNALS_PLUGINS_PER_REPO,
+//   BENCH_EXTERNALS_FILES_PER_PLUGIN, BENCH_EXTERNALS_COMMITS, BENCH_EXTERNALS_CONCURRENCY, BENCH_EXTERNALS_REPEATS,
+//   BENCH_EXTERNALS_BASELINE
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
 import { auditBenchmark } from './audit.ts';
 import { log } from './env.ts';
 import { eventStoreBenchmark } from './eventstore.ts';
+import { externalsBenchmark } from './externals.ts';
 import { facadeBenchmark } from './facade.ts';
 import { facadeHostileBenchmark } from './facade-hostile.ts';
 import { holdingsBenchmark } from './holdings.ts';
@@ -41,6 +45,7 @@ const benchmarks = {
   holdings: holdingsBenchmark,
   vetting: vettingBenchmark,
   timings: timingsBenchmark,
+  externals: externalsBenchmark,
   'vetting-corpus': vettingCorpusBenchmark,
   'real-marketplace': realMarketplaceBenchmark,
 } as const;

@@ -39,7 +39,13 @@ export async function resolveExternalSources(
   if (externals.length === 0) return [];
   const limits = options.limits ?? defaultIngestLimits;
   const quarantine = await store.ensureQuarantine(marketplaceId);
-  const context: Context = { quarantine, limits, pinned: await pinnedTrees(quarantine) };
+  if (!knownTreesOf.has(store)) knownTreesOf.set(store, new Map());
+  const context: Context = {
+    quarantine,
+    limits,
+    pinned: await pinnedTrees(quarantine),
+    known: knownTreesOf.get(store)!,
+  };
   const groups = new Map<string, Source[]>();
   externals.forEach((external, index) => {
     const group = groups.get(external.url) ?? [];
@@ -62,8 +68,20 @@ export async function resolveExternalSources(
 
 type Source = Readonly<{ index: number; external: ExternalPlugin }>;
 type Failure = Readonly<{ reason: string; rootCause: string; nextStep: string }>;
-type Context = Readonly<{ quarantine: string; limits: IngestLimits; pinned: Set<string> }>;
+type Context = Readonly<{ quarantine: string; limits: IngestLimits; pinned: Set<string>; known: Map<string, string> }>;
 type Lookup = Map<string, { oid: string; type: string } | null>;
+
+// The plugin tree of a source at a commit never changes: once known (per git store, in memory), and
+// pinned in quarantine, the source resolves without reading the cache (an unchanged sha pin then costs
+// no git command at all).
+const knownTreesOf = new WeakMap<GitStore, Map<string, string>>();
+const maxKnownTrees = 20_000;
+const memoKey = (s: Source, commit: string) => `${s.external.url}\n${commit}\n${s.external.path}`;
+function remember(known: Map<string, string>, key: string, tree: string): void {
+  known.delete(key);
+  known.set(key, tree);
+  if (known.size > maxKnownTrees) known.delete(known.keys().next().value!);
+}
 
 /** How `cat-file` names a source's plugin tree at a commit. */
 const treeName = (s: Source, commit: string) =>
@@ -103,6 +121,11 @@ class RepositoryJob {
   async run(cache: ExternalCache): Promise<void> {
     this.cache = cache;
     const commits = await this.wantedCommits();
+    for (const s of this.sources) {
+      const tree = this.context.known.get(memoKey(s, commits.get(s.index)!));
+      if (tree !== undefined && this.context.pinned.has(tree)) this.succeed(s, commits.get(s.index)!, tree);
+    }
+    if (this.pending.size === 0) return;
     const found = await this.fetchMissing(commits);
     await this.intoQuarantine(commits, this.pluginTrees(commits, found));
   }
@@ -228,8 +251,10 @@ class RepositoryJob {
       const entry = found.get(treeName(s, commit));
       if (found.get(commit)?.type !== 'commit')
         this.fail(s, unreadable(s.external, `the repository has no commit ${commit}`));
-      else if (entry?.type === 'tree') trees.set(s.index, entry.oid);
-      else this.fail(s, noDirectory(s.external, commit));
+      else if (entry?.type === 'tree') {
+        trees.set(s.index, entry.oid);
+        remember(this.context.known, memoKey(s, commit), entry.oid);
+      } else this.fail(s, noDirectory(s.external, commit));
     }
     return trees;
   }

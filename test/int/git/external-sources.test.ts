@@ -151,6 +151,17 @@ t.test(
     );
     t.equal(afterSecond.single - afterFirst.single, 2, 'unchanged refs: one ls-remote, no fetch');
 
+    // After a restart (a new store on the same directory): the cache answers, still no fetch.
+    const restarted = new GitStore(store.root);
+    t.strictSame(
+      await resolveExternalSources(restarted, 7, externals, { limits: roomy }),
+      first,
+      'after a restart too',
+    );
+    const afterRestart = hits();
+    t.equal(afterRestart.pinned - afterSecond.pinned, 0, 'after a restart, an unchanged sha pin: no request');
+    t.equal(afterRestart.mono - afterSecond.mono, 2, 'after a restart, unchanged refs: one ls-remote, no fetch');
+
     // The branch moves: the ref sources follow it, the sha pins stay; one fetch again.
     const next = await mono.commit({
       'plugins/p0/skills/p0-0/SKILL.md': '---\nname: p0-0\ndescription: changed\n---\n',
@@ -163,7 +174,7 @@ t.test(
     );
     t.equal(third[0]!.ok && third[0]!.tree, await mono.treeOf(next, 'plugins/p0'), 'the changed plugin tree');
     t.equal(third[1]!.ok && third[1]!.tree, first[1]!.ok && first[1]!.tree, 'an unchanged directory keeps its tree');
-    t.equal(mono.hits() - afterSecond.mono, onePlugin, 'a moved branch: one ls-remote, one fetch, one blob fetch');
+    t.equal(mono.hits() - afterRestart.mono, onePlugin, 'a moved branch: one ls-remote, one fetch, one blob fetch');
   },
 );
 
