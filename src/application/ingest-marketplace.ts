@@ -5,6 +5,8 @@ import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
+import { selectPlugins, type LeftOut } from '../domain/marketplace/selection.ts';
+import { leftOutDirectories } from '../domain/snapshot/curated-tree.ts';
 import {
   externalSourcesOverLimit,
   manifestPath,
@@ -65,14 +67,15 @@ export async function ingest(
   let sha: string;
   let manifest: ManifestReading;
   let unresolved: readonly UnresolvedSource[] = [];
+  let leftOut: readonly LeftOut[] = [];
   const repo = deps.gitStore.quarantinePath(marketplace.id);
   try {
     upstreamSha = pushedTip ?? (await fetchTip(deps, marketplace));
     const manifestBytes = await deps.gitStore.readFile(repo, upstreamSha, manifestPath, 1024 * 1024);
     manifest = readManifest(manifestBytes === null ? null : manifestBytes.toString('utf8'));
-    ({ sha, unresolved } = manifest.ok
-      ? await resolveExternals(deps, marketplace.id, upstreamSha, manifest)
-      : { sha: upstreamSha, unresolved });
+    ({ sha, unresolved, leftOut } = manifest.ok
+      ? await compose(deps, marketplace, upstreamSha, manifest)
+      : { sha: upstreamSha, unresolved, leftOut });
   } catch (error) {
     if (error instanceof ManifestViolation) {
       manifest = { ok: false, violation: error.message };
@@ -95,6 +98,7 @@ export async function ingest(
         committedAt: await deps.gitStore.commitTime(repo, upstreamSha),
         description: manifest.ok ? manifest.description : null,
         unresolved,
+        leftOut,
       },
       meta,
     },
@@ -164,13 +168,37 @@ async function vetAtIngestion(
 class ManifestViolation extends Error {}
 
 type Resolved = Readonly<{ sha: string; unresolved: readonly UnresolvedSource[] }>;
+type Composed = Resolved & Readonly<{ leftOut: readonly LeftOut[] }>;
 type IngestManifest = ManifestReading & { ok: true };
 
 /**
- * The external plugin sources this ingest resolves: the one place the manifest's plugin list is narrowed
- * before anything is fetched (a curation filter belongs here).
+ * What the snapshot serves (issue 15, curation): the plugins the marketplace's selection keeps, and
+ * only those are resolved, vetted (the vetting reads the served tree), composed and served. A left-out
+ * local plugin's directory leaves the served tree and its entry the manifest; a left-out external
+ * source is never fetched. With nothing left out and no external source, the upstream commit is served.
  */
-const externalsToResolve = (manifest: IngestManifest): readonly ExternalPlugin[] => manifest.externals;
+async function compose(
+  deps: Pick<Ports, 'gitStore' | 'marketplaces'>,
+  marketplace: MarketplaceRecord,
+  upstreamSha: string,
+  manifest: IngestManifest,
+): Promise<Composed> {
+  const names = [...manifest.plugins, ...manifest.externals].map((plugin) => plugin.name);
+  const { selected, leftOut } = selectPlugins(names, marketplace.selection);
+  if (leftOut.length === 0)
+    return { ...(await resolveExternals(deps, marketplace.id, upstreamSha, manifest)), leftOut };
+  const chosen = new Set(selected);
+  const curated: IngestManifest = {
+    ...manifest,
+    plugins: manifest.plugins.filter((plugin) => chosen.has(plugin.name)),
+    externals: manifest.externals.filter((external) => chosen.has(external.name)),
+  };
+  const dropped = { plugins: leftOut.map((l) => l.plugin), directories: leftOutDirectories(manifest.plugins, chosen) };
+  return { ...(await resolveExternals(deps, marketplace.id, upstreamSha, curated, dropped)), leftOut };
+}
+
+/** What the selection drops from the served tree: manifest entries and the directories of local plugins. */
+type Dropped = Readonly<{ plugins: readonly string[]; directories: readonly string[] }>;
 
 /**
  * The sources inside the trust boundary (the same as a registration's: allowed schemes only, no
@@ -211,10 +239,11 @@ async function resolveExternals(
   marketplaceId: number,
   upstreamSha: string,
   manifest: IngestManifest,
+  dropped: Dropped = { plugins: [], directories: [] },
 ): Promise<Resolved> {
   const settings = deps.marketplaces.ingest;
-  const externals = externalsToResolve(manifest);
-  if (externals.length === 0) return { sha: upstreamSha, unresolved: [] };
+  const externals = manifest.externals;
+  if (externals.length === 0 && dropped.plugins.length === 0) return { sha: upstreamSha, unresolved: [] };
   const overLimit = externalSourcesOverLimit(externals.length, settings.maxExternalSources);
   if (overLimit !== null) throw new ManifestViolation(overLimit);
   const strict = settings.externalSources === 'require-all';
@@ -241,7 +270,8 @@ async function resolveExternals(
     marketplaceId,
     upstreamSha,
     trees,
-    rewriteExternalSources(manifest.text, trees, withheld),
+    rewriteExternalSources(manifest.text, trees, [...withheld, ...dropped.plugins]),
+    dropped.directories,
   );
   return { sha, unresolved };
 }

@@ -178,12 +178,14 @@ export class GitStore {
    * plugin's tree under `.gateway-external/<name>`, with the manifest pointing at them. Built with
    * git plumbing (no blob passes through the gateway but the manifest), with the upstream commit as
    * its only parent and its committer date, so the same inputs always give the same commit.
+   * `leaveOut` names directories of the upstream tree dropped from it (local plugins a selection left out).
    */
   async composite(
     marketplaceId: number,
     base: string,
     externals: ReadonlyArray<{ name: string; tree: string }>,
     manifest: string,
+    leaveOut: readonly string[] = [],
   ): Promise<string> {
     const repo = this.quarantinePath(marketplaceId);
     const scratch = mkdtempSync(join(tmpdir(), 'gateway-index-'));
@@ -198,6 +200,11 @@ export class GitStore {
           `rename ${externalRoot}/ upstream`,
         );
       // Index commands want a work tree even when they never touch one; the scratch directory stands in.
+      if (leaveOut.length > 0)
+        await git(
+          ['-C', repo, `--work-tree=${scratch}`, 'rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', ...leaveOut],
+          { env },
+        );
       for (const { name, tree } of externals)
         await git(['-C', repo, `--work-tree=${scratch}`, 'read-tree', `--prefix=${externalRoot}/${name}/`, tree], {
           env,
@@ -225,7 +232,9 @@ export class GitStore {
         GIT_AUTHOR_DATE: date,
         GIT_COMMITTER_DATE: date,
       };
-      const message = `Resolve external plugin sources\n\n${externals.map((e) => `${e.name}: ${e.tree}`).join('\n')}\n`;
+      const message =
+        `Resolve external plugin sources\n\n${externals.map((e) => `${e.name}: ${e.tree}`).join('\n')}\n` +
+        (leaveOut.length > 0 ? `\nLeft out by the selection:\n${leaveOut.join('\n')}\n` : '');
       const commit = await gitText(['-C', repo, 'commit-tree', tree, '-p', base], { env: identity, input: message });
       await git(['-C', repo, 'update-ref', `refs/quarantine/${commit}`, commit]);
       return commit;

@@ -9,6 +9,7 @@ import {
   type SnapshotsState,
 } from '../snapshot/snapshot.decider.ts';
 import type { UnresolvedSource } from '../snapshot/manifest-policy.ts';
+import type { LeftOut } from './selection.ts';
 import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
 import type { MarketplaceEvent, MarketplaceOrigin, PushPolicy, SyncMode } from './marketplace.events.ts';
 import { checkSelection, sameSelection, type PluginSelection } from './selection.ts';
@@ -44,6 +45,8 @@ export type RecordIngest = Command<
     description: string | null;
     /** Plugins withheld from the composite: their external source could not be read (none when absent). */
     unresolved?: readonly UnresolvedSource[];
+    /** Plugins the marketplace's selection left out (curation; none when absent). */
+    leftOut?: readonly LeftOut[];
   }
 >;
 export type RecordIngestFailure = Command<
@@ -168,6 +171,7 @@ function decideRecordIngest({ data, meta }: RecordIngest, state: Known): Decisio
         committedAt: data.committedAt,
         description: data.description,
         unresolved,
+        leftOut: data.leftOut ?? [],
       },
     },
     // One ledger entry per withheld plugin, with the capture that withholds it.

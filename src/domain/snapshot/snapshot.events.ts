@@ -1,5 +1,6 @@
 import type { Event, Instant } from '../shared/decider.ts';
 import type { UnresolvedSource } from './manifest-policy.ts';
+import type { LeftOut } from '../marketplace/selection.ts';
 
 export const snapshotStates = ['held', 'approved', 'rejected', 'revoked'] as const;
 export type SnapshotState = (typeof snapshotStates)[number];
@@ -26,6 +27,8 @@ export type SnapshotCaptured = Event<
     description: string | null;
     /** Plugins withheld because their external source could not be read (absent on older events). */
     unresolved?: readonly UnresolvedSource[];
+    /** Plugins the marketplace's selection left out of this snapshot, and why (absent on older events). */
+    leftOut?: readonly LeftOut[];
   }
 >;
 

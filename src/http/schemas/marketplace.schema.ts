@@ -39,6 +39,11 @@ export const SnapshotView = Type.Object({
       'Plugins withheld from the served marketplace.json because their external source could not be read ' +
       '(gateway.ingest.external-sources withhold-unresolved); empty when every source resolved.',
   }),
+  leftOut: Type.Array(Type.Object({ plugin: Type.String(), reason: Type.String() }), {
+    description:
+      "Plugins of the upstream manifest the marketplace's selection left out of this snapshot " +
+      '(PUT /api/v1/marketplaces/{name}/selection): not resolved, vetted, composed or served; empty without a selection.',
+  }),
 });
 export type SnapshotView = Static<typeof SnapshotView>;
 
@@ -55,6 +60,7 @@ export function snapshotView(s: SnapshotRecord): SnapshotView {
     decidedBy: s.decidedBy,
     decidedAt: s.decidedAt,
     unresolved: s.unresolved.map(({ plugin, source, reason, nextStep }) => ({ plugin, source, reason, nextStep })),
+    leftOut: s.leftOut.map(({ plugin, reason }) => ({ plugin, reason })),
     // spec, Snapshot: revokedBy/revokedAt present on a revoked snapshot; deletion marks set while soft-deleted.
     ...(s.state === 'revoked' && s.revokedBy !== null && s.revokedAt !== null
       ? { revokedBy: s.revokedBy, revokedAt: s.revokedAt }

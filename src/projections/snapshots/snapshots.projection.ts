@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
   name: 'snapshots',
-  version: 3,
+  version: 4,
   tables: ['snapshots', 'served_tips'],
   createSql: [
     `
@@ -28,7 +28,8 @@ export const snapshotsProjection: Projection = {
       deleted_at timestamptz,
       deleted_reason text,
       purge_after timestamptz,
-      unresolved json not null default '[]'
+      unresolved json not null default '[]',
+      left_out json not null default '[]'
     )`,
     'create index snapshots_marketplace on snapshots (marketplace_id, id)',
     'create index snapshots_sha on snapshots (sha)',
@@ -38,9 +39,11 @@ export const snapshotsProjection: Projection = {
   apply: dispatch({
     'snapshot-captured': (tx, { data: d }) =>
       tx.query(sql.unsafe`
-      insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, unresolved)
+      insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, unresolved,
+        left_out)
       values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.upstreamSha}, ${d.state}, ${d.violation},
-        ${d.capturedAt}, ${d.ingestedBy}, ${JSON.stringify(d.unresolved ?? [])}::json)`),
+        ${d.capturedAt}, ${d.ingestedBy}, ${JSON.stringify(d.unresolved ?? [])}::json,
+        ${JSON.stringify(d.leftOut ?? [])}::json)`),
     'snapshot-approved': async (tx, { data: d }) => {
       await tx.query(sql.unsafe`
         update snapshots set state = 'approved', decided_by = ${d.approvedBy}, decided_at = ${d.approvedAt},

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import type { UnresolvedSource } from '../../domain/snapshot/manifest-policy.ts';
+import type { LeftOut } from '../../domain/marketplace/selection.ts';
 import type { SnapshotState } from '../../domain/snapshot/snapshot.events.ts';
 
 const SnapshotRow = z.object({
@@ -22,6 +23,7 @@ const SnapshotRow = z.object({
   deleted_reason: z.string().nullable(),
   purge_after: z.string().nullable(),
   unresolved: z.unknown(),
+  left_out: z.unknown(),
 });
 
 export type SnapshotRecord = Readonly<{
@@ -44,10 +46,12 @@ export type SnapshotRecord = Readonly<{
   purgeAfter: string | null;
   /** Plugins withheld from this snapshot: their external source could not be read. */
   unresolved: readonly UnresolvedSource[];
+  /** Plugins the marketplace's selection left out of this snapshot (curation). */
+  leftOut: readonly LeftOut[];
 }>;
 
 const columns = sql.fragment`id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, decided_by, decided_at,
-  approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after, unresolved`;
+  approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after, unresolved, left_out`;
 
 // jsonb may come back parsed or as text, depending on the driver's parsers: accept both.
 const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
@@ -71,6 +75,7 @@ const toRecord = (r: z.infer<typeof SnapshotRow>): SnapshotRecord => ({
   deletedReason: r.deleted_reason,
   purgeAfter: r.purge_after,
   unresolved: json<UnresolvedSource[]>(r.unresolved),
+  leftOut: json<LeftOut[]>(r.left_out),
 });
 
 export async function snapshotById(db: CommonQueryMethods, id: number): Promise<SnapshotRecord | null> {
