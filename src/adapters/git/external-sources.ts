@@ -3,8 +3,10 @@ import { pruneUnreachable } from './bare-repo.ts';
 import { ExternalCache } from './external-cache.ts';
 import { copyTrees, pinnedTrees } from './external-copy.ts';
 import { git, GitError } from './git-process.ts';
-import type { GitStore } from './git-store.ts';
 import { defaultIngestLimits, rootCauseOf, type IngestLimits } from './upstream-access.ts';
+
+/** What resolution needs of the git store (git-store.ts, which calls this module: no import back). */
+export type QuarantineStore = Readonly<{ root: string; ensureQuarantine(marketplaceId: number): Promise<string> }>;
 
 /** One external plugin source after resolution: its plugin tree, or why it could not be read. */
 export type ExternalResolution =
@@ -31,7 +33,7 @@ export const defaultExternalConcurrency = 8;
  * an unchanged ref one `ls-remote`.
  */
 export async function resolveExternalSources(
-  store: GitStore,
+  store: QuarantineStore,
   marketplaceId: number,
   externals: readonly ExternalPlugin[],
   options: ResolveOptions = {},
@@ -74,7 +76,7 @@ type Lookup = Map<string, { oid: string; type: string } | null>;
 // The plugin tree of a source at a commit never changes: once known (per git store, in memory), and
 // pinned in quarantine, the source resolves without reading the cache (an unchanged sha pin then costs
 // no git command at all).
-const knownTreesOf = new WeakMap<GitStore, Map<string, string>>();
+const knownTreesOf = new WeakMap<QuarantineStore, Map<string, string>>();
 const maxKnownTrees = 20_000;
 const memoKey = (s: Source, commit: string) => `${s.external.url}\n${commit}\n${s.external.path}`;
 function remember(known: Map<string, string>, key: string, tree: string): void {
