@@ -3,7 +3,7 @@
 // source, and the faults that strike it. Nothing here reaches test/support/database.ts: the gateway
 // under test brings its own database, so `npm run faults` starts no shared PostgreSQL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,8 +42,14 @@ export type FaultHarness = Readonly<{
 /** The pid in <data-dir>/postgres/postmaster.pid: the embedded server, whoever started it. */
 export function postmasterPid(dataDir: string): number | null {
   const file = join(dataDir, 'postgres', 'postmaster.pid');
-  if (!existsSync(file)) return null;
-  const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[0] ?? '', 10);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    // Absent, or removed between a check and the read: PostgreSQL writes and deletes it as it starts and stops.
+    return null;
+  }
+  const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
   return Number.isInteger(pid) ? pid : null;
 }
 
