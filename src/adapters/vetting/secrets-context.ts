@@ -1,6 +1,8 @@
 // What the text around a secretlint match says about it (issue 15, item 4): an inline allow marker the
-// author put on the line, or a value that is obviously a placeholder in documentation. Either turns the
-// finding into a LOW one that stays on the report (secrets.connector.ts); neither ever quotes the value.
+// author put on the line, or a value that is obviously a placeholder in documentation or a made-up value in a
+// test file (secrets-values.ts). Each turns the finding into a LOW one that stays on the report
+// (secrets.connector.ts); none ever quotes the value.
+import { exampleCredentialReason, isServiceHost, madeUpReason } from './secrets-values.ts';
 
 /** An allow marker of a real secret scanner, and the tool that defines it. */
 export type AllowMarker = Readonly<{ marker: string; tool: string }>;
@@ -75,20 +77,24 @@ function valueReason(value: string): string | null {
 }
 
 /**
- * Why a matched value is an obvious placeholder (readable, never quoting the value), or null when it looks
- * real. A credential URL is an example when its host is local or reserved for documentation, or when its
- * password is a placeholder; any other value when it is xxxx, <your-token>, ${VAR}, ..., changeme or one
- * repeated character.
+ * Why a matched value is an obvious placeholder or example (readable, never quoting the value), or null when
+ * it looks real. A credential URL is an example when its host is local, reserved for documentation or (in
+ * documentation only: `where` is 'docs') a service name on a container network (`postgres`, `test-db`), or
+ * when its user and password are example words (`testuser:testpass`, `user:pass`, `admin:admin`) or a
+ * placeholder; any other value when it is xxxx, <your-token>, ${VAR}, ..., changeme, one repeated character,
+ * or made up (a marker word, a counting sequence, too little entropy: secrets-values.ts).
  */
-export function placeholderReason(value: string): string | null {
+export function placeholderReason(value: string, where: 'docs' | 'test'): string | null {
   const url = uri.exec(value);
   if (url?.groups !== undefined) {
-    const { password = '', host = '' } = url.groups;
+    const { user = '', password = '', host = '' } = url.groups;
     if (localHost.test(host)) return `the host is ${host.toLowerCase()}, a local example`;
     if (reservedHost.test(host)) return `the host is ${host.toLowerCase()}, a name reserved for documentation`;
     if (placeholderHost.test(host)) return 'the host is a placeholder';
-    const reason = valueReason(password);
-    return reason === null ? null : reason.replace(/^the value/, 'the password');
+    if (where === 'docs' && isServiceHost(host))
+      return `the host is ${host.toLowerCase()}, a service name on a container network`;
+    const reason = valueReason(password)?.replace(/^the value/, 'the password');
+    return reason ?? exampleCredentialReason(user, password);
   }
-  return valueReason(value);
+  return valueReason(value) ?? madeUpReason(value);
 }

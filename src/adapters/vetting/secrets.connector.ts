@@ -10,6 +10,7 @@ import {
 } from '../../domain/vetting/findings.ts';
 import type { Connector } from './connector.ts';
 import { allowMarkerAt, isDocumentation, placeholderReason } from './secrets-context.ts';
+import { testPathReason } from './secrets-values.ts';
 
 // secretlint profiles every rule on every file into the process-wide performance timeline unless told
 // not to: in a long-running gateway that is an unbounded memory growth (and a slower scan).
@@ -57,39 +58,46 @@ const severityOf = (rule: string): Severity => (rule === 'privatekey' ? 'CRITICA
 
 /**
  * One secretlint match as a finding. An inline allow marker of a real secret scanner on the line
- * (`gitleaks:allow`, `secretlint-disable-line`, `pragma: allowlist secret`, …) or an obvious placeholder in
- * documentation (`user:password@localhost`, `example.com`, `xxxx`, `<your-token>`) makes it LOW, under its
- * own rule id and naming the rule it would have been, so it stays on the report without blocking.
+ * (`gitleaks:allow`, `secretlint-disable-line`, `pragma: allowlist secret`, …), an obvious placeholder in
+ * documentation (`user:password@localhost`, `testuser:testpass@postgres`, `example.com`, `xxxx`,
+ * `<your-token>`) or an obviously made-up value in a test file (`xoxb-test-token`, `T00/B00/xxx`,
+ * `user:pass@example.com`) makes it LOW, under its own rule id and naming the rule it would have been, so it
+ * stays on the report without blocking. A real-looking value blocks wherever it is.
  */
 function findingOf(file: ScanFile, lines: () => readonly string[], message: SecretLintCoreResultMessage): Finding {
   const rule = shortRuleName(message.ruleId);
   const line = message.loc.start.line;
   const location = locationOf(file.path, line);
   const what = `possible ${kindOf(message)} (secretlint rule ${rule}, ${message.messageId})`;
+  const would = `secrets-${rule} ${severityOf(rule)}`;
   const marker = allowMarkerAt(lines(), line);
   if (marker !== null)
     return {
       id: 'secrets-allowlisted',
       severity: 'LOW',
       location,
-      message: `${what} on a line the author marked \`${marker.marker}\` (${marker.tool}): LOW instead of secrets-${rule} ${severityOf(rule)}; the value is not shown`,
+      message: `${what} on a line the author marked \`${marker.marker}\` (${marker.tool}): LOW instead of ${would}; the value is not shown`,
     };
-  const placeholder = isDocumentation(file.path)
-    ? placeholderReason((file.text ?? '').slice(message.range[0], message.range[1]))
-    : null;
+  const value = (file.text ?? '').slice(message.range[0], message.range[1]);
+  const placeholder = isDocumentation(file.path) ? placeholderReason(value, 'docs') : null;
   if (placeholder !== null)
     return {
       id: 'secrets-placeholder',
       severity: 'LOW',
       location,
-      message: `${what} in a documentation or template file, taken for an example: ${placeholder}; outside documentation it would be secrets-${rule} ${severityOf(rule)}`,
+      message: `${what} in a documentation or template file, taken for an example: ${placeholder}; outside documentation it would be ${would}`,
     };
-  return {
-    id: `secrets-${rule}`,
-    severity: severityOf(rule),
-    location,
-    message: `${what}; the value is not shown`,
-  };
+  // A private key is judged by no test value (any PEM block is random text): it stays CRITICAL in tests too.
+  const test = rule === 'privatekey' ? null : testPathReason(file.path);
+  const madeUp = test === null ? null : placeholderReason(value, 'test');
+  if (madeUp !== null)
+    return {
+      id: 'secrets-test-value',
+      severity: 'LOW',
+      location,
+      message: `${what} in a test file (${test!}), taken for a test value: ${madeUp}; outside tests, or with a real-looking value, it would be ${would}`,
+    };
+  return { id: `secrets-${rule}`, severity: severityOf(rule), location, message: `${what}; the value is not shown` };
 }
 
 /** Lets timers (the chain's timeout) and I/O run between files: secretlint never really waits. */
@@ -99,7 +107,7 @@ const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const secretsConnector: Connector = {
   name: 'secrets',
   description:
-    "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings; allow-marked lines and placeholders in documentation are LOW",
+    "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings; allow-marked lines, placeholders in documentation and made-up values in tests are LOW",
   async scan(input, _subject, signal) {
     const findings: Finding[] = [];
     let scanned = 0;

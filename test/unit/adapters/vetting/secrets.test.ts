@@ -1,5 +1,6 @@
 import t from 'tap';
 import { secretsConnector } from '../../../../src/adapters/vetting/secrets.connector.ts';
+import { exampleCredentialReason } from '../../../../src/adapters/vetting/secrets-values.ts';
 import { scanInput, type FileContent } from '../../../support/scan-input.ts';
 import { explain, loadCorpus, scoreCase } from '../../../support/vetting-corpus.ts';
 
@@ -239,3 +240,118 @@ t.test('every case of the secrets corpus scores exactly', async (t) => {
     if (corpusCase.label === 'attack') t.equal(score.matched.length, corpusCase.expect.length, corpusCase.id);
   }
 });
+
+// Issue 15, item 4, on real content: compiled test suites full of `xoxb-test-token` and `T00/B00/xxx` webhooks
+// blocked a marketplace. A made-up value in a test file is LOW; a real-looking one in a test file stays HIGH.
+const slackWebhook = (team: string, channel: string, secret: string) =>
+  `https://hooks.slack.${'com'}/services/${team}/${channel}/${secret}`;
+const slackToken = (kind: string, rest: string) => `xox${kind}-${rest}`;
+
+t.test('a made-up value in a test file is LOW (secrets-test-value) with the reason it is made up', async (t) => {
+  const lines: Array<[string, RegExp]> = [
+    [`const url = "${slackWebhook('T00', 'B00', 'xxx')}";`, /a part of the value is one repeated character/],
+    [`const url = "${slackWebhook('T00', 'B00', 'override')}";`, /about \d+ bits of entropy, far below an issued key/],
+    [`const bot = "${slackToken('b', 'test-token')}";`, /the value contains the word "test"/],
+    [`const err = "Bearer ${slackToken('b', 'my-secret-token')}";`, /the word "secret"/],
+    [`const app = "${slackToken('p', 'fake-value')}";`, /the word "fake"/],
+    [`const both = "${slackToken('b', '123456789012-abcDEF')}";`, /counting sequence/],
+    [`const short = "token=${slackToken('a', '2-abc123def456')}";`, /mostly counting sequences/],
+    ['expect(validate("https://user:pass@example.com")).toBe(false);', /the host is example\.com/],
+  ];
+  const paths = [
+    'plugins/p/dist/__tests__/notify.test.js',
+    'plugins/p/test/notify.js',
+    'plugins/p/tests/notify.js',
+    'plugins/p/spec/notify.js',
+    'plugins/p/fixtures/notify.js',
+    'plugins/p/testdata/notify.js',
+    'plugins/p/src/notify.test.ts',
+    'plugins/p/src/notify.spec.js',
+  ];
+  for (const path of paths) {
+    const result = await scan({ [path]: lines.map(([line]) => line).join('\n') });
+    t.strictSame(
+      result.findings.map((f) => [f.id, f.severity, f.location]),
+      lines.map((_, i) => ['secrets-test-value', 'LOW', `${path}:${i + 1}`]),
+      path,
+    );
+    lines.forEach(([line, reason], i) => t.match(result.findings[i]!.message, reason, line));
+  }
+  const [first] = (await scan({ [paths[0]!]: lines[0]![0] })).findings;
+  t.equal(
+    first!.message,
+    'possible Slack Incoming Webhook (secretlint rule slack, IncomingWebhook) in a test file (under __tests__/), taken for a test value: a part of the value is one repeated character (xxx, 000); outside tests, or with a real-looking value, it would be secrets-slack HIGH',
+  );
+  const outside = await scan({ 'plugins/p/dist/notify.js': lines.map(([line]) => line).join('\n') });
+  t.strictSame(
+    outside.findings.map((f) => f.severity),
+    lines.map(() => 'HIGH'),
+    'the same values outside a test file still block: the value alone does not make a test',
+  );
+});
+
+t.test('a real-looking key in a test file stays HIGH; a private key stays CRITICAL', async (t) => {
+  const webhook = slackWebhook('TQ7RZK2M4X', 'BH3W9PN6LD', ['Vr8sKqT2mWz4', 'Lp9XnC3bYh6J'].join(''));
+  const bot = slackToken('b', ['284619375028', '9731546820417', 'Qm4TzW8rKp2XvN6bLs9JcH3d'].join('-'));
+  const result = await scan({
+    'plugins/p/__tests__/smoke.test.js': [
+      `const hook = "${webhook}";`,
+      `const bot = "${bot}";`,
+      `const token = "${githubToken}";`,
+      `aws_secret_access_key = "${awsSecret}"`,
+    ].join('\n'),
+    'plugins/p/test/fixtures/tls/server.key': privateKey,
+  });
+  t.strictSame(
+    result.findings.map((f) => [f.id, f.severity, f.location]),
+    [
+      ['secrets-slack', 'HIGH', 'plugins/p/__tests__/smoke.test.js:1'],
+      ['secrets-slack', 'HIGH', 'plugins/p/__tests__/smoke.test.js:2'],
+      ['secrets-github', 'HIGH', 'plugins/p/__tests__/smoke.test.js:3'],
+      ['secrets-aws', 'HIGH', 'plugins/p/__tests__/smoke.test.js:4'],
+      ['secrets-privatekey', 'CRITICAL', 'plugins/p/test/fixtures/tls/server.key:1'],
+    ],
+  );
+  t.notMatch(JSON.stringify(result), /Vr8sKqT2|Qm4TzW8r/, 'the value is never shown');
+});
+
+// "Widen placeholders in docs": compose-network hosts and example credentials, as agent docs write them.
+t.test(
+  'documentation: service-name hosts and example credentials are LOW; a real host and password stay HIGH',
+  async (t) => {
+    const lines: Array<[string, RegExp]> = [
+      ['DATABASE_URL: postgres://ci:Vn82kQpL5xTz@postgres:5432/app_test', /the host is postgres, a service name/],
+      ['- DATABASE_URL=postgresql://app:Vn82kQpL5xTz@test-db:5432/app', /the host is test-db, a service name/],
+      ['MONGO_URL=mongodb://app:Vn82kQpL5xTz@mongo-1:27017/app', /the host is mongo-1, a service name/],
+      [
+        '-e DATABASE_URL=postgresql://testuser:testpass@192.168.56.14:5432/testdb',
+        /the password contains the word "test"/,
+      ],
+      ['DATABASE_URL=postgresql://app:pass123@db.acme.io/app', /the password is a generic word/],
+      ['curl https://user:pass@api.acme.io/v1/health', /the password is a generic word/],
+      [`SLACK_WEBHOOK_URL="${slackWebhook('T00', 'B00', 'xxx')}"`, /one repeated character/],
+    ];
+    const result = await scan({ 'agents/devops.md': lines.map(([line]) => line).join('\n') });
+    t.strictSame(
+      result.findings.map((f) => [f.id, f.severity]),
+      lines.map(() => ['secrets-placeholder', 'LOW']),
+    );
+    lines.forEach(([line, reason], i) => t.match(result.findings[i]!.message, reason, line));
+    t.equal(exampleCredentialReason('admin', 'admin'), 'the password repeats the user name');
+    t.equal(exampleCredentialReason('username', 'password'), 'the password is a generic word (pass, password, admin…)');
+    t.equal(exampleCredentialReason('test_user', 'test_pass'), 'the password contains the word "test"');
+    t.equal(exampleCredentialReason('app', 'Vn82kQpL5xTz'), null);
+    const real = await scan({
+      'agents/devops.md': 'DATABASE_URL=postgresql://app:Vn82kQpL5xTz@warehouse.acme.io:5432/app\n',
+      'scripts/seed.sh': 'psql "postgres://ci:Vn82kQpL5xTz@postgres:5432/app_test"\n',
+    });
+    t.strictSame(
+      real.findings.map((f) => [f.id, f.severity, f.location]),
+      [
+        ['secrets-database-connection-string', 'HIGH', 'agents/devops.md:1'],
+        ['secrets-database-connection-string', 'HIGH', 'scripts/seed.sh:1'],
+      ],
+      'a real-looking password on a real host in docs, and a service host outside docs, still block',
+    );
+  },
+);
