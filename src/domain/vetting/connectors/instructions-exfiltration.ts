@@ -13,12 +13,17 @@ const secretSource =
 
 const fileExtensions =
   'json|ya?ml|md|mdx|txt|env|js|mjs|cjs|ts|tsx|py|sh|toml|ini|cfg|conf|lock|example|sample|local|log|csv|xml|html|pem|key|pub|rs|go|rb|java';
-// Somewhere outside the machine: a URL, a host, an e-mail address, a webhook, or the model's own output.
+// A URL on this machine (a dev server, a local collector): sending to it sends nothing off the machine.
+const localUrl = String.raw`(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\]|host\.docker\.internal)(?=[:/?#'"\s\`)]|$)`;
+// Somewhere outside the machine: a remote URL, a host, an e-mail address, a webhook, or the model's own output.
 const destination = new RegExp(
-  `https?://|\\b(?:to|at|on|into)\\s+(?![\\w-]+\\.(?:${fileExtensions})\\b)[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}\\b|\\b[\\w.+-]+@[\\w-]+\\.[a-z]{2,}\\b|\\bwebhook\\b|\\bpastebin\\b|\\bgist\\b|\\b(?:remote|external|third[- ]party|attacker'?s?)\\s+(?:server|host|endpoint|url|address)|\\bin\\s+(?:the|your)\\s+(?:commit\\s+message|response|reply|answer|output|summary|pull\\s+request|PR\\s+description|issue|comment)s?\\b`,
+  `https?://(?!${localUrl})|\\b(?:to|at|on|into)\\s+(?![\\w-]+\\.(?:${fileExtensions})\\b)[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}\\b|\\b[\\w.+-]+@[\\w-]+\\.[a-z]{2,}\\b|\\bwebhook\\b|\\bpastebin\\b|\\bgist\\b|\\b(?:remote|external|third[- ]party|attacker'?s?)\\s+(?:server|host|endpoint|url|address)|\\bin\\s+(?:the|your)\\s+(?:commit\\s+message|response|reply|answer|output|summary|pull\\s+request|PR\\s+description|issue|comment)s?\\b`,
   'i',
 );
-const networkTool = /\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|ftp|http|https|Invoke-WebRequest|iwr)\b/i;
+// `http`/`https` as a command (HTTPie), not as a URL's scheme.
+const networkTool = /\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|ftp|Invoke-WebRequest|iwr)\b|\bhttps?\b(?!:\/\/)/i;
+// The file is written, not read: a shell redirection or tee into it (`> .env`, `cat >> .env <<EOF`, `| tee .env`).
+const writtenTo = /(?:>>?|\btee(?:\s+-a)?)\s*["']?$/;
 const fenceIntroCue =
   /\b(?:e\.g\.|for example|for instance|such as|example|attack|attacks|malicious|payload|never|not|don't|do not|avoid|detect|flag|block|blocks|blocked|deny|denies|refuse)\b/i;
 
@@ -53,7 +58,7 @@ export function exfiltrationDirectives(map: MarkdownMap): Directive[] {
   for (const match of text.matchAll(secretSource)) {
     const at = match.index + (/^[\s`'"(]/.test(match[0]) ? 1 : 0);
     const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-    if (lines.has(lineStart)) continue;
+    if (lines.has(lineStart) || writtenTo.test(text.slice(lineStart, at))) continue;
     const command = inCommand(map, at);
     let quoted: string;
     if (command !== null) {
@@ -96,13 +101,20 @@ const sensitive: ReadonlyArray<readonly [RegExp, string]> = [
   ],
 ];
 
+// "Token" as a language model counts it, not a credential: a budget, a limit, a count, a context window
+// ("Target: 900-1300 tokens", "max_tokens", "tokens per minute", "token budget", "a 200k-token context").
+const modelTokens =
+  /\b\d[\d,.]*\s*(?:[-–]\s*\d[\d,.]*\s*)?k?[\s-]*tokens?\b|\b(?:max(?:imum)?|min(?:imum)?|output|input|prompt|completion|context|thinking|reasoning|cached)[\s_-]*tokens?\b|\btokens?[\s_-]*(?:budget|limit|count|usage|cost|window|efficien\w*|per\s+\w+|consumption|spend|overhead)\b|\bcontext\s+window\b/gi;
+
 /** HTML comments that give the model an instruction (none of the other rules having already said so). */
 export function hiddenCommentDirectives(map: MarkdownMap, reported: readonly Directive[]): Directive[] {
   const found: Directive[] = [];
   for (const comment of map.comments) {
     if (reported.some((d) => d.offset >= comment.start && d.offset < comment.end)) continue;
     const body = map.text.slice(comment.start + 4, comment.end).replace(/-->$/, '');
-    const touched = sensitive.filter(([pattern]) => pattern.test(body)).map(([, what]) => what);
+    const touched = sensitive
+      .filter(([pattern]) => pattern.test(body.replace(modelTokens, ' ')))
+      .map(([, what]) => what);
     if (touched.length === 0) continue;
     const commands = body.split(/(?<=[.!?;:])\s+|\n/).some(isCommand);
     if (!addressesModel.test(body) && !commands) continue;

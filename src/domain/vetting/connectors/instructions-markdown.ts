@@ -13,7 +13,9 @@ export type MarkdownMap = Readonly<{
   comments: readonly Region[];
 }>;
 
-const fenceOpen = /^ {0,3}(`{3,}|~{3,})/;
+// Up to 3 spaces at the top level; a fence in a list item is indented by the item's content too (`1. ` then
+// `   ```bash`, nested items deeper), so any indentation opens one (an indented code block starting with ``` is rare).
+const fenceOpen = /^[ \t]*(`{3,}|~{3,})/;
 
 function fencesOf(text: string): Region[] {
   const fences: Region[] = [];
@@ -21,8 +23,10 @@ function fencesOf(text: string): Region[] {
   let at = 0;
   for (const line of text.split('\n')) {
     const end = at + line.length;
-    const fence = fenceOpen.exec(line)?.[1];
-    if (open === null && fence !== undefined && !(fence[0] === '`' && line.slice(fence.length).includes('`')))
+    const opening = fenceOpen.exec(line);
+    const fence = opening?.[1];
+    // A backtick fence's info string holds no backtick (CommonMark): it starts after the indentation and the fence.
+    if (open === null && fence !== undefined && !(fence[0] === '`' && line.slice(opening![0].length).includes('`')))
       open = { start: at, marker: fence };
     else if (
       open !== null &&
@@ -180,11 +184,11 @@ export function sentenceBefore(text: string, offset: number): string {
   return before.slice(cut);
 }
 
-/** The sentence after `offset` up to its end (same rules), for cues that follow a phrase. */
+/** The sentence after `offset` up to its end (same rules, and a fenced block's opening), for cues that follow a phrase. */
 export function sentenceAfter(text: string, offset: number): string {
   const { end } = paragraphAt(text, offset);
   const after = text.slice(offset, end);
-  const stop = after.search(/[.!?;](?=\s|$)|\n\s*(?:[-*+]|\d+[.)]|#{1,6})\s/);
+  const stop = after.search(/[.!?;](?=\s|$)|\n\s*(?:[-*+]|\d+[.)]|#{1,6})\s|\n[ \t]*(?:`{3,}|~{3,})/);
   return stop === -1 ? after : after.slice(0, stop);
 }
 
