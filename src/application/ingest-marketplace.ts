@@ -5,7 +5,7 @@ import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
-import { selectPlugins, type LeftOut } from '../domain/marketplace/selection.ts';
+import { selectPlugins, unmatchedPatterns, type LeftOut } from '../domain/marketplace/selection.ts';
 import { leftOutDirectories } from '../domain/snapshot/curated-tree.ts';
 import {
   externalSourcesOverLimit,
@@ -178,13 +178,17 @@ type IngestManifest = ManifestReading & { ok: true };
  * source is never fetched. With nothing left out and no external source, the upstream commit is served.
  */
 async function compose(
-  deps: Pick<Ports, 'gitStore' | 'marketplaces'>,
+  deps: Pick<Ports, 'gitStore' | 'marketplaces' | 'logger'>,
   marketplace: MarketplaceRecord,
   upstreamSha: string,
   manifest: IngestManifest,
 ): Promise<Composed> {
   const names = [...manifest.plugins, ...manifest.externals].map((plugin) => plugin.name);
   const { selected, leftOut } = selectPlugins(names, marketplace.selection);
+  const unmatched = unmatchedPatterns(names, marketplace.selection);
+  // A misspelt pattern selects nothing silently: the operator reads it here.
+  if (unmatched.include.length + unmatched.exclude.length > 0)
+    deps.logger.warn({ marketplace: marketplace.name, ...unmatched }, 'selection patterns match no plugin upstream');
   if (leftOut.length === 0)
     return { ...(await resolveExternals(deps, marketplace.id, upstreamSha, manifest)), leftOut };
   const chosen = new Set(selected);
