@@ -149,16 +149,40 @@ async function facadeRefs(ctx: ActContext, checker: KnownToken, name: string): P
 const sorted = (refs: Record<string, string> | null) =>
   refs === null ? 'not served' : JSON.stringify(Object.fromEntries(Object.entries(refs).sort()));
 
+/**
+ * The barrier answers once the ledger has its entry; the publication of an approval left unanswered by
+ * the fault may still be converging after it, so each marketplace gets `settleMs` for its facade refs and
+ * its servedSha to agree with the approved set (each settling is noted; a disagreement past it is a violation).
+ */
+const settleMs = 5000;
+
 async function facadeMatches(ctx: ActContext, checker: KnownToken, entries: readonly LedgerEntry[]): Promise<string[]> {
   const problems: string[] = [];
-  for (const marketplace of ctx.state.live) {
-    const wanted = expectedRefs(marketplace, entries);
-    const served = await facadeRefs(ctx, checker, marketplace.name);
+  for (const listed of ctx.state.live) {
+    const wanted = expectedRefs(listed, entries);
     const expected = Object.keys(wanted).length === 0 ? null : wanted;
-    if (sorted(served) !== sorted(expected))
-      problems.push(`facade of ${marketplace.name} serves ${sorted(served)}; the approved set is ${sorted(expected)}`);
-    if (marketplace.servedSha !== (wanted['refs/heads/main'] ?? null))
-      problems.push(`${marketplace.name} reports servedSha ${marketplace.servedSha}, newest approval ${wanted.HEAD}`);
+    const started = Date.now();
+    let marketplace = listed;
+    for (;;) {
+      const served = await facadeRefs(ctx, checker, marketplace.name);
+      const found: string[] = [];
+      if (sorted(served) !== sorted(expected))
+        found.push(`facade of ${marketplace.name} serves ${sorted(served)}; the approved set is ${sorted(expected)}`);
+      if (marketplace.servedSha !== (wanted['refs/heads/main'] ?? null))
+        found.push(`${marketplace.name} reports servedSha ${marketplace.servedSha}, newest approval ${wanted.HEAD}`);
+      if (found.length === 0) {
+        if (marketplace !== listed)
+          ctx.state.notes.push(`trial ${ctx.state.trial}: ${listed.name} settled after the barrier`);
+        break;
+      }
+      if (Date.now() - started > settleMs) {
+        problems.push(...found);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await refreshWorld(ctx);
+      marketplace = ctx.state.live.find((m) => m.id === listed.id) ?? marketplace;
+    }
   }
   const liveNames = new Set(ctx.state.live.map((m) => m.name));
   for (const name of ctx.state.removedNames.filter((n) => !liveNames.has(n))) {
