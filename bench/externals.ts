@@ -1,7 +1,13 @@
-// External plugin sources at scale (issue 15, item 1): a generated marketplace of BENCH_EXTERNALS_SOURCES
-// external sources (default 300) over BENCH_EXTERNALS_REPOS loopback repositories (default 60), resolved
-// by the engine (src/adapters/git/external-sources.ts `resolveExternalSources`) into a fresh git store,
-// then again with the pins unchanged (target: the second resolution takes at most 10 % of the first).
+// External plugin sources at scale (issue 15, item 1): "a generated marketplace of 300 external sources
+// over 60 loopback repositories, ingest time first and second time (target: second ingest ≤ 10 % of the
+// first)". BENCH_EXTERNALS_SOURCES external sources (default 300) over BENCH_EXTERNALS_REPOS loopback
+// repositories (default 60), measured two ways:
+//
+// - the whole ingest through a real gateway (bench/externals-ingest.ts): `POST …/ingest` of a marketplace
+//   whose manifest lists every source, the first time (fetch, resolve, compose, vet), again with nothing
+//   changed upstream (the issue's figure: second ÷ first), and after one repository moved its branch;
+// - the resolution engine alone (src/adapters/git/external-sources.ts `resolveExternalSources`) into a
+//   fresh git store in this process, then again with the pins unchanged (secondary figures).
 //
 // Four in five repositories are monorepos of BENCH_EXTERNALS_PLUGINS_PER_REPO plugins (default 10, with
 // BENCH_EXTERNALS_FILES_PER_PLUGIN files each, default 8, and BENCH_EXTERNALS_COMMITS commits, default 3)
@@ -9,19 +15,23 @@
 // Pins rotate over: the default branch, `main`, the tip's sha, the first commit's sha, the annotated tag
 // `v1`. The repositories are served by plain `git http-backend` (bench/git-http-server.ts, allowing
 // filters as GitHub does), which counts the requests: one `GET …/info/refs` per git command that talks
-// to a repository (ls-remote or fetch), one or more `POST …/git-upload-pack` per command.
+// to a repository (ls-remote or fetch), one or more `POST …/git-upload-pack` per command (none for an
+// ls-remote over protocol v0).
 //
-// BENCH_EXTERNALS_CONCURRENCY (default 8) repositories at once; BENCH_EXTERNALS_REPEATS (default 3)
-// second resolutions (the median is the figure); BENCH_EXTERNALS_BASELINE=0 skips the first resolution
-// at concurrency 1. Writes bench/results/externals.json and .md.
+// BENCH_EXTERNALS_CONCURRENCY (default 8) repositories at once (the gateway's
+// gateway.ingest.fetch-concurrency too); BENCH_EXTERNALS_REPEATS (default 3) second runs (the median is
+// the figure); BENCH_EXTERNALS_BASELINE=0 skips the engine's first resolution at concurrency 1. The
+// 1-minute load average before and after each run is recorded (other work may share the machine).
+// Writes bench/results/externals.json and .md.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveExternalSources, type ExternalResolution } from '../src/adapters/git/external-sources.ts';
 import { GitStore } from '../src/adapters/git/git-store.ts';
 import type { ExternalPlugin } from '../src/domain/snapshot/manifest-policy.ts';
 import { CpuMeter } from './cpu.ts';
 import { envInt, log, withInterruptCleanup } from './env.ts';
+import { measureIngest, type IngestRun, type IngestRuns } from './externals-ingest.ts';
 import { buildMarketplaceRepo, gitIn, startGitHttpServer, type GitHttpServer } from './git-repos.ts';
 import { figure, figureMarkdown, figureTable, fmt, machine, median, writeResultFiles } from './report.ts';
 
@@ -92,10 +102,12 @@ type Run = Readonly<{
   outcomes: ExternalResolution[];
   requests: Record<string, number>;
   cpu: ReturnType<typeof CpuMeter.delta>;
+  /** 1-minute load average before and after. */
+  load: [number, number];
 }>;
 
-/** CPU seconds of the engine (this process and the git it ran) and of the upstream server (with its CGI). */
-const side = (cpu: Run['cpu'], name: 'engine' | 'upstream') =>
+/** CPU seconds of the engine or the gateway (the process and the git it ran), or of the upstream server (with its CGI). */
+const side = (cpu: Run['cpu'], name: 'engine' | 'gateway' | 'upstream') =>
   round((cpu.cpuSeconds[`${name} (node)`] ?? 0) + (cpu.cpuSeconds[`${name} children`] ?? 0), 2);
 
 async function resolve(
@@ -105,6 +117,7 @@ async function resolve(
   server: GitHttpServer,
 ): Promise<Run> {
   await server.reset();
+  const load0 = round(loadavg()[0]!, 2);
   const meter = new CpuMeter(() => ({ engine: process.pid, upstream: server.pid }));
   const before = meter.sample();
   const started = performance.now();
@@ -113,7 +126,7 @@ async function resolve(
   const cpu = CpuMeter.delta(before, meter.sample());
   const failed = outcomes.filter((o) => !o.ok);
   if (failed.length > 0) throw new Error(`${failed.length} sources unresolved, e.g. ${JSON.stringify(failed[0])}`);
-  return { ms, outcomes, requests: await server.stats(), cpu };
+  return { ms, outcomes, requests: await server.stats(), cpu, load: [load0, round(loadavg()[0]!, 2)] };
 }
 
 const perRepo = (requests: Record<string, number>, kind: string, repos: number) =>
@@ -134,65 +147,135 @@ export async function externalsBenchmark(): Promise<void> {
       server = await startGitHttpServer(upstreams);
       log(`generating ${cfg.repos} repositories for ${cfg.sources} external sources`);
       const { externals, totals } = await generate(upstreams, scratch, server.baseUrl, cfg);
-      await measure(cfg, scratch, server, externals, totals);
+      const engine = await measureEngine(cfg, scratch, server, externals);
+      const ingest = await measureIngest({
+        scratch,
+        upstreams,
+        server,
+        externals,
+        repeats: cfg.repeats,
+        concurrency: cfg.concurrency,
+      });
+      report(cfg, engine, ingest, externals, totals);
     } finally {
       await cleanup();
     }
   });
 }
 
-async function measure(
+type EngineRuns = Readonly<{
+  baseline: Run | null;
+  first: Run;
+  seconds: Run[];
+  quarantineObjects: number;
+  cacheRepositories: number;
+}>;
+
+/** The resolution engine alone, in this process: a first resolution into an empty store, then the seconds. */
+async function measureEngine(
   cfg: Config,
   scratch: string,
   server: GitHttpServer,
   externals: readonly ExternalPlugin[],
-  totals: { files: number; packBytes: number },
-): Promise<void> {
+): Promise<EngineRuns> {
   let baseline: Run | null = null;
   if (cfg.baseline) {
-    log('first resolution at concurrency 1 (baseline)');
+    log('engine: first resolution at concurrency 1 (baseline)');
     baseline = await resolve(new GitStore(join(scratch, 'git-baseline')), externals, 1, server);
   }
   const store = new GitStore(join(scratch, 'git'));
-  log(`first resolution at concurrency ${cfg.concurrency}`);
+  log(`engine: first resolution at concurrency ${cfg.concurrency}`);
   const first = await resolve(store, externals, cfg.concurrency, server);
   const seconds: Run[] = [];
   for (let i = 0; i < cfg.repeats; i++) {
-    log(`second resolution ${i + 1}/${cfg.repeats}, pins unchanged`);
+    log(`engine: second resolution ${i + 1}/${cfg.repeats}, pins unchanged`);
     seconds.push(await resolve(store, externals, cfg.concurrency, server));
   }
   if (seconds.some((run) => JSON.stringify(run.outcomes) !== JSON.stringify(first.outcomes)))
     throw new Error('a second resolution answered differently');
-  const second = seconds.map((run) => run.ms);
-  const secondMs = median(second);
-  const last = seconds.at(-1)!;
-  const refs = 'GET */info/refs';
-  const posts = 'POST */git-upload-pack';
-  const quarantine = store.quarantinePath(1);
   const quarantineObjects = Number(
-    /in-pack: (\d+)/.exec(await gitIn(quarantine, scratch, 'count-objects', '-v'))?.[1] ?? 0,
+    /in-pack: (\d+)/.exec(await gitIn(store.quarantinePath(1), scratch, 'count-objects', '-v'))?.[1] ?? 0,
   );
-  const figures = [
+  const cacheRepositories = readdirSync(join(store.root, 'external-cache')).length;
+  return { baseline, first, seconds, quarantineObjects, cacheRepositories };
+}
+
+const refs = 'GET */info/refs';
+const posts = 'POST */git-upload-pack';
+const seconds = (ms: number, digits = 2) => round(ms / 1000, digits);
+const loads = (runs: ReadonlyArray<{ load: [number, number] }>) =>
+  runs.map((run) => `${run.load[0]}→${run.load[1]}`).join(', ');
+const spawnText = (spawns: Record<string, number>) =>
+  Object.entries(spawns)
+    .sort(([, a], [, b]) => b - a)
+    .map(([command, n]) => `${command} ${n}`)
+    .join(', ');
+/** CPU seconds of the gateway (with its git), the upstream server (with its CGI) and PostgreSQL. */
+const ingestCpu = (cpu: IngestRun['cpu']) =>
+  `gateway and its git ${side(cpu, 'gateway')} s, upstream server ${side(cpu, 'upstream')} s, ` +
+  `PostgreSQL ${cpu.cpuSeconds.postgres ?? 0} s; machine ${cpu.machineBusyPercent} % busy`;
+
+function ingestFigures(cfg: Config, ingest: IngestRuns, sources: number) {
+  const { first, moved } = ingest;
+  const secondMs = median(ingest.seconds.map((run) => run.ms));
+  const last = ingest.seconds.at(-1)!;
+  return [
     figure(
-      'first',
-      'first resolution',
-      round(first.ms / 1000, 2),
+      'ingest-first',
+      'first ingest (fetch, resolve, compose, vet)',
+      seconds(first.ms),
       's',
       undefined,
-      `${externals.length} sources, concurrency ${cfg.concurrency}, empty store`,
+      `POST /api/v1/marketplaces/{name}/ingest, ${sources} sources over ${cfg.repos} repositories, ` +
+        `fetch-concurrency ${ingest.fetchConcurrency}; git: ${spawnText(first.spawns)}; ${ingestCpu(first.cpu)}`,
     ),
     figure(
-      'second',
-      'second resolution, pins unchanged (median)',
-      round(secondMs / 1000, 3),
+      'ingest-second',
+      'second ingest, nothing changed upstream (median)',
+      seconds(secondMs, 3),
       's',
       undefined,
-      `runs: ${second.map((ms) => round(ms / 1000, 3)).join(', ')} s`,
+      `runs: ${ingest.seconds.map((run) => seconds(run.ms, 3)).join(', ')} s, the same snapshot answers; ` +
+        `git: ${spawnText(last.spawns)}; ${ingestCpu(last.cpu)}`,
     ),
-    figure('ratio', 'second ÷ first', round(secondMs / first.ms, 3), '', { atMost: 0.1, unit: '' }),
+    figure('ratio', 'second ingest ÷ first ingest', round(secondMs / first.ms, 3), '', { atMost: 0.1, unit: '' }),
+    figure(
+      'ingest-moved',
+      'ingest after one repository moved its branch',
+      seconds(moved.ms),
+      's',
+      undefined,
+      `${ingest.movedRepository} moved main: a new snapshot, composed and vetted; git: ${spawnText(moved.spawns)}; ` +
+        `${ingestCpu(moved.cpu)}`,
+    ),
+  ];
+}
+
+function engineFigures(cfg: Config, engine: EngineRuns, sources: number) {
+  const { first, baseline } = engine;
+  const secondMs = median(engine.seconds.map((run) => run.ms));
+  const last = engine.seconds.at(-1)!;
+  return [
+    figure(
+      'engine-first',
+      'engine: first resolution',
+      seconds(first.ms),
+      's',
+      undefined,
+      `resolveExternalSources, ${sources} sources, concurrency ${cfg.concurrency}, empty store`,
+    ),
+    figure(
+      'engine-second',
+      'engine: second resolution, pins unchanged (median)',
+      seconds(secondMs, 3),
+      's',
+      undefined,
+      `runs: ${engine.seconds.map((run) => seconds(run.ms, 3)).join(', ')} s`,
+    ),
+    figure('engine-ratio', 'engine: second ÷ first', round(secondMs / first.ms, 3), ''),
     figure(
       'engine-cpu-ratio',
-      'engine CPU, second ÷ first',
+      'engine: CPU, second ÷ first',
       round(side(last.cpu, 'engine') / side(first.cpu, 'engine'), 3),
       '',
       undefined,
@@ -202,7 +285,7 @@ async function measure(
     ),
     figure(
       'first-commands',
-      'git commands per repository, first',
+      'engine: git commands per repository, first',
       perRepo(first.requests, refs, cfg.repos),
       '',
       undefined,
@@ -210,7 +293,7 @@ async function measure(
     ),
     figure(
       'second-commands',
-      'git commands per repository, second',
+      'engine: git commands per repository, second',
       perRepo(last.requests, refs, cfg.repos),
       '',
       undefined,
@@ -220,8 +303,8 @@ async function measure(
       ? [
           figure(
             'baseline',
-            'first resolution at concurrency 1',
-            round(baseline.ms / 1000, 2),
+            'engine: first resolution at concurrency 1',
+            seconds(baseline.ms),
             's',
             undefined,
             `${perRepo(baseline.requests, refs, cfg.repos)} git commands per repository`,
@@ -229,7 +312,19 @@ async function measure(
         ]
       : []),
   ];
-  const report = {
+}
+
+function report(
+  cfg: Config,
+  engine: EngineRuns,
+  ingest: IngestRuns,
+  externals: readonly ExternalPlugin[],
+  totals: { files: number; packBytes: number },
+): void {
+  const { first, seconds: again, baseline } = engine;
+  const last = again.at(-1)!;
+  const figures = [...ingestFigures(cfg, ingest, externals.length), ...engineFigures(cfg, engine, externals.length)];
+  const result = {
     benchmark: 'externals',
     date: new Date().toISOString(),
     machine: machine(),
@@ -240,32 +335,46 @@ async function measure(
       upstreamPackBytes: totals.packBytes,
       distinctCommits: new Set(first.outcomes.map((o) => (o.ok ? o.commit : ''))).size,
       distinctTrees: new Set(first.outcomes.map((o) => (o.ok ? o.tree : ''))).size,
-      quarantineObjects,
-      cacheRepositories: readdirSync(join(store.root, 'external-cache')).length,
+      quarantineObjects: engine.quarantineObjects,
+      cacheRepositories: engine.cacheRepositories,
     },
     figures,
+    loadAverage: {
+      ingest: { first: ingest.first.load, second: ingest.seconds.map((r) => r.load), moved: ingest.moved.load },
+      engine: { baseline: baseline?.load ?? null, first: first.load, second: again.map((r) => r.load) },
+    },
+    ingest: {
+      movedRepository: ingest.movedRepository,
+      runs: { first: ingest.first, second: ingest.seconds, moved: ingest.moved },
+    },
     requests: { first: first.requests, second: last.requests, baseline: baseline?.requests ?? null },
-    cpu: { first: first.cpu, second: seconds.map((run) => run.cpu), baseline: baseline?.cpu ?? null },
+    cpu: { first: first.cpu, second: again.map((run) => run.cpu), baseline: baseline?.cpu ?? null },
     engineMsPerRepository: {
       first: round((side(first.cpu, 'engine') * 1000) / cfg.repos, 1),
       second: round((side(last.cpu, 'engine') * 1000) / cfg.repos, 1),
     },
   };
   process.stdout.write(`\nexternals\n${figureTable(figures)}\n\n`);
-  const files = writeResultFiles('externals', report, markdown(report));
+  const files = writeResultFiles('externals', result, markdown(result, ingest));
   log(`wrote ${files.json} and ${files.md}`);
 }
 
-function markdown(report: {
-  date: string;
-  machine: ReturnType<typeof machine>;
-  counts: Record<string, number | boolean>;
-  figures: ReturnType<typeof figure>[];
-  requests: Record<string, Record<string, number> | null>;
-  engineMsPerRepository: { first: number; second: number };
-}): string {
+function markdown(
+  report: {
+    date: string;
+    machine: ReturnType<typeof machine>;
+    counts: Record<string, number | boolean>;
+    figures: ReturnType<typeof figure>[];
+    requests: Record<string, Record<string, number> | null>;
+    engineMsPerRepository: { first: number; second: number };
+    loadAverage: { engine: { baseline: [number, number] | null; first: [number, number]; second: [number, number][] } };
+  },
+  ingest: IngestRuns,
+): string {
   const m = report.machine;
   const c = report.counts;
+  const engineLoad = report.loadAverage.engine;
+  const second = ingest.seconds.at(-1)!;
   return [
     '# External plugin sources benchmark',
     '',
@@ -274,14 +383,34 @@ function markdown(report: {
     figureMarkdown(report.figures),
     '',
     `${fmt(Number(c.sources))} external sources over ${fmt(Number(c.repos))} repositories on loopback ` +
-      `(${fmt(Number(c.upstreamFiles))} files, ${fmt(Number(c.upstreamPackBytes) / 1024)} KiB packed), ` +
-      `resolved by \`resolveExternalSources\` into ${fmt(Number(c.distinctTrees))} plugin trees at ` +
-      `${fmt(Number(c.distinctCommits))} commits; quarantine holds ${fmt(Number(c.quarantineObjects))} objects ` +
-      `after the first resolution, the ${fmt(Number(c.cacheRepositories))} partial clones the rest.`,
+      `(${fmt(Number(c.upstreamFiles))} files, ${fmt(Number(c.upstreamPackBytes) / 1024)} KiB packed): ` +
+      `${fmt(Number(c.distinctTrees))} plugin trees at ${fmt(Number(c.distinctCommits))} commits.`,
     '',
-    'First resolution per repository: one `ls-remote` (sources naming a ref), one shallow blob-less fetch of the',
-    'commits the cache lacks, one fetch of the blobs of the plugin directories (none for whole-repository sources,',
-    'fetched with their blobs at once). Second: one `ls-remote` per repository with a ref source, nothing else.',
+    "## The ingest (the issue's figure)",
+    '',
+    'A gateway in its own process, on a fresh database, ingests a marketplace whose manifest lists every',
+    'source (`POST /api/v1/marketplaces/{name}/ingest`, timed by the client):',
+    '',
+    ...report.figures
+      .filter((f) => f.id.startsWith('ingest-'))
+      .map((f) => `- ${f.label}: ${f.value} ${f.unit}. ${f.detail ?? ''}`),
+    '',
+    `Upstream requests, first: ${JSON.stringify(ingest.first.requests)}; second: ${JSON.stringify(second.requests)}; ` +
+      `after the move: ${JSON.stringify(ingest.moved.requests)} (the moved repository's fetches beyond the ` +
+      '`ls-remote` every repository with a ref source costs).',
+    '',
+    `1-minute load average (before→after) on this 2-core machine, shared with other work: first ingest ` +
+      `${loads([ingest.first])}; second ${loads(ingest.seconds)}; after the move ${loads([ingest.moved])}.`,
+    '',
+    '## The resolution engine alone',
+    '',
+    '`resolveExternalSources` in the benchmark process into a fresh git store, without the upstream fetch,',
+    'composition, vetting or the database. First resolution per repository: one `ls-remote` (sources naming a',
+    'ref), one shallow blob-less fetch of the commits the cache lacks, one fetch of the blobs of the plugin',
+    'directories (none for whole-repository sources, fetched with their blobs at once). Second: one `ls-remote`',
+    'per repository with a ref source, nothing else. ' +
+      `Quarantine holds ${fmt(Number(c.quarantineObjects))} objects after the first resolution, the ` +
+      `${fmt(Number(c.cacheRepositories))} partial clones the rest.`,
     '',
     `Requests, first: ${JSON.stringify(report.requests.first)}; second: ${JSON.stringify(report.requests.second)}.`,
     '',
@@ -290,6 +419,9 @@ function markdown(report: {
       `${fmt(report.engineMsPerRepository.second)} ms of engine CPU per repository (this process and the git it ` +
       `ran), against ${fmt(report.engineMsPerRepository.first)} ms in the first resolution of these small ` +
       'repositories. The upstream server (`git http-backend` and `git upload-pack` per request) shares the cores.',
+    '',
+    `1-minute load average (before→after): ${engineLoad.baseline ? `baseline ${loads([{ load: engineLoad.baseline }])}; ` : ''}` +
+      `first ${loads([{ load: engineLoad.first }])}; second ${loads(engineLoad.second.map((load) => ({ load })))}.`,
     '',
     'Produced by `npm run bench` (BENCH_ONLY=externals for this part).',
     '',

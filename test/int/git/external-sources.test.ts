@@ -146,10 +146,10 @@ t.test(
     t.equal(afterSecond.pinned - afterFirst.pinned, 0, 'an unchanged sha pin: no request at all');
     t.equal(
       afterSecond.mono - afterFirst.mono,
-      2,
-      'unchanged refs: one ls-remote (advertisement and ls-refs), no fetch',
+      1,
+      'unchanged refs: one ls-remote (one request: the protocol v0 advertisement), no fetch',
     );
-    t.equal(afterSecond.single - afterFirst.single, 2, 'unchanged refs: one ls-remote, no fetch');
+    t.equal(afterSecond.single - afterFirst.single, 1, 'unchanged refs: one ls-remote, no fetch');
 
     // After a restart (a new store on the same directory): the cache answers, still no fetch.
     const restarted = new GitStore(store.root);
@@ -160,7 +160,7 @@ t.test(
     );
     const afterRestart = hits();
     t.equal(afterRestart.pinned - afterSecond.pinned, 0, 'after a restart, an unchanged sha pin: no request');
-    t.equal(afterRestart.mono - afterSecond.mono, 2, 'after a restart, unchanged refs: one ls-remote, no fetch');
+    t.equal(afterRestart.mono - afterSecond.mono, 1, 'after a restart, unchanged refs: one ls-remote, no fetch');
 
     // The branch moves: the ref sources follow it, the sha pins stay; one fetch again.
     const next = await mono.commit({
