@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { HttpApp, HttpDeps } from './http-deps.ts';
 import { apiDocsRoute } from './actuator/api-docs.route.ts';
+import { adoptionRoutes } from './api/adoption/adoption.route.ts';
 import { auditRoutes } from './api/audit/audit.route.ts';
 import { catalogRoutes } from './api/catalog/catalog.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
@@ -140,6 +141,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   selectionRoutes(app, deps);
   webhookRoutes(app, deps);
   auditRoutes(app, deps);
+  adoptionRoutes(app, deps);
   catalogRoutes(app, deps);
   const facadeCredentials = {
     pool: deps.pool,

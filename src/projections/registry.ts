@@ -1,5 +1,6 @@
 import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { GitStore } from '../adapters/git/git-store.ts';
+import { adoptionProjection } from './adoption/adoption.projection.ts';
 import type { CatalogBuilder } from './catalog/catalog-builder.ts';
 import { catalogReactor } from './catalog/catalog.reactor.ts';
 import { ledgerProjection } from './ledger/ledger.projection.ts';
@@ -33,6 +34,7 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   // ledger entry answers once the catalog is rebuilt.
   catalogReactor(deps.catalog ?? null),
   ledgerProjection,
+  adoptionProjection,
   publicationProjection({
     gitStore: deps.gitStore,
     store: deps.store ?? null,
