@@ -8,6 +8,7 @@ import type { SnapshotEvent } from './snapshot/snapshot.events.ts';
 import type { TokenEvent } from './token/token.events.ts';
 import type { PolicyEvent } from './policy/policy.events.ts';
 import type { VettingEvent } from './vetting/vetting.events.ts';
+import type { WebhookEvent } from './webhook/webhook.events.ts';
 
 // The single registry of event types: what the store may hold and projections may see.
 export type DomainEvent =
@@ -22,7 +23,8 @@ export type DomainEvent =
   | PublishEvent
   | VettingEvent
   | PolicyEvent
-  | CatalogEvent;
+  | CatalogEvent
+  | WebhookEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -71,6 +73,8 @@ export const domainEventTypes = [
   'catalog-rebuilt',
   'catalog-name-collision',
   'catalog-rebuild-requested',
+  'webhook-subscriber-created',
+  'webhook-subscriber-deleted',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

@@ -14,6 +14,7 @@ import { roleRoutes } from './api/roles/roles.route.ts';
 import { selectionRoutes } from './api/marketplaces/selection.route.ts';
 import { syncRoutes } from './api/marketplaces/sync.route.ts';
 import { webhookRoutes } from './hooks/webhook.route.ts';
+import { webhookSubscriberRoutes } from './api/webhooks/webhooks.route.ts';
 import { snapshotReadRoutes } from './api/snapshots/reads.routes.ts';
 import { policyRoutes } from './api/policy/policy.route.ts';
 import { vettingRoutes } from './api/vetting/vetting.routes.ts';
@@ -140,6 +141,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   syncRoutes(app, deps);
   selectionRoutes(app, deps);
   webhookRoutes(app, deps);
+  webhookSubscriberRoutes(app, deps);
   auditRoutes(app, deps);
   adoptionRoutes(app, deps);
   catalogRoutes(app, deps);

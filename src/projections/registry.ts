@@ -12,6 +12,7 @@ import { rolesProjection } from './roles/roles.projection.ts';
 import type { Projection } from './runner/projection.ts';
 import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { tokensProjection } from './tokens/tokens.projection.ts';
+import { webhooksProjection } from './webhooks/webhooks.projection.ts';
 
 /** `store` and `now` let publication record what needs a person (null: nothing recorded, as in tools). */
 export type ProjectionDeps = Readonly<{
@@ -30,6 +31,7 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   snapshotsProjection,
   vettingProjection,
   policyProjection,
+  webhooksProjection,
   // After snapshots (it reads the served tips of the batch), before the ledger: a command waiting for its
   // ledger entry answers once the catalog is rebuilt.
   catalogReactor(deps.catalog ?? null),

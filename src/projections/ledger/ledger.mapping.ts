@@ -359,6 +359,9 @@ function fieldsOf(event: DomainEvent): Fields[] {
         },
       ];
     }
+    case 'webhook-subscriber-created':
+    case 'webhook-subscriber-deleted':
+      return [{ detail: `webhook subscriber ${event.data.subscriberId}: ${event.data.url}` }];
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { webhookEventKinds } from '../domain/webhook/event-kinds.ts';
+import { webhookSubscribersDecider, webhookSubscribersStream } from '../domain/webhook/webhook.decider.ts';
+import type { CommandMeta } from '../domain/shared/decider.ts';
+import {
+  webhookSubscriberById,
+  webhookSubscribers,
+  type WebhookSubscriberRecord,
+} from '../projections/webhooks/webhooks.queries.ts';
+import { execute } from './execute.ts';
+import type { Actor, Ports } from './ports.ts';
+import { reject } from './rejected.ts';
+import { requireAdminRole } from './standing.ts';
+
+const readModels = ['webhooks', 'ledger'];
+
+export type WebhookSubscriberPorts = Pick<
+  Ports,
+  'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces'
+>;
+export type SubscriberBody = Readonly<{ url: string; events: readonly string[]; description: string | null }>;
+
+/** Standard Webhooks' secret form: `whsec_` and the base64 of the key bytes (24 random bytes here). */
+const newSigningSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** Registers a subscriber (admin); the secret is answered this once and stored sealed. */
+export async function createWebhookSubscriber(
+  deps: WebhookSubscriberPorts,
+  actor: Actor,
+  body: SubscriberBody,
+  meta: CommandMeta,
+): Promise<WebhookSubscriberRecord & { secret: string }> {
+  await requireAdminRole(deps, actor);
+  const secret = newSigningSecret();
+  const subscriberId = await deps.ids('webhook-subscriber');
+  const data = {
+    subscriberId,
+    url: body.url,
+    events: body.events,
+    description: body.description,
+    sealedSecret: deps.secrets.seal(secret),
+    allowedSchemes: deps.marketplaces.allowedUrlSchemes,
+  };
+  await execute(
+    deps,
+    webhookSubscribersDecider,
+    webhookSubscribersStream(),
+    { type: 'create-webhook-subscriber', data, meta },
+    readModels,
+  );
+  const created = await webhookSubscriberById(deps.pool, subscriberId);
+  if (!created) throw reject('not-found', `no webhook subscriber ${subscriberId}`);
+  return { ...created, secret };
+}
+
+/** Every subscriber (admin), never a secret. */
+export async function listWebhookSubscribers(
+  deps: Pick<Ports, 'pool' | 'access'>,
+  actor: Actor,
+): Promise<WebhookSubscriberRecord[]> {
+  await requireAdminRole(deps, actor);
+  return webhookSubscribers(deps.pool);
+}
+
+/** Deletes a subscriber (admin); 404 when there is none. */
+export async function deleteWebhookSubscriber(
+  deps: WebhookSubscriberPorts,
+  actor: Actor,
+  subscriberId: number,
+  meta: CommandMeta,
+): Promise<void> {
+  await requireAdminRole(deps, actor);
+  const command = { type: 'delete-webhook-subscriber', data: { subscriberId }, meta } as const;
+  await execute(deps, webhookSubscribersDecider, webhookSubscribersStream(), command, readModels);
+}
+
+/** Every event kind with its one-line description (admin). */
+export async function webhookEventKindList(
+  deps: Pick<Ports, 'pool' | 'access'>,
+  actor: Actor,
+): Promise<{ kind: string; description: string }[]> {
+  await requireAdminRole(deps, actor);
+  return Object.entries(webhookEventKinds).map(([kind, description]) => ({ kind, description }));
+}
