@@ -3,7 +3,7 @@
 // non-zero only on an error.
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
-//                externals, vetting-corpus, real-marketplace (needs the npm registry)
+//                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption
 //                (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
@@ -22,9 +22,12 @@
 // externals (bench/externals.ts): BENCH_EXTERNALS_SOURCES, BENCH_EXTERNALS_REPOS, BENCH_EXTERNALS_PLUGINS_PER_REPO,
 //   BENCH_EXTERNALS_FILES_PER_PLUGIN, BENCH_EXTERNALS_COMMITS, BENCH_EXTERNALS_CONCURRENCY, BENCH_EXTERNALS_REPEATS,
 //   BENCH_EXTERNALS_BASELINE
+// adoption (bench/adoption.ts): BENCH_ADOPTION_FETCHES, BENCH_ADOPTION_PRINCIPALS, BENCH_ADOPTION_MARKETPLACES,
+//   BENCH_ADOPTION_PER_PRINCIPAL, BENCH_ADOPTION_REQUESTS, BENCH_ADOPTION_WARMUP
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
+import { adoptionBenchmark } from './adoption.ts';
 import { auditBenchmark } from './audit.ts';
 import { log } from './env.ts';
 import { eventStoreBenchmark } from './eventstore.ts';
@@ -48,6 +51,7 @@ const benchmarks = {
   externals: externalsBenchmark,
   'vetting-corpus': vettingCorpusBenchmark,
   'real-marketplace': realMarketplaceBenchmark,
+  adoption: adoptionBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 

@@ -46,10 +46,16 @@ type AdoptionPorts = Pick<Ports, 'pool' | 'access' | 'gitStore' | 'clock' | 'cat
     /** The catalog's served commit (null: disabled or serving nothing). */ catalogSha(): Promise<string | null>;
   }>;
 
+const mainRef = 'refs/heads/main';
+
 /** What every marketplace (and the catalog, by its name) serves now; a name absent serves nothing. */
 async function servedTips(deps: AdoptionPorts, names: ReadonlySet<string> | null): Promise<Map<string, string>> {
   const live = (await liveMarketplaces(deps.pool)).filter((m) => names === null || names.has(m.name));
-  const tips = await Promise.all(live.map(async (m) => [m.name, await deps.gitStore.servedSha(m.id)] as const));
+  // What the facade advertises (served-view.ts: cached until publication restamps the repository), so a
+  // report does not spawn git once per marketplace.
+  const tips = await Promise.all(
+    live.map(async (m) => [m.name, (await deps.gitStore.servedView(m.id)).refs.get(mainRef) ?? null] as const),
+  );
   const served = new Map<string, string>();
   for (const [name, sha] of tips) if (sha !== null) served.set(name, sha);
   if (deps.catalog.enabled && (names === null || names.has(deps.catalog.name))) {

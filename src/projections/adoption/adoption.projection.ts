@@ -39,7 +39,7 @@ function wantsOf(events: Parameters<Projection['apply']>[1]): { wants: Want[]; l
 export const adoptionProjection: Projection = {
   name: 'adoption',
   version: 1,
-  tables: ['adoption_daily', 'adoption_snapshot_fetchers', 'adoption_latest'],
+  tables: ['adoption_daily', 'adoption_snapshot_fetchers', 'adoption_identity_days', 'adoption_latest'],
   createSql: [
     // Fetch counts per snapshot and UTC day (no principal: the window sums stay small).
     `
@@ -61,7 +61,17 @@ export const adoptionProjection: Projection = {
       last_fetch timestamptz not null,
       primary key (marketplace, sha, principal)
     )`,
-    'create index adoption_snapshot_fetchers_last on adoption_snapshot_fetchers (last_fetch)',
+    // How many principals fetched a snapshot last on each UTC day: a window's identities are a sum over
+    // its days (each principal is on exactly one day, that of its latest fetch), not a count of principals.
+    `
+    create table adoption_identity_days (
+      marketplace text not null,
+      sha text not null,
+      day date not null,
+      identities bigint not null,
+      primary key (marketplace, sha, day)
+    )`,
+    'create index adoption_identity_days_day on adoption_identity_days (day)',
     // The latest fetch per marketplace and principal: the marketplace's identities, and staleness.
     `
     create table adoption_latest (
@@ -87,6 +97,26 @@ export const adoptionProjection: Projection = {
       on conflict (marketplace, sha, day) do update
         set fetches = adoption_daily.fetches + excluded.fetches,
             last_fetch = greatest(adoption_daily.last_fetch, excluded.last_fetch)`);
+    // Before the last fetches move: each principal leaves the day of its previous last fetch for the new one.
+    await tx.query(sql.unsafe`
+      with incoming as (
+        select marketplace, sha, principal, max(ts) as ts
+        from jsonb_to_recordset(${json}::jsonb) as x(marketplace text, sha text, principal text, ts timestamptz)
+        group by 1, 2, 3
+      ), moves as (
+        select i.marketplace, i.sha, (f.last_fetch at time zone 'UTC')::date as old_day,
+          (greatest(i.ts, f.last_fetch) at time zone 'UTC')::date as new_day
+        from incoming i
+        left join adoption_snapshot_fetchers f using (marketplace, sha, principal)
+      ), deltas as (
+        select marketplace, sha, new_day as day, 1 as delta from moves
+        union all
+        select marketplace, sha, old_day, -1 from moves where old_day is not null
+      )
+      insert into adoption_identity_days (marketplace, sha, day, identities)
+      select marketplace, sha, day, sum(delta) from deltas group by 1, 2, 3 having sum(delta) <> 0
+      on conflict (marketplace, sha, day) do update
+        set identities = adoption_identity_days.identities + excluded.identities`);
     await tx.query(sql.unsafe`
       insert into adoption_snapshot_fetchers (marketplace, sha, principal, last_fetch)
       select marketplace, sha, principal, max(ts)

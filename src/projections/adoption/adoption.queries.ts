@@ -24,8 +24,8 @@ export async function snapshotAdoption(db: CommonQueryMethods, since: string): P
       select marketplace, sha, sum(fetches)::bigint as fetches, max(last_fetch) as last_fetch
       from adoption_daily where day >= ${since}::date group by marketplace, sha
     ), i as (
-      select marketplace, sha, count(*)::bigint as identities from adoption_snapshot_fetchers
-      where last_fetch >= (${since}::date)::timestamp at time zone 'UTC' group by marketplace, sha
+      select marketplace, sha, sum(identities)::bigint as identities from adoption_identity_days
+      where day >= ${since}::date group by marketplace, sha
     )
     select f.marketplace, f.sha, f.fetches, coalesce(i.identities, 0)::bigint as identities, f.last_fetch
     from f left join i using (marketplace, sha)

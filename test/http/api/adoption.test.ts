@@ -211,6 +211,9 @@ t.test('adoption over scripted clones by three identities', async (t) => {
         trustedSql(`update adoption_daily set day = day - ${ago}, last_fetch = last_fetch - ${shift}
           where marketplace = '${marketplace}'`),
       );
+      await gw.core.pool.query(
+        trustedSql(`update adoption_identity_days set day = day - ${ago} where marketplace = '${marketplace}'`),
+      );
       for (const table of ['adoption_snapshot_fetchers', 'adoption_latest'])
         await gw.core.pool.query(
           trustedSql(`update ${table} set last_fetch = last_fetch - ${shift} where marketplace = '${marketplace}'`),

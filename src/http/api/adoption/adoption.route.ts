@@ -35,8 +35,11 @@ const StaleEntry = Type.Object({
 });
 
 export function adoptionRoutes(app: HttpApp, deps: HttpDeps): void {
+  // The catalog's main as the facade advertises it (null: disabled or serving nothing).
   const catalogSha = async () =>
-    deps.catalogBuilder === null ? null : ((await deps.catalogBuilder.revision())?.sha ?? null);
+    deps.catalogBuilder === null
+      ? null
+      : ((await deps.catalogBuilder.servedView()).refs.get('refs/heads/main') ?? null);
   const ports = { ...deps, catalogSha };
 
   app.get(
