@@ -19,6 +19,8 @@ import { secretBox, secretKey } from './adapters/system/secret-box.ts';
 import { builtInConnectors } from './adapters/vetting/registry.ts';
 import { scheduledIngestionDuty } from './application/scheduled-ingest.ts';
 import { vettingDuties } from './application/sweeps.ts';
+import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
+import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
 import { projectionsFor } from './projections/registry.ts';
@@ -322,6 +324,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
         waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
       }),
       scheduledIngestionDuty(deps, config.sync.schedule),
+      webhookDispatchDuty(deps, config.webhooks, httpTransport),
     ],
     logger.child({ component: 'leader' }),
   );

@@ -7,6 +7,7 @@ import {
   webhookSubscribers,
   type WebhookSubscriberRecord,
 } from '../projections/webhooks/webhooks.queries.ts';
+import { deliveries, type DeliveryFilter, type DeliveryRecord } from '../projections/webhooks/deliveries.queries.ts';
 import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
@@ -81,4 +82,15 @@ export async function webhookEventKindList(
 ): Promise<{ kind: string; description: string }[]> {
   await requireAdminRole(deps, actor);
   return Object.entries(webhookEventKinds).map(([kind, description]) => ({ kind, description }));
+}
+
+/** Deliveries, newest first (admin); `nextBefore` pages on when the page is full. */
+export async function listDeliveries(
+  deps: Pick<Ports, 'pool' | 'access'>,
+  actor: Actor,
+  filter: DeliveryFilter,
+): Promise<{ deliveries: DeliveryRecord[]; nextBefore: number | null }> {
+  await requireAdminRole(deps, actor);
+  const page = await deliveries(deps.pool, filter);
+  return { deliveries: page, nextBefore: page.length === filter.limit ? page.at(-1)!.id : null };
 }

@@ -15,6 +15,7 @@ import { selectionRoutes } from './api/marketplaces/selection.route.ts';
 import { syncRoutes } from './api/marketplaces/sync.route.ts';
 import { webhookRoutes } from './hooks/webhook.route.ts';
 import { webhookSubscriberRoutes } from './api/webhooks/webhooks.route.ts';
+import { webhookDeliveryRoutes } from './api/webhooks/deliveries.route.ts';
 import { snapshotReadRoutes } from './api/snapshots/reads.routes.ts';
 import { policyRoutes } from './api/policy/policy.route.ts';
 import { vettingRoutes } from './api/vetting/vetting.routes.ts';
@@ -141,6 +142,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   syncRoutes(app, deps);
   selectionRoutes(app, deps);
   webhookRoutes(app, deps);
+  webhookDeliveryRoutes(app, deps);
   webhookSubscriberRoutes(app, deps);
   auditRoutes(app, deps);
   adoptionRoutes(app, deps);

@@ -13,6 +13,7 @@ import type { Projection } from './runner/projection.ts';
 import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { tokensProjection } from './tokens/tokens.projection.ts';
 import { webhooksProjection } from './webhooks/webhooks.projection.ts';
+import { deliveriesReactor } from './webhooks/deliveries.reactor.ts';
 
 /** `store` and `now` let publication record what needs a person (null: nothing recorded, as in tools). */
 export type ProjectionDeps = Readonly<{
@@ -36,6 +37,7 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   // ledger entry answers once the catalog is rebuilt.
   catalogReactor(deps.catalog ?? null),
   ledgerProjection,
+  deliveriesReactor,
   adoptionProjection,
   publicationProjection({
     gitStore: deps.gitStore,

@@ -47,6 +47,37 @@ export const marketplaceKeys = {
   },
 };
 
+/** Outbound lifecycle webhooks (issue 16): dispatch, its schedule and retries. */
+export const webhookKeys = {
+  enabled: flag(
+    g('webhooks.enabled'),
+    true,
+    'Dispatch outbound lifecycle webhooks; false pauses delivery, not emission.',
+  ),
+  pollIntervalMs: duration(g('webhooks.poll-interval'), '5s', 'Interval of the webhook dispatch pass.', {
+    positive: true,
+  }),
+  baseBackoffMs: duration(
+    g('webhooks.base-backoff'),
+    '10s',
+    'Delay after attempt n is base * 2^(n-1), capped by max-backoff.',
+  ),
+  maxBackoffMs: duration(
+    g('webhooks.max-backoff'),
+    '1h',
+    'Largest retry delay (at least gateway.webhooks.base-backoff).',
+  ),
+  maxAttempts: count(
+    g('webhooks.max-attempts'),
+    5,
+    'Attempts, the first included, before a delivery is failed and never retried.',
+  ),
+  timeoutMs: duration(g('webhooks.timeout'), '10s', 'Connect and read timeout of one delivery attempt.', {
+    positive: true,
+  }),
+  batchSize: count(g('webhooks.batch-size'), 50, 'Deliveries per dispatch pass.'),
+};
+
 /** The ledger's pull export and push to audit sinks (the push keys are not built yet). */
 export const auditExportKeys = {
   enabled: flag(

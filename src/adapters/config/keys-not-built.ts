@@ -1,7 +1,7 @@
 // Keys of features that are not built yet: accepted, warned about at startup ("not built yet: the setting
 // has no effect"), marked by `gateway config` and in docs/configuration.md.
 import { g, notBuilt, url } from './key-values.ts';
-import { count, duration, flag, optionalText } from './key-spec.ts';
+import { duration, flag, optionalText } from './key-spec.ts';
 
 /** gateway.storage.object-store.* (the object-store value of gateway.storage.backend). */
 export const objectStoreKeys = {
@@ -25,42 +25,6 @@ export const objectStoreKeys = {
     'Local cache directory for object-store blobs; unset means no local cache.',
     notBuilt,
   ),
-};
-
-export const webhookKeys = {
-  enabled: flag(
-    g('webhooks.enabled'),
-    true,
-    'Dispatch outbound lifecycle webhooks; false pauses delivery, not emission.',
-    notBuilt,
-  ),
-  pollIntervalMs: duration(g('webhooks.poll-interval'), '5s', 'Interval of the webhook dispatch pass.', {
-    ...notBuilt,
-    positive: true,
-  }),
-  baseBackoffMs: duration(
-    g('webhooks.base-backoff'),
-    '10s',
-    'Delay after attempt n is base * 2^(n-1), capped by max-backoff.',
-    notBuilt,
-  ),
-  maxBackoffMs: duration(
-    g('webhooks.max-backoff'),
-    '1h',
-    'Largest retry delay (at least gateway.webhooks.base-backoff).',
-    notBuilt,
-  ),
-  maxAttempts: count(
-    g('webhooks.max-attempts'),
-    5,
-    'Attempts, the first included, before a delivery is failed and never retried.',
-    notBuilt,
-  ),
-  timeoutMs: duration(g('webhooks.timeout'), '10s', 'Connect and read timeout of one delivery attempt.', {
-    ...notBuilt,
-    positive: true,
-  }),
-  batchSize: count(g('webhooks.batch-size'), 50, 'Deliveries per dispatch pass.', notBuilt),
 };
 
 export const retentionKeys = {

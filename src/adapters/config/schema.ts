@@ -4,8 +4,8 @@
 // `gateway config` and docs/configuration.md are all derived from it: adding a key is one entry.
 import type { Static } from 'typebox';
 import { keysOf, objectSchemaOf, type PlacedKeySpec } from './key-spec.ts';
-import { auditExportKeys, marketplaceKeys, vettingKeys } from './keys-governance.ts';
-import { estateKeys, retentionKeys, webhookKeys } from './keys-not-built.ts';
+import { auditExportKeys, marketplaceKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
+import { estateKeys, retentionKeys } from './keys-not-built.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
 
 export { ConfigError } from './config-error.ts';

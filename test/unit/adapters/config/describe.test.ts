@@ -24,7 +24,7 @@ t.test('no warning when nothing is set, even though unbuilt keys have defaults',
 });
 
 t.test('a key of an unbuilt feature set in the file or the environment is named in a warning', async (t) => {
-  const yaml = 'gateway:\n  webhooks: { max-attempts: 3 }\n  estate: { file: estate.yaml }\n  log: { level: warn }\n';
+  const yaml = 'gateway:\n  audit-export: { batch-size: 3 }\n  estate: { file: estate.yaml }\n  log: { level: warn }\n';
   const loaded = read(t, yaml, {
     GATEWAY_RETENTION_ENABLED: 'true',
     GATEWAY_MIRROR_URL: 'https://forge.example.test/mirror',
@@ -35,8 +35,8 @@ t.test('a key of an unbuilt feature set in the file or the environment is named 
   t.same(
     startupWarnings(loaded),
     [
-      notBuilt('gateway.webhooks.max-attempts'),
       notBuilt('gateway.audit-export.poll-interval'),
+      notBuilt('gateway.audit-export.batch-size'),
       notBuilt('gateway.retention.enabled'),
       notBuilt('gateway.estate.file'),
       notBuilt('gateway.mirror.url'),
@@ -67,7 +67,7 @@ t.test('dev-insecure-auth warns that any caller can act as anyone', async (t) =>
 t.test('the key list marks what is not built', async (t) => {
   const byKey = new Map(configKeys().map((k) => [k.key, k]));
   for (const key of [
-    'gateway.webhooks.enabled',
+    'gateway.retention.enabled',
     'gateway.retention.min-idle',
     'gateway.mirror.credentials',
     'gateway.estate.file',
