@@ -2,7 +2,14 @@
 // entries; issue 16 item 4: "Adoption numbers match a hand count over a scripted set of clones by three
 // identities"; counts only upload-pack entries, the catalog under its own name, days clamped to 1..365.
 import t, { type Test } from 'tap';
+import type { RecordedEvent } from '../../../src/adapters/eventstore/port.ts';
 import { trustedSql } from '../../../src/adapters/postgres/pool.ts';
+import { adoptionProjection } from '../../../src/projections/adoption/adoption.projection.ts';
+import {
+  marketplaceIdentities,
+  snapshotAdoption,
+  staleFetches,
+} from '../../../src/projections/adoption/adoption.queries.ts';
 import {
   assertNothingChanged,
   day,
@@ -15,6 +22,7 @@ import {
   settle,
   type Client,
 } from '../../support/assert.ts';
+import { metadata, testCore } from '../../support/core.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
@@ -246,4 +254,71 @@ t.test('adoption over scripted clones by three identities', async (t) => {
     );
     t.strictSame(await names('?days=301.5'), ['acme', 'beta'], '301.5 reads as 301');
   });
+});
+
+// The projection on its own, with events recorded on days the test chooses (the gateway's clock is the
+// wall clock): a principal's later fetch moves it to a later day, a fetch of several objects counts each,
+// an advertisement counts nothing, and the latest fetch decides staleness.
+t.test('the adoption projection over fetches on chosen days', async (t) => {
+  const { pool } = await testCore(t, { projections: [adoptionProjection] });
+  const a0 = 'a0'.repeat(20);
+  const a1 = 'a1'.repeat(20);
+  const a2 = 'a2'.repeat(20);
+  let position = 0n;
+  const recorded = (principal: string, at: string, type: 'upload-pack' | 'info-refs', data: object): RecordedEvent => {
+    position += 1n;
+    return {
+      id: `e${position}`,
+      streamId: 'access-1',
+      revision: position,
+      position,
+      type,
+      data: { marketplaceId: 1, marketplace: 'acme', credentialKind: 'pat', ...data },
+      metadata: { ...metadata({ principal }), actorType: 'human' },
+      recordedAt: at,
+    } as RecordedEvent;
+  };
+  const fetched = (principal: string, at: string, ...wants: Array<{ sha: string; ref: string | null }>) =>
+    recorded(principal, at, 'upload-pack', { wants });
+  const apply = (...events: RecordedEvent[]) => pool.transaction((tx) => adoptionProjection.apply(tx, events));
+  const main = (sha: string) => ({ sha, ref: 'refs/heads/main' });
+  await apply(
+    fetched('alice', '2026-01-01T10:00:00.000Z', main(a1)),
+    fetched('bob', '2026-01-02T23:59:59.000Z', main(a1)),
+  );
+  await apply(fetched('alice', '2026-01-05T00:00:00.000Z', main(a1)));
+  await apply(
+    fetched('bob', '2026-01-06T08:00:00.000Z', { sha: a0, ref: null }, main(a2)),
+    recorded('carol', '2026-01-06T09:00:00.000Z', 'info-refs', { ref: 'refs/heads/main', sha: a2 }),
+  );
+  const report = async (since: string) =>
+    (await snapshotAdoption(pool, since)).map((r) => [r.sha.slice(0, 2), r.fetches, r.identities, r.lastFetch]);
+  t.strictSame(await report('2026-01-01'), [
+    ['a0', 1, 1, '2026-01-06T08:00:00.000Z'],
+    ['a2', 1, 1, '2026-01-06T08:00:00.000Z'],
+    ['a1', 3, 2, '2026-01-05T00:00:00.000Z'],
+  ]);
+  t.strictSame(
+    (await report('2026-01-03')).find((r) => r[0] === 'a1'),
+    ['a1', 1, 1, '2026-01-05T00:00:00.000Z'],
+    "from 2026-01-03: alice's fetch of the 5th; bob's last fetch of a1 (the 2nd, 23:59:59 UTC) is outside",
+  );
+  t.strictSame(await report('2026-01-06'), [
+    ['a0', 1, 1, '2026-01-06T08:00:00.000Z'],
+    ['a2', 1, 1, '2026-01-06T08:00:00.000Z'],
+  ]);
+  t.strictSame([...(await marketplaceIdentities(pool, '2026-01-03'))], [['acme', 2]]);
+  t.strictSame([...(await marketplaceIdentities(pool, '2026-01-06'))], [['acme', 1]], 'carol only asked for refs');
+  const stale = async (served: Array<[string, string]>) =>
+    (await staleFetches(pool, new Map(served))).map((r) => [r.principal, r.sha.slice(0, 2), r.lastFetch]);
+  t.strictSame(await stale([['acme', a2]]), [['alice', 'a1', '2026-01-05T00:00:00.000Z']]);
+  t.strictSame(await stale([['acme', a0]]), [['alice', 'a1', '2026-01-05T00:00:00.000Z']], 'bob took a0 too');
+  t.strictSame(
+    await stale([]),
+    [
+      ['alice', 'a1', '2026-01-05T00:00:00.000Z'],
+      ['bob', 'a2', '2026-01-06T08:00:00.000Z'],
+    ],
+    'nothing served: every identity, with the object its fetch took on main',
+  );
 });
