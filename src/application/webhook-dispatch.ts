@@ -1,7 +1,7 @@
 import type { WebhookTransport } from '../adapters/webhooks/transport.ts';
 import { backoffAfter } from '../domain/webhook/outbound.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
-import { dueDeliveries, recordAttempt } from '../projections/webhooks/deliveries.queries.ts';
+import { dueDeliveries, recordAttempt, type DueDelivery } from '../projections/webhooks/deliveries.queries.ts';
 import type { Ports } from './ports.ts';
 
 /** gateway.webhooks.* */
@@ -28,28 +28,36 @@ export async function dispatchPass(
   transport: WebhookTransport,
 ): Promise<number> {
   const due = await dueDeliveries(deps.pool, deps.clock.instant(), settings.batchSize);
-  for (const delivery of due) {
-    const result = await transport({
-      url: delivery.url,
-      id: String(delivery.id),
-      timestamp: Math.floor(Date.parse(deps.clock.instant()) / 1000),
-      body: delivery.body,
-      secret: deps.secrets.open(delivery.sealedSecret),
-      timeoutMs: settings.timeoutMs,
-    });
-    const attempt = delivery.attempts + 1;
-    const at = deps.clock.instant();
-    const state = result.ok ? 'delivered' : attempt >= settings.maxAttempts ? 'failed' : 'pending';
-    const delay = state === 'pending' ? backoffAfter(attempt, settings.baseBackoffMs, settings.maxBackoffMs) : 0;
-    await recordAttempt(deps.pool, delivery.id, {
-      state,
-      status: result.status,
-      error: result.error,
-      nextAttemptAt: new Date(Date.parse(at) + delay).toISOString(),
-      at,
-    });
-  }
+  // The batch goes out at once: one slow or dead receiver costs the pass one timeout, not one per row.
+  await Promise.all(due.map((delivery) => attempt(deps, settings, transport, delivery)));
   return due.length;
+}
+
+async function attempt(
+  deps: DispatchPorts,
+  settings: WebhookSettings,
+  transport: WebhookTransport,
+  delivery: DueDelivery,
+): Promise<void> {
+  const result = await transport({
+    url: delivery.url,
+    id: String(delivery.id),
+    timestamp: Math.floor(Date.parse(deps.clock.instant()) / 1000),
+    body: delivery.body,
+    secret: deps.secrets.open(delivery.sealedSecret),
+    timeoutMs: settings.timeoutMs,
+  });
+  const attempts = delivery.attempts + 1;
+  const at = deps.clock.instant();
+  const state = result.ok ? 'delivered' : attempts >= settings.maxAttempts ? 'failed' : 'pending';
+  const delay = state === 'pending' ? backoffAfter(attempts, settings.baseBackoffMs, settings.maxBackoffMs) : 0;
+  await recordAttempt(deps.pool, delivery.id, {
+    state,
+    status: result.status,
+    error: result.error,
+    nextAttemptAt: new Date(Date.parse(at) + delay).toISOString(),
+    at,
+  });
 }
 
 /** The leader's dispatcher: a pass every poll-interval, never two at once; nothing when dispatch is disabled. */
