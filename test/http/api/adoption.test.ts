@@ -207,6 +207,17 @@ t.test('adoption over scripted clones by three identities', async (t) => {
     }
   });
 
+  t.test('the OpenAPI document describes both endpoints and their entries', async (t) => {
+    const doc = await expectJson<{ paths: Record<string, { get?: { responses?: Record<string, unknown> } }> }>(
+      t,
+      await root.get('/v3/api-docs'),
+      200,
+    );
+    const answer = (path: string) => JSON.stringify(doc.paths[path]?.get?.responses?.['200'] ?? null);
+    t.match(answer('/api/v1/adoption'), /"servedSha".*"snapshots".*"current"/s, 'report entries');
+    t.match(answer('/api/v1/adoption/staleness'), /"principal".*"servedSha"/s, 'staleness entries');
+  });
+
   t.test('days: a window of whole UTC days ending today, clamped to 1..365', async (t) => {
     // The gateway's clock cannot be moved, so time passes in the read model: beta's fetches are moved
     // 300 days back and the catalog's 400.
