@@ -16,6 +16,7 @@ import { syncRoutes } from './api/marketplaces/sync.route.ts';
 import { webhookRoutes } from './hooks/webhook.route.ts';
 import { webhookSubscriberRoutes } from './api/webhooks/webhooks.route.ts';
 import { webhookDeliveryRoutes } from './api/webhooks/deliveries.route.ts';
+import { outboundWebhooksDoc } from './api/webhooks/openapi-webhooks.ts';
 import { snapshotReadRoutes } from './api/snapshots/reads.routes.ts';
 import { policyRoutes } from './api/policy/policy.route.ts';
 import { vettingRoutes } from './api/vetting/vetting.routes.ts';
@@ -119,6 +120,7 @@ async function openApi(app: HttpApp, deps: HttpDeps): Promise<void> {
         },
       },
       security: [{ session: [] }, { machine: [] }],
+      webhooks: outboundWebhooksDoc(),
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -93,6 +93,18 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
     (kinds.body as { description: string }[]).every((k) => k.description.length > 0),
     'each with a description',
   );
+  // issue 16, item 5: the OpenAPI document's top-level webhooks object describes every kind and the headers.
+  const doc = (await root.get('/v3/api-docs')).body as {
+    webhooks: Record<string, { post: { parameters: { name: string }[]; requestBody: unknown } }>;
+  };
+  t.strictSame(Object.keys(doc.webhooks).sort(), [...names].sort(), 'one entry per event kind');
+  t.strictSame(
+    doc.webhooks['marketplace.snapshot.revoked']!.post.parameters.map((p) => p.name),
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+  );
+  t.match(doc.webhooks['marketplace.snapshot.revoked']!.post.requestBody, {
+    content: { 'application/json': { schema: { required: ['type', 'timestamp', 'data'] } } },
+  });
 
   const missing = await assertNothingChanged(t, gw, () => root.delete('/api/v1/webhooks/999'), 'deleting nothing');
   t.equal(missing.status, 404, 'issue 16: DELETE 404');
