@@ -3,7 +3,7 @@
 // non-zero only on an error.
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
-//                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption
+//                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks
 //                (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
@@ -24,6 +24,8 @@
 //   BENCH_EXTERNALS_BASELINE
 // adoption (bench/adoption.ts): BENCH_ADOPTION_FETCHES, BENCH_ADOPTION_PRINCIPALS, BENCH_ADOPTION_MARKETPLACES,
 //   BENCH_ADOPTION_PER_PRINCIPAL, BENCH_ADOPTION_REQUESTS, BENCH_ADOPTION_WARMUP
+// webhooks (bench/webhooks.ts): BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_RATE (events per second),
+//   BENCH_WEBHOOK_POLL_INTERVAL (gateway.webhooks.poll-interval, default 1s), BENCH_WEBHOOK_BATCH_SIZE
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
@@ -39,6 +41,7 @@ import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
 import { vettingCorpusBenchmark } from './vetting-corpus.ts';
 import { realMarketplaceBenchmark } from './real-marketplace.ts';
+import { webhooksBenchmark } from './webhooks.ts';
 
 const benchmarks = {
   eventstore: eventStoreBenchmark,
@@ -52,6 +55,7 @@ const benchmarks = {
   'vetting-corpus': vettingCorpusBenchmark,
   'real-marketplace': realMarketplaceBenchmark,
   adoption: adoptionBenchmark,
+  webhooks: webhooksBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
