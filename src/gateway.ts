@@ -20,6 +20,7 @@ import { builtInConnectors } from './adapters/vetting/registry.ts';
 import { scheduledIngestionDuty } from './application/scheduled-ingest.ts';
 import { vettingDuties } from './application/sweeps.ts';
 import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
+import { auditPushDuty } from './application/audit-sink-push.ts';
 import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
@@ -325,6 +326,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
       }),
       scheduledIngestionDuty(deps, config.sync.schedule),
       webhookDispatchDuty(deps, config.webhooks, httpTransport),
+      auditPushDuty(deps, config.auditExport),
     ],
     logger.child({ component: 'leader' }),
   );

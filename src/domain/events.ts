@@ -75,6 +75,9 @@ export const domainEventTypes = [
   'catalog-rebuild-requested',
   'webhook-subscriber-created',
   'webhook-subscriber-deleted',
+  'audit-sink-created',
+  'audit-sink-deleted',
+  'audit-sink-cursor-set',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

@@ -8,6 +8,7 @@ import type { HttpApp, HttpDeps } from './http-deps.ts';
 import { apiDocsRoute } from './actuator/api-docs.route.ts';
 import { adoptionRoutes } from './api/adoption/adoption.route.ts';
 import { auditRoutes } from './api/audit/audit.route.ts';
+import { auditSinkRoutes } from './api/audit/sinks.route.ts';
 import { catalogRoutes } from './api/catalog/catalog.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
@@ -147,6 +148,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   webhookDeliveryRoutes(app, deps);
   webhookSubscriberRoutes(app, deps);
   auditRoutes(app, deps);
+  auditSinkRoutes(app, deps);
   adoptionRoutes(app, deps);
   catalogRoutes(app, deps);
   const facadeCredentials = {

@@ -1,6 +1,6 @@
 // Keys of what the gateway governs: the catalog, marketplace sync, the audit export and vetting.
 import { cronSchedule } from './checks.ts';
-import { catalogNamePattern, g, notBuilt, revetModes, url } from './key-values.ts';
+import { catalogNamePattern, g, revetModes, url } from './key-values.ts';
 import { choice, count, duration, flag, list, optionalText, text } from './key-spec.ts';
 
 /** The aggregated catalog, scheduled sync and what an ingest resolves. */
@@ -78,31 +78,25 @@ export const webhookKeys = {
   batchSize: count(g('webhooks.batch-size'), 50, 'Deliveries per dispatch pass.'),
 };
 
-/** The ledger's pull export and push to audit sinks (the push keys are not built yet). */
+/** The ledger's pull export and push to audit sinks. */
 export const auditExportKeys = {
   enabled: flag(
     g('audit-export.enabled'),
     true,
     'Push the ledger to audit sinks; false pauses push only (the pull export still works).',
-    notBuilt,
   ),
   pollIntervalMs: duration(
     g('audit-export.poll-interval'),
     '30s',
     'Interval at which each enabled sink is offered its next batch.',
-    { ...notBuilt, positive: true },
+    { positive: true },
   ),
   lagMs: duration(
     g('audit-export.lag'),
     '5s',
     'Ledger entries younger than this are withheld from pull and push (commit-settling lag).',
   ),
-  batchSize: count(
-    g('audit-export.batch-size'),
-    500,
-    'Ledger entries per sink batch (a per-sink override is clamped to max-page-size).',
-    notBuilt,
-  ),
+  batchSize: count(g('audit-export.batch-size'), 500, 'Ledger entries per audit sink batch.'),
   defaultPageSize: count(
     g('audit-export.default-page-size'),
     1000,

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
 import type { DomainEvent } from '../../domain/events.ts';
+import { targetLedgerDetail } from '../../domain/webhook/webhook.events.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';
 
 /** An entry before the projection gives it its id (ids follow event order, so a rebuild repeats them). */
@@ -359,15 +360,14 @@ function fieldsOf(event: DomainEvent): Fields[] {
         },
       ];
     }
-    case 'webhook-subscriber-created':
-    case 'webhook-subscriber-deleted':
-      return [{ detail: `webhook subscriber ${event.data.subscriberId}: ${event.data.url}` }];
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':
     case 'marketplace-name-reserved':
     case 'marketplace-name-released':
       return [];
+    default: // webhook subscribers and audit sinks, with the acting admin as principal
+      return [{ detail: targetLedgerDetail(event) }];
   }
 }
 

@@ -79,12 +79,14 @@ const DueRow = z.object({
 });
 export type DueDelivery = Readonly<{ id: number; attempts: number; body: string; url: string; sealedSecret: string }>;
 
-/** Pending deliveries due at `now`, oldest first, with their subscriber's target. */
+/** Pending deliveries due at `now`, oldest first, with their subscriber's or audit sink's target. */
 export async function dueDeliveries(db: CommonQueryMethods, now: string, limit: number): Promise<DueDelivery[]> {
   const rows = await db.any(sql.type(DueRow)`
-    select d.id, d.attempts, d.body, t.url, t.sealed_secret
-    from webhook_deliveries d join webhook_targets t on t.id = d.subscriber_id
-    where d.state = 'pending' and d.next_attempt_at <= ${now}
+    select d.id, d.attempts, d.body, coalesce(t.url, s.url) as url, coalesce(t.sealed_secret, s.sealed_secret) as sealed_secret
+    from webhook_deliveries d
+      left join webhook_targets t on t.id = d.subscriber_id
+      left join audit_sinks s on s.id = d.sink_id
+    where d.state = 'pending' and d.next_attempt_at <= ${now} and coalesce(t.id, s.id) is not null
     order by d.next_attempt_at, d.id limit ${limit}`);
   return rows.map((r) => ({
     id: Number(r.id),
@@ -103,10 +105,18 @@ export type AttemptOutcome = Readonly<{
   at: string;
 }>;
 
-/** Records one attempt; a row no longer pending (its subscriber deleted meanwhile) keeps its state. */
+/**
+ * Records one attempt; a row no longer pending (its subscriber or sink deleted, a cursor reset) keeps its
+ * state. In the same statement, an audit batch that ends frees its sink: delivered moves the cursor to the
+ * batch's last entry, failed leaves it (the next offer re-sends from there).
+ */
 export async function recordAttempt(db: CommonQueryMethods, id: number, outcome: AttemptOutcome): Promise<void> {
   await db.query(sql.unsafe`
-    update webhook_deliveries set attempts = attempts + 1, state = ${outcome.state}, last_status = ${outcome.status},
-      last_error = ${outcome.error}, next_attempt_at = ${outcome.nextAttemptAt}, updated_at = ${outcome.at}
-    where id = ${id} and state = 'pending'`);
+    with d as (
+      update webhook_deliveries set attempts = attempts + 1, state = ${outcome.state}, last_status = ${outcome.status},
+        last_error = ${outcome.error}, next_attempt_at = ${outcome.nextAttemptAt}, updated_at = ${outcome.at}
+      where id = ${id} and state = 'pending' returning id, state)
+    update audit_sinks s
+    set cursor = case when d.state = 'delivered' then s.in_flight_to else s.cursor end, in_flight = null, in_flight_to = null
+    from d where s.in_flight = d.id and d.state <> 'pending'`);
 }

@@ -62,7 +62,7 @@ t.test(
       PORT: '0',
       GATEWAY_LOG_LEVEL: 'info',
       GATEWAY_DEV_INSECURE_AUTH: 'true',
-      GATEWAY_AUDIT_EXPORT_BATCH_SIZE: '3',
+      GATEWAY_RETENTION_POLL_INTERVAL: '2h',
     };
 
     const server = gatewayCommand(['serve'], env, true);
@@ -87,7 +87,7 @@ t.test(
     );
     t.match(
       out.text,
-      /"level":40,[^\n]*"msg":"gateway\.audit-export\.batch-size: not built yet: the setting has no effect"/,
+      /"level":40,[^\n]*"msg":"gateway\.retention\.poll-interval: not built yet: the setting has no effect"/,
     );
     const health = await fetch(`${url}/actuator/health`);
     t.equal(health.status, 200);
@@ -149,7 +149,7 @@ t.test('gateway config lists every key and marks those not built yet', async (t)
   t.equal(result.code, 0);
   t.match(
     result.output,
-    /^gateway\.audit-export\.batch-size = 500 {2}\[GATEWAY_AUDIT_EXPORT_BATCH_SIZE\] {2}\(not built yet\)$/m,
+    /^gateway\.retention\.poll-interval = 1h {2}\[GATEWAY_RETENTION_POLL_INTERVAL\] {2}\(not built yet\)$/m,
   );
   t.match(
     result.output,

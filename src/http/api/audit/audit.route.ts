@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ledgerAfter, ledgerPageWithTotal, type LedgerEntry } from '../../../projections/ledger/ledger.queries.ts';
+import { exportEntry } from '../../../application/audit-sink-push.ts';
 import { requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
@@ -33,22 +34,7 @@ const Page = Type.Object({
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 
-/** spec, Ledger entry: the export line's names (snake case, no credential_kind). */
-const exportLine = (e: LedgerEntry) =>
-  JSON.stringify({
-    id: e.id,
-    ts: e.ts,
-    source: e.source,
-    principal: e.principal,
-    actor_type: e.actorType,
-    marketplace: e.marketplace,
-    marketplace_id: e.marketplaceId,
-    event: e.event,
-    ref: e.ref,
-    sha: e.sha,
-    detail: e.detail,
-    token_id: e.tokenId,
-  });
+const exportLine = (e: LedgerEntry) => JSON.stringify(exportEntry(e));
 
 // spec, Audit: reads of the ledger itself are not recorded.
 export function auditRoutes(app: HttpApp, deps: HttpDeps): void {

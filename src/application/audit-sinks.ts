@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { auditSinksDecider, auditSinksStream } from '../domain/webhook/audit-sink.decider.ts';
+import type { CommandMeta } from '../domain/shared/decider.ts';
+import { auditSinkById, auditSinks, type AuditSinkRecord } from '../projections/webhooks/sinks.queries.ts';
+import { execute } from './execute.ts';
+import type { Actor, Ports } from './ports.ts';
+import { reject } from './rejected.ts';
+import { requireAdminRole, requireAuditorRole } from './standing.ts';
+
+const readModels = ['audit-sinks', 'ledger'];
+
+export type AuditSinkPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces'>;
+
+/** Standard Webhooks' secret form, as for subscribers: `whsec_` and the base64 of 24 random bytes. */
+const newSigningSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+async function sinkOrNotFound(deps: Pick<Ports, 'pool'>, sinkId: number): Promise<AuditSinkRecord> {
+  const sink = await auditSinkById(deps.pool, sinkId);
+  if (!sink) throw reject('not-found', `no audit sink ${sinkId}`);
+  return sink;
+}
+
+/** Registers a sink (admin); the secret is answered this once and stored sealed. */
+export async function createAuditSink(
+  deps: AuditSinkPorts,
+  actor: Actor,
+  body: Readonly<{ name: string; url: string }>,
+  meta: CommandMeta,
+): Promise<AuditSinkRecord & { secret: string }> {
+  await requireAdminRole(deps, actor);
+  const secret = newSigningSecret();
+  const sinkId = await deps.ids('audit-sink');
+  const data = {
+    sinkId,
+    name: body.name,
+    url: body.url,
+    sealedSecret: deps.secrets.seal(secret),
+    allowedSchemes: deps.marketplaces.allowedUrlSchemes,
+  };
+  const command = { type: 'create-audit-sink', data, meta } as const;
+  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
+  return { ...(await sinkOrNotFound(deps, sinkId)), secret };
+}
+
+/** Every sink with its cursor, the ledger head and how far behind it is (auditor or admin); never a secret. */
+export async function listAuditSinks(deps: Pick<Ports, 'pool' | 'access'>, actor: Actor): Promise<AuditSinkRecord[]> {
+  await requireAuditorRole(deps, actor);
+  return auditSinks(deps.pool);
+}
+
+/** Deletes a sink and its delivery channel (admin); 404 when there is none. */
+export async function deleteAuditSink(
+  deps: AuditSinkPorts,
+  actor: Actor,
+  sinkId: number,
+  meta: CommandMeta,
+): Promise<void> {
+  await requireAdminRole(deps, actor);
+  const command = { type: 'delete-audit-sink', data: { sinkId }, meta } as const;
+  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
+}
+
+/** Sets a sink's cursor (admin): the next batch starts after `position`, a replay when it moves back. */
+export async function setAuditSinkCursor(
+  deps: AuditSinkPorts,
+  actor: Actor,
+  sinkId: number,
+  position: number,
+  meta: CommandMeta,
+): Promise<AuditSinkRecord> {
+  await requireAdminRole(deps, actor);
+  const command = { type: 'set-audit-sink-cursor', data: { sinkId, position }, meta } as const;
+  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
+  return sinkOrNotFound(deps, sinkId);
+}
