@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { devSession } from '../../support/api.ts';
 import { assertNothingChanged, eventually, ledger } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { faultHarness, sessionClient } from '../../faults/support.ts';
 
 // A small batch size so a short ledger takes several batches; a fast schedule and retry.
 const env = {
@@ -211,4 +212,43 @@ t.test('a sink receives every ledger entry in order across batches; a 500 is ret
     (await ledger(gw)).map((e) => Number(e.id)).filter((id) => id > replayFrom),
     'the replay re-sends every entry after the new position, in order',
   );
+});
+
+t.test('killed with SIGKILL mid-push and restarted, the sink still gets every entry in order', async (t) => {
+  // issue 16: "after the gateway is killed with SIGKILL mid-push and restarted (duplicates allowed,
+  // de-duplicated on entry id)". `gateway serve` as a child process on a data directory of its own.
+  const harness = faultHarness(t, env);
+  let gateway = await harness.start();
+  const root = sessionClient(() => gateway.url);
+  for (let i = 0; i < 7; i += 1) {
+    await root.post('/api/v1/webhooks', { url: 'http://127.0.0.1:9/x', events: ['catalog.rebuilt'] });
+  }
+  let killed: Promise<unknown> | null = null;
+  const hook = await receiver(t, () => {
+    // The second batch arrives: the gateway dies before it learns of the answer.
+    if (hook.received.length === 2 && !killed) {
+      gateway.child.kill('SIGKILL');
+      killed = gateway.exited;
+    }
+    return 204;
+  });
+  const created = (await root.post('/api/v1/audit/sinks', { name: 'siem', url: hook.url })).body;
+  await eventually(async () => killed !== null, 30_000);
+  await killed;
+  gateway = await harness.start();
+
+  const caughtUp = async () => {
+    const [sink] = (await root.get('/api/v1/audit/sinks')).body as Sink[];
+    return sink!.behind === 0 && sink!.cursorPosition === sink!.ledgerHead && sink;
+  };
+  const sink = await eventually(caughtUp, 30_000);
+  const exported = (await root.get('/api/v1/audit/export?after=0')).text.trim().split('\n');
+  const ids = exported.map((line) => (JSON.parse(line) as ExportEntry).id);
+  t.equal(ids.at(-1), sink.ledgerHead, 'the export reaches the ledger head');
+  t.strictSame(
+    deduplicated(batches(created.secret, hook.received)).map((e) => e.id),
+    ids,
+    'every entry in ledger order, none missing',
+  );
+  t.ok(hook.received.length >= 3, 'several batches, the one cut off sent again');
 });
