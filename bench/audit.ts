@@ -223,7 +223,7 @@ async function appendLedgerEvents(
 }
 
 /** The same rows written straight into ledger_entries (no events), for runs short of time. */
-async function fillByInsert(client: pg.Client, cfg: ReturnType<typeof config>) {
+export async function fillByInsert(client: pg.Client, cfg: Readonly<{ marketplaces: number; entries: number }>) {
   const { markets, rare } = marketplacesOf(cfg.marketplaces);
   const started = performance.now();
   const names = [

@@ -3,8 +3,8 @@
 // non-zero only on an error.
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
-//                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks
-//                (default: all, in that order)
+//                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
+//                audit-sink (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -26,11 +26,15 @@
 //   BENCH_ADOPTION_PER_PRINCIPAL, BENCH_ADOPTION_REQUESTS, BENCH_ADOPTION_WARMUP
 // webhooks (bench/webhooks.ts): BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_RATE (events per second),
 //   BENCH_WEBHOOK_POLL_INTERVAL (gateway.webhooks.poll-interval, default 1s), BENCH_WEBHOOK_BATCH_SIZE
+// audit-sink (bench/audit-sink.ts): BENCH_SINK_ENTRIES (default 100000), BENCH_SINK_BATCH_SIZES (comma-separated
+//   gateway.audit-export.batch-size values, one gateway each, default 500,5000), BENCH_SINK_POLL_INTERVAL
+//   (gateway.audit-export.poll-interval and gateway.webhooks.poll-interval, default 10ms), BENCH_SINK_TIMEOUT_SECONDS
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
 import { adoptionBenchmark } from './adoption.ts';
 import { auditBenchmark } from './audit.ts';
+import { auditSinkBenchmark } from './audit-sink.ts';
 import { log } from './env.ts';
 import { eventStoreBenchmark } from './eventstore.ts';
 import { externalsBenchmark } from './externals.ts';
@@ -56,6 +60,7 @@ const benchmarks = {
   'real-marketplace': realMarketplaceBenchmark,
   adoption: adoptionBenchmark,
   webhooks: webhooksBenchmark,
+  'audit-sink': auditSinkBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
