@@ -1,6 +1,7 @@
 import { ledgerAfter, type LedgerEntry } from '../projections/ledger/ledger.queries.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
 import { idleSinks, offerBatch, type IdleSink } from '../projections/webhooks/sinks.queries.ts';
+import { periodicDuty } from './periodic-duty.ts';
 import type { Ports } from './ports.ts';
 
 /** gateway.audit-export.* as the push uses them. */
@@ -55,31 +56,11 @@ export async function auditPushPass(deps: AuditPushPorts, settings: AuditPushSet
 
 /** The leader's audit push: a pass every poll-interval, never two at once; nothing when push is disabled. */
 export function auditPushDuty(deps: AuditPushPorts, settings: AuditPushSettings): LeaderDuty {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
-  const log = deps.logger.child({ component: 'audit-push' });
-  const pass = () => {
-    if (running) return;
-    running = auditPushPass(deps, settings)
-      .catch((error: unknown) => log.error({ err: error }, 'audit push pass failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  return {
-    start() {
-      if (!settings.enabled) {
-        log.info('gateway.audit-export.enabled is false: audit sinks are not pushed');
-        return;
-      }
-      timer = setInterval(pass, settings.pollIntervalMs);
-      timer.unref();
-      pass();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+  return periodicDuty({
+    log: deps.logger.child({ component: 'audit-push' }),
+    intervalMs: settings.pollIntervalMs,
+    disabled: settings.enabled ? null : 'gateway.audit-export.enabled is false: audit sinks are not pushed',
+    failure: 'audit push pass failed',
+    pass: () => auditPushPass(deps, settings),
+  });
 }

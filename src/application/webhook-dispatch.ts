@@ -2,6 +2,7 @@ import type { WebhookTransport } from '../adapters/webhooks/transport.ts';
 import { backoffAfter } from '../domain/webhook/outbound.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
 import { dueDeliveries, recordAttempt, type DueDelivery } from '../projections/webhooks/deliveries.queries.ts';
+import { periodicDuty } from './periodic-duty.ts';
 import type { Ports } from './ports.ts';
 
 /** gateway.webhooks.* */
@@ -66,31 +67,11 @@ export function webhookDispatchDuty(
   settings: WebhookSettings,
   transport: WebhookTransport,
 ): LeaderDuty {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
-  const log = deps.logger.child({ component: 'webhook-dispatch' });
-  const pass = () => {
-    if (running) return;
-    running = dispatchPass(deps, settings, transport)
-      .catch((error: unknown) => log.error({ err: error }, 'webhook dispatch pass failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  return {
-    start() {
-      if (!settings.enabled) {
-        log.info('gateway.webhooks.enabled is false: deliveries are recorded, not sent');
-        return;
-      }
-      timer = setInterval(pass, settings.pollIntervalMs);
-      timer.unref();
-      pass();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+  return periodicDuty({
+    log: deps.logger.child({ component: 'webhook-dispatch' }),
+    intervalMs: settings.pollIntervalMs,
+    disabled: settings.enabled ? null : 'gateway.webhooks.enabled is false: deliveries are recorded, not sent',
+    failure: 'webhook dispatch pass failed',
+    pass: () => dispatchPass(deps, settings, transport),
+  });
 }
