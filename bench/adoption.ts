@@ -10,13 +10,12 @@
 // resolves served tips as in production. BENCH_ADOPTION_REQUESTS requests per endpoint (default 200)
 // after BENCH_ADOPTION_WARMUP (default 20). Writes bench/results/adoption.json and .md.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { devSession, startBenchGateway, type BenchGateway } from './bench-gateway.ts';
 import { openBenchDatabase, waitForProjections, type BenchDatabase } from './database.ts';
-import { envInt, log, withInterruptCleanup } from './env.ts';
+import { envInt, log, benchScratch } from './env.ts';
 import { figure, figureMarkdown, figureTable, fmt, latencies, machine, writeResultFiles } from './report.ts';
 
 const config = () => ({
@@ -130,21 +129,15 @@ async function measure(get: () => Promise<{ status: number; text: string }>, cfg
 export async function adoptionBenchmark(): Promise<void> {
   const cfg = config();
   log(`adoption: ${fmt(cfg.fetches)} fetch entries, ${cfg.principals} principals, ${cfg.marketplaces} marketplaces`);
-  const root = mkdtempSync(join(tmpdir(), 'gateway-bench-adoption-'));
-  chmodSync(root, 0o755);
-  const dataDir = join(root, 'gateway-data');
-  mkdirSync(dataDir);
+  const scratch = benchScratch('gateway-bench-adoption-');
+  const { dataDir } = scratch;
   let database: BenchDatabase | null = null;
   let gateway: BenchGateway | null = null;
   let client: pg.Client | null = null;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
+  const close = async () => {
     await client?.end().catch(() => {});
     await gateway?.close().catch(() => {});
     await database?.close().catch(() => {});
-    if (process.env.BENCH_KEEP_ON_FAILURE !== '1') rmSync(root, { recursive: true, force: true });
   };
   const run = async () => {
     database = await openBenchDatabase(log);
@@ -203,13 +196,7 @@ export async function adoptionBenchmark(): Promise<void> {
     const files = writeResultFiles('adoption', report, markdown(report));
     log(`wrote ${files.json} and ${files.md}`);
   };
-  await withInterruptCleanup(cleanup, async () => {
-    try {
-      await run();
-    } finally {
-      await cleanup();
-    }
-  });
+  await scratch.run(run, close);
 }
 
 function markdown(report: {

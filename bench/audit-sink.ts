@@ -9,17 +9,14 @@
 // and checks they follow on from the previous batch (the first batch's signature is verified with the
 // standardwebhooks package); one sink created through POST /api/v1/audit/sinks. Measured from the create request
 // until the receiver holds every entry of the fill. Writes bench/results/audit-sink.json and .md.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { fillByInsert } from './audit.ts';
 import { devSession, startBenchGateway, type BenchGateway } from './bench-gateway.ts';
 import { openBenchDatabase, waitForProjections, type BenchDatabase } from './database.ts';
-import { envInt, log, sleep, withInterruptCleanup } from './env.ts';
+import { envInt, log, sleep, benchScratch } from './env.ts';
 import { figure, figureMarkdown, figureTable, fmt, machine, writeResultFiles, type Figure } from './report.ts';
 
 const config = () => ({
@@ -178,21 +175,15 @@ export async function auditSinkBenchmark(): Promise<void> {
   const cfg = config();
   if (cfg.batchSizes.length === 0) throw new Error('BENCH_SINK_BATCH_SIZES: no positive integer');
   log(`audit-sink: ${fmt(cfg.entries)} entries, batch sizes ${cfg.batchSizes.join(', ')}, poll ${cfg.pollInterval}`);
-  const root = mkdtempSync(join(tmpdir(), 'gateway-bench-audit-sink-'));
-  chmodSync(root, 0o755);
-  const dataDir = join(root, 'gateway-data');
-  mkdirSync(dataDir);
+  const scratch = benchScratch('gateway-bench-audit-sink-');
+  const { dataDir } = scratch;
   let database: BenchDatabase | null = null;
   let client: pg.Client | null = null;
   let server: Server | null = null;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
+  const close = async () => {
     await client?.end().catch(() => {});
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await database?.close().catch(() => {});
-    if (process.env.BENCH_KEEP_ON_FAILURE !== '1') rmSync(root, { recursive: true, force: true });
   };
   const run = async () => {
     const tallies = new Map<string, Tally>();
@@ -250,13 +241,7 @@ export async function auditSinkBenchmark(): Promise<void> {
     const files = writeResultFiles('audit-sink', report, markdown(report));
     log(`wrote ${files.json} and ${files.md}`);
   };
-  await withInterruptCleanup(cleanup, async () => {
-    try {
-      await run();
-    } finally {
-      await cleanup();
-    }
-  });
+  await scratch.run(run, close);
 }
 
 function markdown(report: {

@@ -1,4 +1,7 @@
 // Counts from the environment, and the progress log (stderr).
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export const envInt = (name: string, fallback: number, min: number): number => {
   const raw = process.env[name];
@@ -34,4 +37,32 @@ export async function withInterruptCleanup<T>(cleanup: () => Promise<void>, work
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
   }
+}
+
+/**
+ * A benchmark's scratch root (world-readable, `gateway-data/` inside) and its run: `work`, then `close` and
+ * the root's removal, once, also on Ctrl-C; BENCH_KEEP_ON_FAILURE=1 keeps the root for a look afterwards.
+ */
+export function benchScratch(prefix: string) {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(root, 0o755);
+  const dataDir = join(root, 'gateway-data');
+  mkdirSync(dataDir);
+  const run = async (work: () => Promise<void>, close: () => Promise<void>): Promise<void> => {
+    let cleaned = false;
+    const cleanup = async () => {
+      if (cleaned) return;
+      cleaned = true;
+      await close();
+      if (process.env.BENCH_KEEP_ON_FAILURE !== '1') rmSync(root, { recursive: true, force: true });
+    };
+    await withInterruptCleanup(cleanup, async () => {
+      try {
+        await work();
+      } finally {
+        await cleanup();
+      }
+    });
+  };
+  return { root, dataDir, run };
 }

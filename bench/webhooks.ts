@@ -8,16 +8,13 @@
 // BENCH_WEBHOOK_RATE per second (default 10), one POST /api/v1/marketplaces each. Latency is the receiver's
 // arrival time minus the event's recordedAt (the body's `timestamp`, the append); the same minus the API's
 // answer time is reported beside it. Writes bench/results/webhooks.json and .md.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { devSession, startBenchGateway, type BenchGateway } from './bench-gateway.ts';
 import { openBenchDatabase, waitForProjections, type BenchDatabase } from './database.ts';
-import { envInt, log, sleep, withInterruptCleanup } from './env.ts';
+import { envInt, log, sleep, benchScratch } from './env.ts';
 import { figure, figureMarkdown, figureTable, fmt, latencies, machine, writeResultFiles } from './report.ts';
 
 const config = () => ({
@@ -83,23 +80,17 @@ async function append(api: ReturnType<typeof devSession>, cfg: Config): Promise<
 export async function webhooksBenchmark(): Promise<void> {
   const cfg = config();
   log(`webhooks: ${cfg.events} events at ${cfg.ratePerSecond}/s, poll-interval ${cfg.pollInterval}`);
-  const root = mkdtempSync(join(tmpdir(), 'gateway-bench-webhooks-'));
-  chmodSync(root, 0o755);
-  const dataDir = join(root, 'gateway-data');
-  mkdirSync(dataDir);
+  const scratch = benchScratch('gateway-bench-webhooks-');
+  const { dataDir } = scratch;
   let database: BenchDatabase | null = null;
   let gateway: BenchGateway | null = null;
   let client: pg.Client | null = null;
   let server: Server | null = null;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
+  const close = async () => {
     await client?.end().catch(() => {});
     await gateway?.close().catch(() => {});
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await database?.close().catch(() => {});
-    if (process.env.BENCH_KEEP_ON_FAILURE !== '1') rmSync(root, { recursive: true, force: true });
   };
   const run = async () => {
     let secret = '';
@@ -192,13 +183,7 @@ export async function webhooksBenchmark(): Promise<void> {
     const files = writeResultFiles('webhooks', report, markdown(report));
     log(`wrote ${files.json} and ${files.md}`);
   };
-  await withInterruptCleanup(cleanup, async () => {
-    try {
-      await run();
-    } finally {
-      await cleanup();
-    }
-  });
+  await scratch.run(run, close);
 }
 
 function markdown(report: {
