@@ -60,7 +60,7 @@ export function ledgerKeys(entry: LedgerEntry): string[] {
 }
 
 /** The whole ledger, oldest first, through GET /api/v1/audit paged by `before`. */
-async function readLedger(api: Session): Promise<{ entries: LedgerEntry[]; total: number }> {
+export async function readLedger(api: Session): Promise<{ entries: LedgerEntry[]; total: number }> {
   const pages: LedgerEntry[][] = [];
   let before = 0;
   let total = 0;

@@ -3,7 +3,9 @@
 import type { Test } from 'tap';
 import { marketplaceFiles, serveUpstream } from '../support/upstream.ts';
 import { chooseAct, describeTrial, newRunState, refreshWorld, type ActContext } from './support-acts.ts';
+import { deliveryInvariants } from './support-delivery.ts';
 import { checkInvariants } from './support-invariants.ts';
+import { deliveryEnv, startDeliveryWatch, type DeliveryWatch } from './support-receivers.ts';
 import { faultHarness, random, sessionClient, type Fault, type FaultHarness, type GatewayProcess } from './support.ts';
 
 export type TrialSettings = Readonly<{ trials: number; seed: number; timeoutMs: number }>;
@@ -17,17 +19,29 @@ export function trialSettings(): TrialSettings {
   return { trials, seed, timeoutMs: Math.max(300_000, trials * 60_000) };
 }
 
-/** Drives acts until the fault strikes: after a random delay, or while a chosen act awaits its answer. */
-async function driveUntilStruck(ctx: ActContext, fault: Fault, gateway: GatewayProcess, struck: { at: boolean }) {
+/**
+ * Drives acts until the fault strikes: after a random delay, or while a chosen act awaits its answer; in
+ * some trials also as soon as a webhook or a sink batch is being sent (its receiver holds the answer until
+ * the fault has struck), whichever comes first.
+ */
+async function driveUntilStruck(
+  ctx: ActContext,
+  fault: Fault,
+  gateway: GatewayProcess,
+  struck: { at: boolean },
+  delivery: DeliveryWatch,
+) {
   const { rng, state } = ctx;
   let striking: Promise<void> | null = null;
   const strike = () => {
     struck.at = true;
     striking ??= fault.inject(gateway);
+    return striking;
   };
   const during = rng.next() < 0.6 ? rng.int(6) : -1;
   const timer = during < 0 ? setTimeout(strike, rng.int(4000)) : null;
   const timers = timer ? [timer] : [];
+  if (rng.next() < 0.35) delivery.arm(strike);
   for (let index = 0; !struck.at; index++) {
     const act = chooseAct(ctx);
     const typical = state.typicalMs.get(act.kind) ?? 500;
@@ -37,6 +51,7 @@ async function driveUntilStruck(ctx: ActContext, fault: Fault, gateway: GatewayP
     if (!struck.at) state.typicalMs.set(act.kind, (typical + (Date.now() - started)) / 2);
   }
   for (const pending of timers) clearTimeout(pending);
+  delivery.disarm();
   await striking;
 }
 
@@ -46,7 +61,7 @@ async function driveUntilStruck(ctx: ActContext, fault: Fault, gateway: GatewayP
  */
 export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) => Fault, settings: TrialSettings) {
   const { trials, seed } = settings;
-  const harness = faultHarness(t);
+  const harness = faultHarness(t, deliveryEnv);
   const fault = makeFault(harness);
   const upstreams = await Promise.all(
     [0, 1, 2].map((i) => serveUpstream(t, marketplaceFiles(`up${i}`, ['alpha', 'beta']), `up${i}`)),
@@ -75,6 +90,8 @@ export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) =>
     status: 201,
     claims: [{ key: 'token|name=fault-checker', min: 1, max: 1 }],
   });
+  // Issue 16: a subscriber for every event kind and an audit sink, so the faults strike sends as well.
+  const delivery = await startDeliveryWatch(t, api, seed);
 
   for (let trial = 1; trial <= trials; trial++) {
     state.trial = trial;
@@ -82,7 +99,7 @@ export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) =>
     state.removedNames = [];
     struck.at = false;
     await refreshWorld(ctx);
-    await driveUntilStruck(ctx, fault, gateway, struck);
+    await driveUntilStruck(ctx, fault, gateway, struck, delivery);
     gateway = await fault.recover(gateway);
     const found = [...(fault.problems?.() ?? []), ...(await checkInvariants(ctx, checker))];
     for (const violation of found) {
@@ -95,12 +112,18 @@ export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) =>
     }
   }
 
+  // After the last trial's recovery: what was owed to the subscriber and the sink has arrived (issue 16).
+  const delivered = await deliveryInvariants(api, delivery, fault.seversSends === true);
+  for (const violation of delivered.violations) state.violations.push(`after the last trial: ${violation}`);
+  for (const violation of delivered.violations) t.comment(`after the last trial: ${violation}`);
+
   const acts = state.history.filter((act) => act.kind !== 'roles-read');
   const summary =
     `fault suite: ${trials} trials, ${state.violations.length} violations ` +
     `(seed ${seed}; ${acts.length} acts: ${acts.filter((a) => a.outcome === 'acked').length} acknowledged, ` +
     `${acts.filter((a) => a.outcome === 'unknown').length} unanswered, ${acts.filter((a) => a.outcome === 'refused').length} refused)` +
-    (fault.report ? `; ${fault.report()}` : '');
+    (fault.report ? `; ${fault.report()}` : '') +
+    `; ${delivered.report}`;
   process.stderr.write(`${summary}\n`);
   for (const note of new Set(state.notes)) t.comment(note);
   t.comment(summary);

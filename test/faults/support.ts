@@ -141,6 +141,8 @@ export type Fault = Readonly<{
   report?(): string;
   /** What the fault saw go wrong while it struck or recovered, since the last call: invariant violations. */
   problems?(): string[];
+  /** The fault takes the sender down with an answer unread: a send it struck must come again (issue 16). */
+  seversSends?: boolean;
 }>;
 
 /**
@@ -149,6 +151,7 @@ export type Fault = Readonly<{
  */
 export const killGateway = (harness: FaultHarness): Fault => ({
   name: 'gateway kill -9',
+  seversSends: true,
   async inject(gateway) {
     gateway.child.kill('SIGKILL');
     await gateway.exited;
