@@ -1,10 +1,9 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { devSession } from '../../support/api.ts';
 import { assertNothingChanged, eventually, ledger } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { receiver, type Received } from '../../support/receiver.ts';
 import { faultHarness, sessionClient } from '../../faults/support.ts';
 
 // A small batch size so a short ledger takes several batches; a fast schedule and retry.
@@ -20,27 +19,9 @@ const env = {
   GATEWAY_WEBHOOKS_MAX_ATTEMPTS: '1000',
 };
 
-type Received = { headers: IncomingHttpHeaders; body: string };
 type Sink = { id: number; name: string; cursorPosition: number; ledgerHead: number; behind: number; enabled: boolean };
 type ExportEntry = { id: number; event: string; principal: string; actor_type: string };
 type Batch = { type: string; data: { sink: string; from: number; to: number; entries: ExportEntry[] } };
-
-/** A loopback receiver answering `status()` to each request, keeping what it received. */
-async function receiver(t: Test, status: () => number) {
-  const received: Received[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.statusCode = status();
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sink`, received };
-}
 
 const sinks = async (gw: TestGateway) => (await devSession(gw, 'root').get('/api/v1/audit/sinks')).body as Sink[];
 

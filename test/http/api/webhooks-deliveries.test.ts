@@ -1,11 +1,12 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { devSession } from '../../support/api.ts';
 import { eventually, inMs, settle, sleep } from '../../support/assert.ts';
 import { startOnConfig, startTestGateway, testConfig, type TestGateway } from '../../support/gateway.ts';
 import { cleanMarketplace, plantedToken } from '../../support/planted.ts';
+import { receiver, type Received } from '../../support/receiver.ts';
 import { serveUpstream } from '../../support/upstream.ts';
 
 // Small retry settings so a whole budget passes in well under a second.
@@ -19,25 +20,7 @@ const env = {
   GATEWAY_WEBHOOKS_TIMEOUT: '2s',
 };
 
-type Received = { headers: IncomingHttpHeaders; body: string };
 type Delivery = { id: number; subscriberId: number; sinkId: number | null; state: string; attempts: number };
-
-/** A loopback receiver answering `status()` to each request, keeping what it received. */
-async function receiver(t: Test, status: (n: number) => number = () => 204) {
-  const received: Received[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.statusCode = status(received.length);
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
-}
 
 async function subscribe(gw: TestGateway, url: string, events: string[]) {
   const created = await devSession(gw, 'root').post('/api/v1/webhooks', { url, events });
