@@ -28,7 +28,7 @@ import { projectionsFor } from './projections/registry.ts';
 import { GitStore } from './adapters/git/git-store.ts';
 import { CatalogStore } from './adapters/git/catalog-store.ts';
 import { CatalogBuilder } from './projections/catalog/catalog-builder.ts';
-import { Leadership } from './projections/runner/leader.ts';
+import { Leadership, type LeaderDuty } from './projections/runner/leader.ts';
 import { ProjectionRunner } from './projections/runner/runner.ts';
 import { ProjectionWaiter } from './projections/runner/wait-for.ts';
 import { reconcilePublication } from './projections/publication/reconcile.ts';
@@ -325,11 +325,17 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
         waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
       }),
       scheduledIngestionDuty(deps, config.sync.schedule),
-      webhookDispatchDuty(deps, config.webhooks, httpTransport),
-      auditPushDuty(deps, config.auditExport),
+      ...outboundDuties(deps, config),
     ],
     logger.child({ component: 'leader' }),
   );
+}
+
+/** The webhook dispatcher and the audit push, each waking the other: a batch offered goes out at once, and a batch delivered makes room for the next. */
+function outboundDuties(deps: HttpDeps, config: GatewayConfig): LeaderDuty[] {
+  const dispatch = webhookDispatchDuty(deps, config.webhooks, httpTransport, () => push.wake());
+  const push = auditPushDuty(deps, config.auditExport, () => dispatch.wake());
+  return [dispatch, push];
 }
 
 /** Stop accepting, let in-flight requests finish (bounded), then stop the rest in reverse order. */

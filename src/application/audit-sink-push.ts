@@ -1,7 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { appendFacts } from '../adapters/eventstore/append-facts.ts';
+import { metadataOf } from '../adapters/eventstore/run-command.ts';
+import { fact } from '../domain/events.ts';
+import { streams } from '../domain/shared/streams.ts';
 import { ledgerAfter, type LedgerEntry } from '../projections/ledger/ledger.queries.ts';
-import type { LeaderDuty } from '../projections/runner/leader.ts';
-import { idleSinks, offerBatch, type IdleSink } from '../projections/webhooks/sinks.queries.ts';
-import { periodicDuty } from './periodic-duty.ts';
+import type { DueBatch } from '../projections/webhooks/deliveries.queries.ts';
+import { idleSinks, type IdleSink } from '../projections/webhooks/sinks.queries.ts';
+import { periodicDuty, type WakeableDuty } from './periodic-duty.ts';
 import type { Ports } from './ports.ts';
 
 /** gateway.audit-export.* as the push uses them. */
@@ -12,7 +17,7 @@ export type AuditPushSettings = Readonly<{
   batchSize: number;
 }>;
 
-export type AuditPushPorts = Pick<Ports, 'pool' | 'clock' | 'logger'>;
+export type AuditPushPorts = Pick<Ports, 'pool' | 'clock' | 'logger' | 'store' | 'waiter'>;
 
 /** spec, Ledger entry: the export's form (snake case, no credential_kind), for the pull export and sink batches. */
 export const exportEntry = (e: LedgerEntry) => ({
@@ -30,37 +35,75 @@ export const exportEntry = (e: LedgerEntry) => ({
   token_id: e.tokenId,
 });
 
-async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: IdleSink): Promise<boolean> {
+/**
+ * The body of an audit batch, built when it is sent: `{type: 'audit.batch', timestamp, data: {sink, from, to,
+ * entries[]}}`. The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
+ */
+export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
+  const entries = await ledgerAfter(deps.pool, batch.from, batch.to - batch.from);
+  const data = { sink: batch.sink, from: batch.from, to: batch.to, entries: entries.map(exportEntry) };
+  return JSON.stringify({ type: 'audit.batch', timestamp: batch.at, data });
+}
+
+/** Offers a sink its next batch, recorded as audit-batch-offered; returns the position appended, or null. */
+async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: IdleSink): Promise<bigint | null> {
   const now = deps.clock.now();
   // spec, Audit: the push withholds entries younger than the commit-settling lag, like the pull export.
   const cutoff = new Date(now.getTime() - settings.lagMs).toISOString();
-  const entries = await ledgerAfter(deps.pool, sink.cursor, settings.batchSize, cutoff);
+  const entries = await ledgerAfter(deps.pool, sink.cursor, sink.batchSize ?? settings.batchSize, cutoff);
   const last = entries.at(-1);
-  if (!last) return false;
+  if (!last) return null;
   const at = now.toISOString();
-  const data = { sink: sink.name, from: sink.cursor, to: last.id, entries: entries.map(exportEntry) };
-  const body = JSON.stringify({ type: 'audit.batch', timestamp: at, data });
-  return deps.pool.transaction((tx) => offerBatch(tx, { sinkId: sink.id, from: sink.cursor, to: last.id, body, at }));
+  const offered = fact('audit-batch-offered', {
+    sinkId: sink.id,
+    name: sink.name,
+    from: sink.cursor,
+    to: last.id,
+    count: entries.length,
+    at,
+  });
+  const meta = { principal: 'audit-push', actorType: 'system', at, correlationId: randomUUID() } as const;
+  const { position } = await appendFacts(deps.store, streams.sinkBatches(sink.id), [offered], metadataOf(meta), 'any');
+  return position;
 }
 
 /**
- * One offer pass: each enabled sink with no batch in flight gets the next batch after its cursor (up to
- * batch-size settled entries) as a pending delivery of kind audit.batch; the webhook dispatcher sends it and
- * moves the cursor once it is delivered. Returns the batches offered.
+ * One offer pass: each enabled sink with no batch in flight is offered the next batch after its cursor (up
+ * to its batch size of settled entries); the deliveries reactor makes it a pending delivery of kind
+ * audit.batch, which the webhook dispatcher sends, moving the cursor once it is delivered. The pass ends
+ * when the reactor has applied its offers. Returns the batches offered.
  */
 export async function auditPushPass(deps: AuditPushPorts, settings: AuditPushSettings): Promise<number> {
+  let last = 0n;
   let offered = 0;
-  for (const sink of await idleSinks(deps.pool)) if (await offerTo(deps, settings, sink)) offered += 1;
+  for (const sink of await idleSinks(deps.pool)) {
+    const position = await offerTo(deps, settings, sink);
+    if (position === null) continue;
+    offered += 1;
+    last = position;
+  }
+  if (offered > 0) await deps.waiter.waitFor(last, ['webhook-deliveries']);
   return offered;
 }
 
-/** The leader's audit push: a pass every poll-interval, never two at once; nothing when push is disabled. */
-export function auditPushDuty(deps: AuditPushPorts, settings: AuditPushSettings): LeaderDuty {
+/**
+ * The leader's audit push: a pass every poll-interval, never two at once; nothing when push is disabled.
+ * `onOffered` is told when a pass offered batches (the dispatcher sends them at once); `wake` runs a pass now.
+ */
+export function auditPushDuty(
+  deps: AuditPushPorts,
+  settings: AuditPushSettings,
+  onOffered: () => void = () => {},
+): WakeableDuty {
   return periodicDuty({
     log: deps.logger.child({ component: 'audit-push' }),
     intervalMs: settings.pollIntervalMs,
     disabled: settings.enabled ? null : 'gateway.audit-export.enabled is false: audit sinks are not pushed',
     failure: 'audit push pass failed',
-    pass: () => auditPushPass(deps, settings),
+    pass: async () => {
+      const offered = await auditPushPass(deps, settings);
+      if (offered > 0) onOffered();
+      return offered;
+    },
   });
 }

@@ -7,9 +7,21 @@ import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { requireAdminRole, requireAuditorRole } from './standing.ts';
 
-const readModels = ['audit-sinks', 'ledger'];
+const readModels = ['webhook-deliveries', 'ledger'];
 
-export type AuditSinkPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces'>;
+export type AuditSinkPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces'> &
+  Readonly<{ auditExport: Readonly<{ maxPageSize: number }> }>;
+
+/** What an admin may set on a sink: whether it is pushed, and its batch size (null: the setting). */
+export type SinkSwitchesBody = Readonly<{ enabled?: boolean; batchSize?: number | null }>;
+
+/** spec, Settings: the per-sink batch size is clamped to gateway.audit-export.max-page-size. */
+const clamped = (deps: AuditSinkPorts, body: SinkSwitchesBody) => ({
+  ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
+  ...(body.batchSize === undefined
+    ? {}
+    : { batchSize: body.batchSize === null ? null : Math.min(body.batchSize, deps.auditExport.maxPageSize) }),
+});
 
 /** Standard Webhooks' secret form, as for subscribers: `whsec_` and the base64 of 24 random bytes. */
 const newSigningSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
@@ -24,7 +36,7 @@ async function sinkOrNotFound(deps: Pick<Ports, 'pool'>, sinkId: number): Promis
 export async function createAuditSink(
   deps: AuditSinkPorts,
   actor: Actor,
-  body: Readonly<{ name: string; url: string }>,
+  body: Readonly<{ name: string; url: string }> & SinkSwitchesBody,
   meta: CommandMeta,
 ): Promise<AuditSinkRecord & { secret: string }> {
   await requireAdminRole(deps, actor);
@@ -36,6 +48,7 @@ export async function createAuditSink(
     url: body.url,
     sealedSecret: deps.secrets.seal(secret),
     allowedSchemes: deps.marketplaces.allowedUrlSchemes,
+    ...clamped(deps, body),
   };
   const command = { type: 'create-audit-sink', data, meta } as const;
   await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
@@ -46,6 +59,20 @@ export async function createAuditSink(
 export async function listAuditSinks(deps: Pick<Ports, 'pool' | 'access'>, actor: Actor): Promise<AuditSinkRecord[]> {
   await requireAuditorRole(deps, actor);
   return auditSinks(deps.pool);
+}
+
+/** Switches a sink on or off or changes its batch size (admin); 404 when there is none. */
+export async function updateAuditSink(
+  deps: AuditSinkPorts,
+  actor: Actor,
+  sinkId: number,
+  body: SinkSwitchesBody,
+  meta: CommandMeta,
+): Promise<AuditSinkRecord> {
+  await requireAdminRole(deps, actor);
+  const command = { type: 'update-audit-sink', data: { sinkId, ...clamped(deps, body) }, meta } as const;
+  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
+  return sinkOrNotFound(deps, sinkId);
 }
 
 /** Deletes a sink and its delivery channel (admin); 404 when there is none. */

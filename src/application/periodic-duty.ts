@@ -11,17 +11,33 @@ export type PeriodicDutyOptions = Readonly<{
   pass: () => Promise<unknown>;
 }>;
 
-/** A leader duty that runs `pass` at start and every `intervalMs`, never two passes at once; stop waits for the one running. */
-export function periodicDuty(options: PeriodicDutyOptions): LeaderDuty {
+/** A leader duty that another can hurry: `wake` runs a pass now, or right after the one running. */
+export type WakeableDuty = LeaderDuty & Readonly<{ wake(): void }>;
+
+/**
+ * A leader duty that runs `pass` at start and every `intervalMs`, never two passes at once; stop waits for
+ * the one running. A wake while a pass runs is kept, and runs one more pass when it ends.
+ */
+export function periodicDuty(options: PeriodicDutyOptions): WakeableDuty {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
-  const pass = () => {
-    if (running) return;
+  let again = false;
+  const pass = (urgent: boolean) => {
+    if (timer === null) return;
+    if (running) {
+      // A tick during a pass is dropped (the next comes soon); a wake is kept.
+      again ||= urgent;
+      return;
+    }
     running = options
       .pass()
       .catch((error: unknown) => options.log.error({ err: error }, options.failure))
       .finally(() => {
         running = null;
+        if (again) {
+          again = false;
+          pass(true);
+        }
       });
   };
   return {
@@ -30,14 +46,16 @@ export function periodicDuty(options: PeriodicDutyOptions): LeaderDuty {
         options.log.info(options.disabled);
         return;
       }
-      timer = setInterval(pass, options.intervalMs);
+      timer = setInterval(() => pass(false), options.intervalMs);
       timer.unref();
-      pass();
+      pass(false);
     },
+    wake: () => pass(true),
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
-      await running;
+      again = false;
+      while (running) await running;
     },
   };
 }

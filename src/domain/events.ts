@@ -76,8 +76,11 @@ export const domainEventTypes = [
   'webhook-subscriber-created',
   'webhook-subscriber-deleted',
   'audit-sink-created',
+  'audit-sink-updated',
   'audit-sink-deleted',
   'audit-sink-cursor-set',
+  'webhook-delivery-attempted',
+  'audit-batch-offered',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

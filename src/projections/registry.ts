@@ -14,7 +14,6 @@ import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { tokensProjection } from './tokens/tokens.projection.ts';
 import { webhooksProjection } from './webhooks/webhooks.projection.ts';
 import { deliveriesReactor } from './webhooks/deliveries.reactor.ts';
-import { auditSinksReactor } from './webhooks/sinks.reactor.ts';
 
 /** `store` and `now` let publication record what needs a person (null: nothing recorded, as in tools). */
 export type ProjectionDeps = Readonly<{
@@ -39,7 +38,6 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   catalogReactor(deps.catalog ?? null),
   ledgerProjection,
   deliveriesReactor,
-  auditSinksReactor,
   adoptionProjection,
   publicationProjection({
     gitStore: deps.gitStore,

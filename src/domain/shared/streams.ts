@@ -23,4 +23,8 @@ export const streams = {
   publish: (marketplaceId: number) => `publish-${marketplaceId}`,
   /** One catalog revision (`catalog-<sha>`) or withdrawal, recorded once. */
   catalog: (revision: string) => `catalog-${revision}`,
+  /** The attempts at one outbound delivery. */
+  delivery: (deliveryId: number) => `delivery-${deliveryId}`,
+  /** The batches offered to one audit sink. */
+  sinkBatches: (sinkId: number) => `sinkbatches-${sinkId}`,
 } as const;

@@ -6,16 +6,28 @@ import type { AuditSinkEvent } from './webhook.events.ts';
 // Every sink lives in one stream, so a name is taken or freed in order.
 export const auditSinksStream = () => 'auditsinks-global';
 
+/** Whether a sink is pushed, and its batch size (null: gateway.audit-export.batch-size). */
+export type SinkSwitches = Readonly<{ enabled: boolean; batchSize: number | null }>;
+
 export type CreateAuditSink = Command<
   'create-audit-sink',
-  { sinkId: number; name: string; url: string; sealedSecret: string; allowedSchemes: readonly string[] }
+  {
+    sinkId: number;
+    name: string;
+    url: string;
+    sealedSecret: string;
+    allowedSchemes: readonly string[];
+  } & Partial<SinkSwitches>
 >;
+/** Changes what is given; the rest stays. */
+export type UpdateAuditSink = Command<'update-audit-sink', { sinkId: number } & Partial<SinkSwitches>>;
 export type DeleteAuditSink = Command<'delete-audit-sink', { sinkId: number }>;
 export type SetAuditSinkCursor = Command<'set-audit-sink-cursor', { sinkId: number; position: number }>;
-export type AuditSinkCommand = CreateAuditSink | DeleteAuditSink | SetAuditSinkCursor;
+export type AuditSinkCommand = CreateAuditSink | UpdateAuditSink | DeleteAuditSink | SetAuditSinkCursor;
 
-/** Sink id to name. */
-export type AuditSinksState = Readonly<{ sinks: ReadonlyMap<number, string> }>;
+type SinkState = SinkSwitches & Readonly<{ name: string }>;
+/** Sink id to its name and switches. */
+export type AuditSinksState = Readonly<{ sinks: ReadonlyMap<number, SinkState> }>;
 
 const notFound = (id: number) => refuse<AuditSinkEvent>({ code: 'not-found', detail: `no audit sink ${id}` });
 
@@ -32,7 +44,7 @@ function createRefusal(data: CreateAuditSink['data'], state: AuditSinksState) {
     data.allowedSchemes,
   );
   if (boundary) return refuse<AuditSinkEvent>(boundary);
-  if ([...state.sinks.values()].includes(data.name)) {
+  if ([...state.sinks.values()].some((sink) => sink.name === data.name)) {
     return refuse<AuditSinkEvent>({ code: 'conflict', detail: `an audit sink named '${data.name}' exists` });
   }
   return null;
@@ -42,8 +54,11 @@ export const auditSinksDecider: Decider<AuditSinksState, AuditSinkCommand, Audit
   initialState: () => ({ sinks: new Map() }),
   evolve(state, event) {
     const sinks = new Map(state.sinks);
-    if (event.type === 'audit-sink-created') sinks.set(event.data.sinkId, event.data.name);
-    if (event.type === 'audit-sink-deleted') sinks.delete(event.data.sinkId);
+    const { data } = event;
+    if (event.type === 'audit-sink-created' || event.type === 'audit-sink-updated') {
+      sinks.set(data.sinkId, { name: event.data.name, enabled: event.data.enabled, batchSize: event.data.batchSize });
+    }
+    if (event.type === 'audit-sink-deleted') sinks.delete(data.sinkId);
     return { sinks };
   },
   decide(command, state) {
@@ -58,23 +73,35 @@ export const auditSinksDecider: Decider<AuditSinksState, AuditSinkCommand, Audit
             sinkId: data.sinkId,
             name: data.name,
             url: data.url,
-            enabled: true,
+            enabled: data.enabled ?? true,
+            batchSize: data.batchSize ?? null,
             sealedSecret: data.sealedSecret,
             createdBy: meta.principal,
             createdAt: meta.at,
           },
         });
       }
+      case 'update-audit-sink': {
+        const { sinkId, enabled, batchSize } = command.data;
+        const sink = state.sinks.get(sinkId);
+        if (sink === undefined) return notFound(sinkId);
+        const next = {
+          enabled: enabled ?? sink.enabled,
+          batchSize: batchSize === undefined ? sink.batchSize : batchSize,
+        };
+        if (next.enabled === sink.enabled && next.batchSize === sink.batchSize) return accept<AuditSinkEvent>();
+        return accept({ type: 'audit-sink-updated', data: { sinkId, name: sink.name, ...next } });
+      }
       case 'delete-audit-sink': {
-        const name = state.sinks.get(command.data.sinkId);
-        if (name === undefined) return notFound(command.data.sinkId);
-        return accept({ type: 'audit-sink-deleted', data: { sinkId: command.data.sinkId, name } });
+        const sink = state.sinks.get(command.data.sinkId);
+        if (sink === undefined) return notFound(command.data.sinkId);
+        return accept({ type: 'audit-sink-deleted', data: { sinkId: command.data.sinkId, name: sink.name } });
       }
       case 'set-audit-sink-cursor': {
         const { sinkId, position } = command.data;
-        const name = state.sinks.get(sinkId);
-        if (name === undefined) return notFound(sinkId);
-        return accept({ type: 'audit-sink-cursor-set', data: { sinkId, name, position } });
+        const sink = state.sinks.get(sinkId);
+        if (sink === undefined) return notFound(sinkId);
+        return accept({ type: 'audit-sink-cursor-set', data: { sinkId, name: sink.name, position } });
       }
     }
   },

@@ -365,6 +365,8 @@ function fieldsOf(event: DomainEvent): Fields[] {
     case 'token-used':
     case 'marketplace-name-reserved':
     case 'marketplace-name-released':
+    case 'webhook-delivery-attempted': // delivering is not an act to audit: each batch would feed the next
+    case 'audit-batch-offered':
       return [];
     default: // webhook subscribers and audit sinks, with the acting admin as principal
       return [{ detail: targetLedgerDetail(event) }];

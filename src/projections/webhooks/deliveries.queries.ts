@@ -73,16 +73,38 @@ export async function deliveries(db: CommonQueryMethods, filter: DeliveryFilter)
 const DueRow = z.object({
   id: z.bigint(),
   attempts: z.number(),
-  body: z.string(),
+  body: z.string().nullable(),
   url: z.string(),
   sealed_secret: z.string(),
+  sink: z.string().nullable(),
+  batch_from: z.bigint().nullable(),
+  batch_to: z.bigint().nullable(),
+  created_at: z.string(),
 });
-export type DueDelivery = Readonly<{ id: number; attempts: number; body: string; url: string; sealedSecret: string }>;
+
+/** An audit sink's batch: the ledger entries after `from` up to `to`, offered at `at`. */
+export type DueBatch = Readonly<{ sink: string; from: number; to: number; at: string }>;
+
+/** A due delivery and its target; `body` is the stored one of a webhook, or null for an audit `batch`. */
+export type DueDelivery = Readonly<{
+  id: number;
+  attempts: number;
+  url: string;
+  sealedSecret: string;
+  body: string | null;
+  batch: DueBatch | null;
+}>;
+
+const batchOf = (r: z.infer<typeof DueRow>): DueBatch | null =>
+  r.sink === null || r.batch_from === null || r.batch_to === null
+    ? null
+    : { sink: r.sink, from: Number(r.batch_from), to: Number(r.batch_to), at: r.created_at };
 
 /** Pending deliveries due at `now`, oldest first, with their subscriber's or audit sink's target. */
 export async function dueDeliveries(db: CommonQueryMethods, now: string, limit: number): Promise<DueDelivery[]> {
   const rows = await db.any(sql.type(DueRow)`
-    select d.id, d.attempts, d.body, coalesce(t.url, s.url) as url, coalesce(t.sealed_secret, s.sealed_secret) as sealed_secret
+    select d.id, d.attempts, d.body, coalesce(t.url, s.url) as url, coalesce(t.sealed_secret, s.sealed_secret) as sealed_secret,
+      s.name as sink, d.batch_from, d.batch_to, d.created_at
     from webhook_deliveries d
       left join webhook_targets t on t.id = d.subscriber_id
       left join audit_sinks s on s.id = d.sink_id
@@ -91,32 +113,9 @@ export async function dueDeliveries(db: CommonQueryMethods, now: string, limit: 
   return rows.map((r) => ({
     id: Number(r.id),
     attempts: r.attempts,
-    body: r.body,
     url: r.url,
     sealedSecret: r.sealed_secret,
+    body: r.body,
+    batch: batchOf(r),
   }));
-}
-
-export type AttemptOutcome = Readonly<{
-  state: DeliveryState;
-  status: number | null;
-  error: string | null;
-  nextAttemptAt: string;
-  at: string;
-}>;
-
-/**
- * Records one attempt; a row no longer pending (its subscriber or sink deleted, a cursor reset) keeps its
- * state. In the same statement, an audit batch that ends frees its sink: delivered moves the cursor to the
- * batch's last entry, failed leaves it (the next offer re-sends from there).
- */
-export async function recordAttempt(db: CommonQueryMethods, id: number, outcome: AttemptOutcome): Promise<void> {
-  await db.query(sql.unsafe`
-    with d as (
-      update webhook_deliveries set attempts = attempts + 1, state = ${outcome.state}, last_status = ${outcome.status},
-        last_error = ${outcome.error}, next_attempt_at = ${outcome.nextAttemptAt}, updated_at = ${outcome.at}
-      where id = ${id} and state = 'pending' returning id, state)
-    update audit_sinks s
-    set cursor = case when d.state = 'delivered' then s.in_flight_to else s.cursor end, in_flight = null, in_flight_to = null
-    from d where s.in_flight = d.id and d.state <> 'pending'`);
 }

@@ -1,22 +1,28 @@
+import { z } from 'zod';
 import { sql, type DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
+import type { EventOf } from '../../domain/events.ts';
 import { outboundOf } from '../../domain/webhook/outbound.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
+import { applySinkEvent, moveCursorOnEnd, sinkEventTypes, sinksTableSql } from './sinks.apply.ts';
 
 /**
  * Issue 16, Deliveries: turns events into delivery rows, one per enabled subscriber naming the event's kind,
- * in the same transaction as its checkpoint, whether dispatch is enabled or not. A reactor (never rebuilt): it
- * keeps its own copy of the subscribers (webhook_targets) from their events, so it never reads a read model
- * that may lag it, and its rows survive a rebuild. The dispatcher (application/webhook-dispatch.ts) sends them.
+ * in the same transaction as its checkpoint, whether dispatch is enabled or not; and keeps each audit sink's
+ * cursor and batch in flight (sinks.apply.ts). A reactor (DESIGN.md 5, never rebuilt): it keeps its own copy
+ * of the subscribers (webhook_targets) so it never reads a read model that may lag it. It is also the only
+ * writer of its rows: the dispatcher (application/webhook-dispatch.ts) and the audit push record what they
+ * did as events (webhook-delivery-attempted, audit-batch-offered) and this reactor applies them.
  */
 export const deliveriesReactor: Projection = {
   name: 'webhook-deliveries',
-  version: 1,
+  version: 2,
   rebuild: false,
   eventTypes: new Set([
     'webhook-subscriber-created',
     'webhook-subscriber-deleted',
+    'webhook-delivery-attempted',
     'snapshot-revoked',
     'snapshot-captured',
     'snapshot-approved',
@@ -25,8 +31,9 @@ export const deliveriesReactor: Projection = {
     'marketplace-removed',
     'ingest-failed',
     'catalog-rebuilt',
+    ...sinkEventTypes,
   ]),
-  tables: ['webhook_deliveries', 'webhook_targets'],
+  tables: ['webhook_deliveries', 'webhook_targets', 'audit_sinks'],
   createSql: [
     `
     create table webhook_targets (
@@ -36,13 +43,17 @@ export const deliveriesReactor: Projection = {
       enabled boolean not null,
       sealed_secret text not null
     )`,
+    // An audit batch has no stored body: the dispatcher reads its entries (batch_from, batch_to] from the
+    // ledger, which never changes below the settling lag, so every attempt sends the same bytes.
     `
     create table webhook_deliveries (
       id bigint generated always as identity primary key,
       subscriber_id bigint,
       sink_id bigint,
       event text not null,
-      body text not null,
+      body text,
+      batch_from bigint,
+      batch_to bigint,
       state text not null,
       attempts int not null default 0,
       next_attempt_at timestamptz not null,
@@ -52,11 +63,31 @@ export const deliveriesReactor: Projection = {
       updated_at timestamptz not null
     )`,
     `create index webhook_deliveries_due on webhook_deliveries (next_attempt_at, id) where state = 'pending'`,
+    `create index webhook_deliveries_sink on webhook_deliveries (sink_id) where state = 'pending'`,
+    sinksTableSql,
   ],
   async apply(tx, events) {
     for (const recorded of events) await applyOne(tx, recorded);
   },
 };
+
+/**
+ * An attempt the dispatcher made: applied only to the row still pending at the attempt before it (a
+ * deleted subscriber or sink, a cursor reset, or a repeated record leaves the row as it is). An audit batch
+ * that ends frees its sink, and a delivered one moves the cursor past its entries.
+ */
+async function applyAttempt(tx: DatabaseTransactionConnection, d: EventOf<'webhook-delivery-attempted'>['data']) {
+  const state = d.outcome === 'retrying' ? 'pending' : d.outcome;
+  const row = await tx.maybeOne(sql.type(z.object({ sink_id: z.bigint().nullable() }))`
+    update webhook_deliveries set attempts = ${d.attempt}, state = ${state}, last_status = ${d.status},
+      last_error = ${d.error}, next_attempt_at = coalesce(${d.nextAttemptAt}::timestamptz, next_attempt_at),
+      updated_at = ${d.at}
+    where id = ${d.deliveryId} and state = 'pending' and attempts = ${d.attempt - 1}
+    returning sink_id`);
+  if (row?.sink_id != null && state !== 'pending') {
+    await moveCursorOnEnd(tx, Number(row.sink_id), d.deliveryId, state === 'delivered');
+  }
+}
 
 async function applyOne(tx: DatabaseTransactionConnection, recorded: RecordedEvent): Promise<void> {
   const event = asDomainEvent(recorded);
@@ -76,6 +107,8 @@ async function applyOne(tx: DatabaseTransactionConnection, recorded: RecordedEve
       where subscriber_id = ${event.data.subscriberId} and state = 'pending'`);
     return;
   }
+  if (event.type === 'webhook-delivery-attempted') return applyAttempt(tx, event.data);
+  if (await applySinkEvent(tx, event, recorded.recordedAt)) return;
   const outbound = outboundOf(event);
   if (!outbound) return;
   // The body is fixed here, so every attempt signs and sends the same bytes.

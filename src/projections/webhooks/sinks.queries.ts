@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
+import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 
 const SinkRow = z.object({
   id: z.bigint(),
   name: z.string(),
   url: z.string(),
   enabled: z.boolean(),
+  batch_size: z.number().nullable(),
   cursor: z.bigint(),
   ledger_head: z.bigint(),
   behind: z.bigint(),
@@ -19,6 +20,8 @@ export type AuditSinkRecord = Readonly<{
   name: string;
   url: string;
   enabled: boolean;
+  /** The sink's own batch size; null: gateway.audit-export.batch-size. */
+  batchSize: number | null;
   /** The id of the last ledger entry delivered; the next batch starts after it. */
   cursorPosition: number;
   ledgerHead: number;
@@ -33,6 +36,7 @@ const toSink = (r: z.infer<typeof SinkRow>): AuditSinkRecord => ({
   name: r.name,
   url: r.url,
   enabled: r.enabled,
+  batchSize: r.batch_size,
   cursorPosition: Number(r.cursor),
   ledgerHead: Number(r.ledger_head),
   behind: Number(r.behind),
@@ -40,11 +44,12 @@ const toSink = (r: z.infer<typeof SinkRow>): AuditSinkRecord => ({
   createdAt: r.created_at,
 });
 
+// Ledger ids run 1..head without a gap, so the entries after the cursor number head - cursor exactly (a
+// cursor set past the head is behind by none).
 const select = sql.fragment`
-  select s.id, s.name, s.url, s.enabled, s.cursor, s.created_by, s.created_at,
-    (select coalesce(max(id), 0) from ledger_entries)::bigint as ledger_head,
-    (select count(*) from ledger_entries e where e.id > s.cursor)::bigint as behind
-  from audit_sinks s`;
+  select s.id, s.name, s.url, s.enabled, s.batch_size, s.cursor, s.created_by, s.created_at,
+    h.head as ledger_head, greatest(h.head - s.cursor, 0)::bigint as behind
+  from audit_sinks s, (select coalesce(max(id), 0)::bigint as head from ledger_entries) h`;
 
 export async function auditSinks(db: CommonQueryMethods): Promise<AuditSinkRecord[]> {
   return (await db.any(sql.type(SinkRow)`${select} order by s.id`)).map(toSink);
@@ -55,31 +60,12 @@ export async function auditSinkById(db: CommonQueryMethods, id: number): Promise
   return row ? toSink(row) : null;
 }
 
-const IdleRow = z.object({ id: z.bigint(), name: z.string(), cursor: z.bigint() });
-export type IdleSink = Readonly<{ id: number; name: string; cursor: number }>;
+const IdleRow = z.object({ id: z.bigint(), name: z.string(), cursor: z.bigint(), batch_size: z.number().nullable() });
+export type IdleSink = Readonly<{ id: number; name: string; cursor: number; batchSize: number | null }>;
 
 /** The enabled sinks with no batch in flight. */
 export async function idleSinks(db: CommonQueryMethods): Promise<IdleSink[]> {
   const rows = await db.any(sql.type(IdleRow)`
-    select id, name, cursor from audit_sinks where enabled and in_flight is null order by id`);
-  return rows.map((r) => ({ id: Number(r.id), name: r.name, cursor: Number(r.cursor) }));
-}
-
-export type OfferedBatch = Readonly<{ sinkId: number; from: number; to: number; body: string; at: string }>;
-
-/**
- * Records a batch as a pending delivery of kind audit.batch and marks it in flight, only if the sink is
- * still idle at the same cursor (a reset or a deletion meanwhile drops the offer). True when recorded.
- */
-export async function offerBatch(tx: DatabaseTransactionConnection, batch: OfferedBatch): Promise<boolean> {
-  const sink = await tx.maybeOne(sql.type(z.object({ cursor: z.bigint() }))`
-    select cursor from audit_sinks where id = ${batch.sinkId} and enabled and in_flight is null for update`);
-  if (!sink || Number(sink.cursor) !== batch.from) return false;
-  const id = await tx.oneFirst(sql.type(z.object({ id: z.bigint() }))`
-    insert into webhook_deliveries (sink_id, event, body, state, next_attempt_at, created_at, updated_at)
-    values (${batch.sinkId}, 'audit.batch', ${batch.body}, 'pending', ${batch.at}, ${batch.at}, ${batch.at})
-    returning id`);
-  await tx.query(sql.unsafe`
-    update audit_sinks set in_flight = ${id}, in_flight_to = ${batch.to} where id = ${batch.sinkId}`);
-  return true;
+    select id, name, cursor, batch_size from audit_sinks where enabled and in_flight is null order by id`);
+  return rows.map((r) => ({ id: Number(r.id), name: r.name, cursor: Number(r.cursor), batchSize: r.batch_size }));
 }

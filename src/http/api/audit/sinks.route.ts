@@ -4,6 +4,7 @@ import {
   deleteAuditSink,
   listAuditSinks,
   setAuditSinkCursor,
+  updateAuditSink,
 } from '../../../application/audit-sinks.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
@@ -16,7 +17,10 @@ const SinkView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   url: Type.String(),
-  enabled: Type.Boolean(),
+  enabled: Type.Boolean({ description: 'Whether the sink is offered batches' }),
+  batchSize: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Entries per batch for this sink; null: gateway.audit-export.batch-size',
+  }),
   cursorPosition: Type.Integer({
     description: 'The id of the last ledger entry delivered; the next batch starts after it',
   }),
@@ -29,6 +33,15 @@ const CreatedView = Type.Object({
   ...SinkView.properties,
   secret: Type.String({ description: 'whsec_<base64 key>: shown once, never again' }),
 });
+
+const Switches = {
+  enabled: Type.Optional(Type.Boolean({ description: 'false: offered nothing until switched on (default true)' })),
+  batchSize: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], {
+      description: 'Entries per batch, clamped to gateway.audit-export.max-page-size; null: the setting',
+    }),
+  ),
+};
 
 const description =
   'Each enabled sink is offered the next batch after its cursor every gateway.audit-export.poll-interval, as a ' +
@@ -45,7 +58,7 @@ export function auditSinkRoutes(app: HttpApp, deps: HttpDeps): void {
         summary: 'Register a push sink (admin); the signing secret is answered once',
         description,
         body: Type.Object(
-          { name: Type.String({ maxLength: 100 }), url: Type.String({ maxLength: 2048 }) },
+          { name: Type.String({ maxLength: 100 }), url: Type.String({ maxLength: 2048 }), ...Switches },
           { additionalProperties: false },
         ),
         response: { 201: CreatedView, ...problemResponses(400, 403, 409, 422) },
@@ -70,6 +83,11 @@ export function auditSinkRoutes(app: HttpApp, deps: HttpDeps): void {
     async (request) => listAuditSinks(deps, callerOf(request)),
   );
 
+  sinkChangeRoutes(app, deps);
+}
+
+/** PUT cursor, PATCH switches, DELETE: the admin's changes of one sink. */
+function sinkChangeRoutes(app: HttpApp, deps: HttpDeps): void {
   app.put(
     '/api/v1/audit/sinks/:id/cursor',
     {
@@ -85,6 +103,24 @@ export function auditSinkRoutes(app: HttpApp, deps: HttpDeps): void {
       const caller = callerOf(request);
       const meta = metaFor(deps, request, caller);
       return setAuditSinkCursor(deps, caller, request.params.id, request.body.position, meta);
+    },
+  );
+
+  app.patch(
+    '/api/v1/audit/sinks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Switch a sink on or off, or set its batch size (admin); what is not given stays',
+        params: IdParams,
+        body: Type.Object(Switches, { additionalProperties: false }),
+        response: { 200: SinkView, ...problemResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const meta = metaFor(deps, request, caller);
+      return updateAuditSink(deps, caller, request.params.id, request.body, meta);
     },
   );
 

@@ -4,6 +4,7 @@ import {
   type CreateAuditSink,
   type DeleteAuditSink,
   type SetAuditSinkCursor,
+  type UpdateAuditSink,
 } from '../../../../src/domain/webhook/audit-sink.decider.ts';
 import { targetLedgerDetail } from '../../../../src/domain/webhook/webhook.events.ts';
 import { command } from '../../../support/builders.ts';
@@ -24,6 +25,9 @@ const create = (data: Partial<CreateAuditSink['data']> = {}) =>
 const remove = (sinkId: number) => command<DeleteAuditSink>('delete-audit-sink', { sinkId }, { principal: 'root' });
 const cursor = (sinkId: number, position: number) =>
   command<SetAuditSinkCursor>('set-audit-sink-cursor', { sinkId, position }, { principal: 'root' });
+
+const update = (data: Omit<UpdateAuditSink['data'], 'sinkId'>, sinkId = 3) =>
+  command<UpdateAuditSink>('update-audit-sink', { sinkId, ...data }, { principal: 'root' });
 
 const withSink = () =>
   decider.evolve(decider.initialState(), decider.decide(create(), decider.initialState()).events[0]!);
@@ -83,4 +87,29 @@ t.test('the ledger detail never carries the secret', async (t) => {
     targetLedgerDetail(decider.decide(cursor(3, 42), withSink()).events[0]!),
     "audit sink 3 'siem': cursor set to 42",
   );
+});
+
+t.test('update: what is given changes, the rest stays; no change, no event; 404 for an unknown sink', async (t) => {
+  t.match(decider.decide(create({ enabled: false, batchSize: 7 }), decider.initialState()), {
+    events: [{ type: 'audit-sink-created', data: { enabled: false, batchSize: 7 } }],
+  });
+  t.match(decider.decide(create(), decider.initialState()), {
+    events: [{ type: 'audit-sink-created', data: { enabled: true, batchSize: null } }],
+  });
+  t.match(decider.decide(update({ enabled: false }), withSink()), {
+    outcome: 'accepted',
+    events: [{ type: 'audit-sink-updated', data: { sinkId: 3, name: 'siem', enabled: false, batchSize: null } }],
+  });
+  const sized = decider.evolve(withSink(), decider.decide(update({ batchSize: 9 }), withSink()).events[0]!);
+  t.match(decider.decide(update({ enabled: false }), sized), {
+    events: [{ data: { enabled: false, batchSize: 9 } }],
+  });
+  t.match(decider.decide(update({ batchSize: null }), sized), {
+    events: [{ data: { enabled: true, batchSize: null } }],
+  });
+  t.strictSame(decider.decide(update({ batchSize: 9, enabled: true }), sized), { outcome: 'accepted', events: [] });
+  t.match(decider.decide(update({ enabled: true }, 9), withSink()), {
+    outcome: 'refused',
+    rejection: { code: 'not-found' },
+  });
 });
