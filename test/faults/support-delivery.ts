@@ -250,7 +250,11 @@ function struckSends(watch: DeliveryWatch, mustResend: boolean, problems: string
   if (mustResend)
     for (const s of struck.filter((x) => !again.includes(x)))
       problems.push(`webhook-id ${s.webhookId}, struck mid-send (arrival ${s.nth}), never arrived again`);
-  return `${struck.length} faults struck mid-send (${again.length} of those sends came again)`;
+  const { total, midSend } = watch.strikes;
+  return (
+    `${midSend} of ${total} faults struck with a send in flight, ${struck.length} of them held mid-send by ` +
+    `the receiver (${again.length} of those sends came again)`
+  );
 }
 
 /** Arrivals of a webhook-id after one of them was accepted: the duplicates at-least-once allows. */

@@ -155,6 +155,9 @@ export type DeliveryWatch = Readonly<{
   /** The next send to either receiver strikes the fault first (until disarmed). */
   arm(strike: Strike): void;
   disarm(): void;
+  /** Called as each fault strikes: counts the faults, and those that struck with a send in flight. */
+  noteStrike(): void;
+  strikes: Readonly<{ total: number; midSend: number }>;
 }>;
 
 /** Starts both receivers and registers a subscriber for every subscribable kind and a sink, through the API. */
@@ -178,6 +181,7 @@ export async function startDeliveryWatch(t: Test, api: Session, seed: number): P
   const created = await api.post('/api/v1/audit/sinks', { name: sinkName, url: sink.url });
   if (created.status !== 201) throw new Error(`POST /api/v1/audit/sinks answered ${created.status}`);
   sink.secret = created.body.secret;
+  const strikes = { total: 0, midSend: 0 };
   return {
     hooks,
     sink,
@@ -186,5 +190,10 @@ export async function startDeliveryWatch(t: Test, api: Session, seed: number): P
     sinkName,
     arm: (strike) => (armed = strike),
     disarm: () => (armed = null),
+    noteStrike: () => {
+      strikes.total += 1;
+      if (hooks.inFlight + sink.inFlight > 0) strikes.midSend += 1;
+    },
+    strikes,
   };
 }

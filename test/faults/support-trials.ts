@@ -35,6 +35,10 @@ async function driveUntilStruck(
   let striking: Promise<void> | null = null;
   const strike = () => {
     struck.at = true;
+    if (striking === null) {
+      delivery.noteStrike();
+      delivery.disarm(); // a later send is no longer struck mid-send
+    }
     striking ??= fault.inject(gateway);
     return striking;
   };
