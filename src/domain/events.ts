@@ -79,6 +79,9 @@ export const domainEventTypes = [
   'audit-sink-updated',
   'audit-sink-deleted',
   'audit-sink-cursor-set',
+  'snapshot-soft-deleted',
+  'snapshot-restored',
+  'snapshot-purged',
   'webhook-delivery-attempted',
   'audit-batch-offered',
 ] as const satisfies readonly DomainEventType[];

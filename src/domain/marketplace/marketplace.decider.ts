@@ -247,6 +247,9 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
       case 'ingest-succeeded':
       case 'ingest-failed':
       case 'policy-denied':
+      case 'snapshot-soft-deleted':
+      case 'snapshot-restored':
+      case 'snapshot-purged':
         return state.status === 'none' ? state : { ...state, snapshots: evolveSnapshots(state.snapshots, event) };
       case 'marketplace-push-scopes-removed':
         return state;

@@ -11,6 +11,8 @@ export type GateSnapshot = Readonly<{
   capturedAt: Instant;
   /** Withdrawn administratively (marketplace removal): never approved again. */
   withdrawn: boolean;
+  /** Soft-deleted (spec, Deletion): marked, restorable until its purge. */
+  deleted?: boolean;
 }>;
 
 /** What the approval depends on beyond the snapshot's own history, read by the handler. */

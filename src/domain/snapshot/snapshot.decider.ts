@@ -50,6 +50,19 @@ export function evolveSnapshots(state: SnapshotsState, event: SnapshotDecisionEv
       return withSnapshot(state, event.data.snapshotId, { state: 'rejected' });
     case 'snapshot-revoked':
       return withSnapshot(state, event.data.snapshotId, { state: 'revoked', withdrawn: event.data.administrative });
+    case 'snapshot-soft-deleted':
+      return withSnapshot(state, event.data.snapshotId, { deleted: true });
+    case 'snapshot-restored':
+      return withSnapshot(state, event.data.snapshotId, { deleted: false });
+    case 'snapshot-purged': {
+      // The content is gone: the commit can be captured anew. A withdrawn snapshot's row stays, marked.
+      if (event.data.withdrawn) return withSnapshot(state, event.data.snapshotId, { deleted: true });
+      const snapshots = new Map(state.snapshots);
+      snapshots.delete(event.data.snapshotId);
+      const captured = new Map(state.captured);
+      if (captured.get(event.data.sha) === event.data.snapshotId) captured.delete(event.data.sha);
+      return { snapshots, captured };
+    }
     case 'plugin-withheld':
     case 'ingest-succeeded':
     case 'ingest-failed':

@@ -120,6 +120,59 @@ export type SnapshotRevoked = Event<
   }
 >;
 
+/** spec, Deletion: why a snapshot was soft-deleted (by hand, or by a retention criterion). */
+export const deletionReasons = ['manual', 'held-too-long', 'superseded'] as const;
+export type DeletionReason = (typeof deletionReasons)[number];
+
+/**
+ * spec, Deletion (orthogonal to state): a held, rejected or revoked snapshot is marked deleted; its content
+ * stays readable and it can be restored until `purgeAfter` (deletion + gateway.retention.restore-window).
+ */
+export type SnapshotSoftDeleted = Event<
+  'snapshot-soft-deleted',
+  {
+    snapshotId: number;
+    marketplaceId: number;
+    marketplace: string;
+    sha: string;
+    reason: DeletionReason;
+    deletedAt: Instant;
+    /** The admin, or `retention-policy` for a deletion by a retention criterion. */
+    deletedBy: string;
+    purgeAfter: Instant;
+  }
+>;
+
+/** A soft-deleted snapshot's deletion marks cleared before its purge. */
+export type SnapshotRestored = Event<
+  'snapshot-restored',
+  {
+    snapshotId: number;
+    marketplaceId: number;
+    marketplace: string;
+    sha: string;
+    restoredAt: Instant;
+    restoredBy: string;
+  }
+>;
+
+/**
+ * Compaction purged a soft-deleted snapshot past its purgeAfter: its quarantine ref is gone and its row
+ * removed, except an administratively withdrawn one, whose row is kept (only its content is reclaimed).
+ */
+export type SnapshotPurged = Event<
+  'snapshot-purged',
+  {
+    snapshotId: number;
+    marketplaceId: number;
+    marketplace: string;
+    sha: string;
+    /** Administratively withdrawn: the row stays. */
+    withdrawn: boolean;
+    purgedAt: Instant;
+  }
+>;
+
 export type SnapshotEvent =
   | SnapshotCaptured
   | PluginWithheld
@@ -127,4 +180,7 @@ export type SnapshotEvent =
   | IngestFailed
   | SnapshotApproved
   | SnapshotRejected
-  | SnapshotRevoked;
+  | SnapshotRevoked
+  | SnapshotSoftDeleted
+  | SnapshotRestored
+  | SnapshotPurged;

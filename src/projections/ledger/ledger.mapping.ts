@@ -360,6 +360,22 @@ function fieldsOf(event: DomainEvent): Fields[] {
         },
       ];
     }
+    case 'snapshot-soft-deleted': {
+      const d = event.data;
+      const detail = `snapshot ${d.snapshotId}: ${d.reason}; purge after ${d.purgeAfter}`;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
+    }
+    case 'snapshot-restored': {
+      const d = event.data;
+      return [
+        { marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId}` },
+      ];
+    }
+    case 'snapshot-purged': {
+      const d = event.data;
+      const detail = `snapshot ${d.snapshotId}: quarantine ref removed${d.withdrawn ? '; the withdrawn row is kept' : ''}`;
+      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
+    }
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':
