@@ -3,7 +3,7 @@ import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import { fact } from '../domain/events.ts';
 import { streams } from '../domain/shared/streams.ts';
-import { ledgerAfter, type LedgerEntry } from '../projections/ledger/ledger.queries.ts';
+import { ledgerAfter, ledgerSpanAfter, type LedgerEntry } from '../projections/ledger/ledger.queries.ts';
 import type { DueBatch } from '../projections/webhooks/deliveries.queries.ts';
 import { idleSinks, type IdleSink } from '../projections/webhooks/sinks.queries.ts';
 import { periodicDuty, type WakeableDuty } from './periodic-duty.ts';
@@ -50,16 +50,15 @@ async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: 
   const now = deps.clock.now();
   // spec, Audit: the push withholds entries younger than the commit-settling lag, like the pull export.
   const cutoff = new Date(now.getTime() - settings.lagMs).toISOString();
-  const entries = await ledgerAfter(deps.pool, sink.cursor, sink.batchSize ?? settings.batchSize, cutoff);
-  const last = entries.at(-1);
-  if (!last) return null;
+  const span = await ledgerSpanAfter(deps.pool, sink.cursor, sink.batchSize ?? settings.batchSize, cutoff);
+  if (!span) return null;
   const at = now.toISOString();
   const offered = fact('audit-batch-offered', {
     sinkId: sink.id,
     name: sink.name,
     from: sink.cursor,
-    to: last.id,
-    count: entries.length,
+    to: span.to,
+    count: span.count,
     at,
   });
   const meta = { principal: 'audit-push', actorType: 'system', at, correlationId: randomUUID() } as const;

@@ -66,6 +66,22 @@ export async function ledgerAfter(
 }
 
 /**
+ * The span of up to `limit` entries after `after`, none younger than `notAfter`: the last id and how many
+ * (null when there is none): for an offer, which needs the bounds, not the entries.
+ */
+export async function ledgerSpanAfter(
+  db: CommonQueryMethods,
+  after: number,
+  limit: number,
+  notAfter: string,
+): Promise<{ to: number; count: number } | null> {
+  const row = await db.one(sql.type(z.object({ to: z.bigint().nullable(), count: z.number() }))`
+    select max(id)::bigint as to, count(*)::int as count from (
+      select id from ledger_entries where id > ${after} and ts <= ${notAfter}::timestamptz order by id limit ${limit}) x`);
+  return row.to === null ? null : { to: Number(row.to), count: row.count };
+}
+
+/**
  * A page newest first, before `before` (0: from the newest). The marketplace filter matches the name
  * as recorded, so entries of earlier marketplaces that held the name are included.
  */
