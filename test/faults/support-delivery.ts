@@ -278,6 +278,7 @@ export async function deliveryInvariants(
   watch: DeliveryWatch,
   mustResend: boolean,
 ): Promise<{ violations: string[]; report: string }> {
+  const started = Date.now();
   let problems: string[] = [];
   let struck = '';
   let figures = { owed: 0, sink: { batches: 0, entries: 0, again: 0 }, failed: 0, drainedMs: 0 };
@@ -297,12 +298,12 @@ export async function deliveryInvariants(
   }
   const hooks = watch.hooks.arrivals;
   const report =
-    `delivery: drained in ${figures.drainedMs} ms; ${figures.owed} outbound ledger entries, ${hooks.length} ` +
-    `webhook arrivals (${new Set(hooks.map((a) => a.webhookId)).size} webhook-ids, ${hooks.filter(refused).length} ` +
-    `refused by the receiver), ${duplicates(watch.hooks)} duplicates after a 2xx; sink: ${figures.sink.entries} ` +
-    `entries in ${figures.sink.batches} accepted batches (${watch.sink.arrivals.length} arrivals), ` +
-    `${figures.sink.again} entries received again, ${duplicates(watch.sink)} batch duplicates after a 2xx; ` +
-    `${struck}; ` +
+    `delivery: drained in ${figures.drainedMs} ms, checked in ${Date.now() - started} ms; ` +
+    `${figures.owed} outbound ledger entries, ${hooks.length} webhook arrivals ` +
+    `(${new Set(hooks.map((a) => a.webhookId)).size} webhook-ids, ${hooks.filter(refused).length} refused by ` +
+    `the receiver), ${duplicates(watch.hooks)} duplicates after a 2xx; sink: ${figures.sink.entries} entries ` +
+    `in ${figures.sink.batches} accepted batches (${watch.sink.arrivals.length} arrivals), ${figures.sink.again} ` +
+    `entries received again, ${duplicates(watch.sink)} batch duplicates after a 2xx; ${struck}; ` +
     `${figures.failed} deliveries failed`;
   return { violations: problems, report };
 }
