@@ -1,7 +1,7 @@
 // Keys of features that are not built yet: accepted, warned about at startup ("not built yet: the setting
 // has no effect"), marked by `gateway config` and in docs/configuration.md.
 import { g, notBuilt, url } from './key-values.ts';
-import { duration, flag, optionalText } from './key-spec.ts';
+import { optionalText } from './key-spec.ts';
 
 /** gateway.storage.object-store.* (the object-store value of gateway.storage.backend). */
 export const objectStoreKeys = {
@@ -24,61 +24,6 @@ export const objectStoreKeys = {
     g('storage.object-store.cache-dir'),
     'Local cache directory for object-store blobs; unset means no local cache.',
     notBuilt,
-  ),
-};
-
-export const retentionKeys = {
-  enabled: flag(
-    g('retention.enabled'),
-    false,
-    'Run retention passes on a schedule (on-demand passes work regardless).',
-    notBuilt,
-  ),
-  heldMaxAgeMs: duration(
-    g('retention.held-max-age'),
-    '90d',
-    'Held snapshots older than this are soft-deleted ' + '(held-too-long); zero or negative disables the criterion.',
-    { ...notBuilt, allowNegative: true },
-  ),
-  supersededEnabled: flag(
-    g('retention.superseded'),
-    true,
-    'Soft-delete held, rejected or revoked snapshots ' + 'superseded by a later approved snapshot.',
-    notBuilt,
-  ),
-  supersededMinAgeMs: duration(
-    g('retention.superseded-min-age'),
-    '30d',
-    'Superseded snapshots younger than this are kept.',
-    notBuilt,
-  ),
-  minIdleMs: duration(
-    g('retention.min-idle'),
-    '30d',
-    'Fetch-recency veto: a candidate whose commit was fetched within this window is kept.',
-    notBuilt,
-  ),
-  restoreWindowMs: duration(
-    g('retention.restore-window'),
-    '14d',
-    'A soft-deleted snapshot can be restored for this long (purgeAfter = deletion + window).',
-    notBuilt,
-  ),
-  pollIntervalMs: duration(g('retention.poll-interval'), '1h', 'Interval of the retention evaluation pass.', {
-    ...notBuilt,
-    positive: true,
-  }),
-  compactionIntervalMs: duration(
-    g('retention.compaction-interval'),
-    '6h',
-    'Interval of the compaction pass (purges, sweeps).',
-    { ...notBuilt, positive: true },
-  ),
-  stagingRefMaxAgeMs: duration(
-    g('retention.staging-ref-max-age'),
-    '24h',
-    'Abandoned staging refs observed longer ' + 'than this are removed; zero or negative disables the sweep.',
-    { ...notBuilt, allowNegative: true },
   ),
 };
 

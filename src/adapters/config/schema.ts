@@ -5,7 +5,8 @@
 import type { Static } from 'typebox';
 import { keysOf, objectSchemaOf, type PlacedKeySpec } from './key-spec.ts';
 import { auditExportKeys, marketplaceKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
-import { estateKeys, retentionKeys } from './keys-not-built.ts';
+import { estateKeys } from './keys-not-built.ts';
+import { retentionKeys } from './keys-retention.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
 
 export { ConfigError } from './config-error.ts';
