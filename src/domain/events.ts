@@ -4,6 +4,7 @@ import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marke
 import type { RoleEvent, RolesRead } from './role/role.events.ts';
 import type { PublicationEvent } from './publication/publication.events.ts';
 import type { PublishEvent } from './publish/publish.events.ts';
+import type { RetentionEvent } from './retention/retention.events.ts';
 import type { SnapshotEvent } from './snapshot/snapshot.events.ts';
 import type { TokenEvent } from './token/token.events.ts';
 import type { PolicyEvent } from './policy/policy.events.ts';
@@ -24,7 +25,8 @@ export type DomainEvent =
   | VettingEvent
   | PolicyEvent
   | CatalogEvent
-  | WebhookEvent;
+  | WebhookEvent
+  | RetentionEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -82,6 +84,7 @@ export const domainEventTypes = [
   'snapshot-soft-deleted',
   'snapshot-restored',
   'snapshot-purged',
+  'retention-evaluated',
   'webhook-delivery-attempted',
   'audit-batch-offered',
 ] as const satisfies readonly DomainEventType[];

@@ -27,4 +27,6 @@ export const streams = {
   delivery: (deliveryId: number) => `delivery-${deliveryId}`,
   /** The batches offered to one audit sink. */
   sinkBatches: (sinkId: number) => `sinkbatches-${sinkId}`,
+  /** Retention's evaluation passes (retention-evaluated), one fact each. */
+  retention: () => 'retention-passes',
 } as const;

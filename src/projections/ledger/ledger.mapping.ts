@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
 import type { DomainEvent } from '../../domain/events.ts';
+import { retentionDetail } from '../../domain/retention/retention.events.ts';
 import { targetLedgerDetail } from '../../domain/webhook/webhook.events.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';
 
@@ -371,6 +372,8 @@ function fieldsOf(event: DomainEvent): Fields[] {
         { marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId}` },
       ];
     }
+    case 'retention-evaluated': // spec, Events: one entry per pass, with its counts
+      return [{ marketplace: event.data.marketplace ?? '-', detail: retentionDetail(event.data) }];
     case 'snapshot-purged': {
       const d = event.data;
       const detail = `snapshot ${d.snapshotId}: quarantine ref removed${d.withdrawn ? '; the withdrawn row is kept' : ''}`;
