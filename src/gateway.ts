@@ -276,6 +276,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs,
       ingest: config.ingest,
     },
+    retention: config.retention,
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
     sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
     vetting: {

@@ -39,6 +39,20 @@ export type VettingSettings = Readonly<{
   revetMode: 'WARN' | 'ENFORCE';
 }>;
 
+/** gateway.retention.* as loaded (durations in milliseconds). */
+export type RetentionSettings = Readonly<{
+  enabled: boolean;
+  heldMaxAgeMs: number;
+  supersededEnabled: boolean;
+  supersededMinAgeMs: number;
+  minIdleMs: number;
+  /** Resolved into purgeAfter at deletion time. */
+  restoreWindowMs: number;
+  pollIntervalMs: number;
+  compactionIntervalMs: number;
+  stagingRefMaxAgeMs: number;
+}>;
+
 /**
  * Every port a use case may take. Each use case names the few it needs (`Pick<Ports, …>`), so what it
  * touches is visible in its signature; the composition root hands all of them to the HTTP layer.
@@ -55,6 +69,7 @@ export type Ports = Readonly<{
   catalog: Readonly<{ enabled: boolean; name: string }>;
   marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number; ingest: IngestSettings }>;
   vetting: VettingSettings;
+  retention: RetentionSettings;
   /** Seals and opens stored secrets (webhook secrets). */
   secrets: SecretBox;
 }>;

@@ -90,6 +90,17 @@ export async function testHttpDeps(
       minimumReleaseAgeMs: 0,
       ingest: { maxExternalSources: 1000, externalSources: 'withhold-unresolved', fetchConcurrency: 8 },
     },
+    retention: {
+      enabled: false,
+      heldMaxAgeMs: 90 * 86_400_000,
+      supersededEnabled: true,
+      supersededMinAgeMs: 30 * 86_400_000,
+      minIdleMs: 30 * 86_400_000,
+      restoreWindowMs: 14 * 86_400_000,
+      pollIntervalMs: 3_600_000,
+      compactionIntervalMs: 6 * 3_600_000,
+      stagingRefMaxAgeMs: 86_400_000,
+    },
     secrets: secretBox(Buffer.alloc(32, 7)),
     sync: { maxWebhookBodyBytes: 1_048_576 },
     vetting: {

@@ -1,8 +1,10 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
 import { accept, refuse, type Command, type Decider, type Decision, type Instant } from '../shared/decider.ts';
 import { isMarketplaceName } from '../shared/names.ts';
+import { decideDeletion, type DeletionCommand } from '../snapshot/snapshot-deletion.ts';
 import {
   decideSnapshot,
+  deletionSubject,
   evolveSnapshots,
   noSnapshots,
   type SnapshotCommand,
@@ -67,7 +69,8 @@ export type MarketplaceCommand =
   | RecordIngestFailure
   | ChangeSyncMode
   | SetPluginSelection
-  | SnapshotCommand;
+  | SnapshotCommand
+  | DeletionCommand;
 
 export type MarketplaceState =
   | { status: 'none' }
@@ -217,6 +220,9 @@ function decideSelection({ data, meta }: SetPluginSelection, state: Known): Deci
   });
 }
 
+const isDeletion = (command: MarketplaceCommand): command is DeletionCommand =>
+  command.type === 'soft-delete-snapshot' || command.type === 'restore-snapshot' || command.type === 'purge-snapshot';
+
 export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, Event> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
@@ -257,6 +263,12 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
   },
   decide(command, state) {
     if (command.type === 'register-marketplace') return decideRegister(command, state);
+    // Deliberately before the live check: a removed marketplace's snapshots (withdrawn rows among them)
+    // are deleted, restored and purged like any other (spec, Deletion).
+    if (isDeletion(command)) {
+      if (state.status === 'none') return refuse({ code: 'snapshot-not-found', detail: 'no such marketplace' });
+      return decideDeletion(command, deletionSubject(state.snapshots, command.data.snapshotId), homeOf(state));
+    }
     if (state.status !== 'live')
       return refuse({ code: 'marketplace-not-found', detail: 'no live marketplace has that name' });
     switch (command.type) {

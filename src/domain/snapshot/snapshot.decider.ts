@@ -1,6 +1,7 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
-import { accept, refuse, type Command, type Decision } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decision, type Instant, type Rejection } from '../shared/decider.ts';
 import { approveGate, runGate, type ApproveInputs, type GateSnapshot } from './approve-gate.ts';
+import type { DeletionSubject } from './snapshot-deletion.ts';
 import type { SnapshotEvent } from './snapshot.events.ts';
 
 export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
@@ -9,13 +10,21 @@ export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
 export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
 export type SnapshotCommand = ApproveSnapshot | RejectSnapshot | RevokeSnapshot;
 
-/** A snapshot as its marketplace's stream knows it: what the approve gate checks. */
-export type SnapshotEntry = GateSnapshot;
+/** A snapshot as its marketplace's stream knows it: what the approve gate and the deletion decisions check. */
+export type SnapshotEntry = GateSnapshot &
+  Readonly<{
+    /** While soft-deleted: until when it can be restored. */
+    purgeAfter?: Instant | null;
+    /** Purged; only a withdrawn snapshot stays in the state after its purge. */
+    purged?: boolean;
+  }>;
 
 /** The snapshots of one marketplace, by id, and which commit each captured. */
 export type SnapshotsState = Readonly<{
   snapshots: ReadonlyMap<number, SnapshotEntry>;
   captured: ReadonlyMap<string, number>;
+  /** Snapshots purged and gone from `snapshots` (a restore or a second delete answers 409, not 404). */
+  purged?: ReadonlySet<number>;
 }>;
 
 /** Where the snapshots live: their marketplace, named in every event. */
@@ -23,7 +32,14 @@ export type SnapshotHome = Readonly<{ marketplaceId: number; marketplace: string
 
 export type SnapshotDecisionEvent = SnapshotEvent | PolicyDenied;
 
-export const noSnapshots: SnapshotsState = { snapshots: new Map(), captured: new Map() };
+export const noSnapshots: SnapshotsState = { snapshots: new Map(), captured: new Map(), purged: new Set() };
+
+/** The snapshot a deletion command addresses, as the deletion decisions see it. */
+export function deletionSubject(state: SnapshotsState, snapshotId: number): DeletionSubject {
+  const snapshot = state.snapshots.get(snapshotId);
+  if (snapshot) return { found: 'snapshot', snapshot };
+  return state.purged?.has(snapshotId) ? { found: 'purged' } : { found: 'none' };
+}
 
 const withSnapshot = (state: SnapshotsState, snapshotId: number, change: Partial<SnapshotEntry>): SnapshotsState => {
   const current = state.snapshots.get(snapshotId);
@@ -42,7 +58,7 @@ export function evolveSnapshots(state: SnapshotsState, event: SnapshotDecisionEv
       snapshots.set(snapshotId, { snapshotId, sha, state: initial, capturedAt, withdrawn: false });
       const captured = new Map(state.captured);
       captured.set(sha, snapshotId);
-      return { snapshots, captured };
+      return { ...state, snapshots, captured };
     }
     case 'snapshot-approved':
       return withSnapshot(state, event.data.snapshotId, { state: 'approved' });
@@ -51,17 +67,17 @@ export function evolveSnapshots(state: SnapshotsState, event: SnapshotDecisionEv
     case 'snapshot-revoked':
       return withSnapshot(state, event.data.snapshotId, { state: 'revoked', withdrawn: event.data.administrative });
     case 'snapshot-soft-deleted':
-      return withSnapshot(state, event.data.snapshotId, { deleted: true });
+      return withSnapshot(state, event.data.snapshotId, { deleted: true, purgeAfter: event.data.purgeAfter });
     case 'snapshot-restored':
-      return withSnapshot(state, event.data.snapshotId, { deleted: false });
+      return withSnapshot(state, event.data.snapshotId, { deleted: false, purgeAfter: null });
     case 'snapshot-purged': {
       // The content is gone: the commit can be captured anew. A withdrawn snapshot's row stays, marked.
-      if (event.data.withdrawn) return withSnapshot(state, event.data.snapshotId, { deleted: true });
+      if (event.data.withdrawn) return withSnapshot(state, event.data.snapshotId, { deleted: true, purged: true });
       const snapshots = new Map(state.snapshots);
       snapshots.delete(event.data.snapshotId);
       const captured = new Map(state.captured);
       if (captured.get(event.data.sha) === event.data.snapshotId) captured.delete(event.data.sha);
-      return { snapshots, captured };
+      return { snapshots, captured, purged: new Set([...(state.purged ?? []), event.data.snapshotId]) };
     }
     case 'plugin-withheld':
     case 'ingest-succeeded':
@@ -70,6 +86,12 @@ export function evolveSnapshots(state: SnapshotsState, event: SnapshotDecisionEv
       return state;
   }
 }
+
+// A decision waits for the restore: a deleted snapshot is on its way out (its purge would drop an approval).
+const deletedRefusal = (snapshotId: number): Rejection => ({
+  code: 'snapshot-deleted',
+  detail: `snapshot ${snapshotId} is soft-deleted; restore it before deciding on it`,
+});
 
 /** Decides on one snapshot of a live marketplace (the marketplace decider checks that it is live). */
 export function decideSnapshot(
@@ -85,6 +107,7 @@ export function decideSnapshot(
       detail: `no snapshot ${command.data.snapshotId} in ${home.marketplace}`,
     });
   const base = { ...home, snapshotId: snapshot.snapshotId, sha: snapshot.sha };
+  if (snapshot.deleted) return refuse(deletedRefusal(snapshot.snapshotId));
   switch (command.type) {
     case 'approve-snapshot': {
       const { inputs } = command.data;

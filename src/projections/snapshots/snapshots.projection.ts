@@ -4,8 +4,8 @@ import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
   name: 'snapshots',
-  version: 4,
-  tables: ['snapshots', 'served_tips'],
+  version: 5,
+  tables: ['snapshots', 'served_tips', 'purged_snapshots'],
   createSql: [
     `
     create table snapshots (
@@ -35,6 +35,13 @@ export const snapshotsProjection: Projection = {
     'create index snapshots_sha on snapshots (sha)',
     // the snapshot each marketplace means to serve at refs/heads/main (publication converges to it)
     'create table served_tips (marketplace_id bigint primary key, snapshot_id bigint not null)',
+    // spec, Deletion: a purge deletes the row; what stays says where it was (a restore answers 409, not 404)
+    `create table purged_snapshots (
+      id bigint primary key,
+      marketplace_id bigint not null,
+      sha text not null,
+      purged_at timestamptz not null
+    )`,
   ],
   apply: dispatch({
     'snapshot-captured': (tx, { data: d }) =>
@@ -66,6 +73,21 @@ export const snapshotsProjection: Projection = {
       // spec, Facade rule 5: revoking the tip removes refs/heads/main; it does not move back.
       await tx.query(sql.unsafe`
         delete from served_tips where marketplace_id = ${d.marketplaceId} and snapshot_id = ${d.snapshotId}`);
+    },
+    'snapshot-soft-deleted': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
+      update snapshots set deleted_at = ${d.deletedAt}, deleted_reason = ${d.reason}, purge_after = ${d.purgeAfter}
+      where id = ${d.snapshotId}`),
+    'snapshot-restored': (tx, { data: d }) =>
+      tx.query(sql.unsafe`
+      update snapshots set deleted_at = null, deleted_reason = null, purge_after = null where id = ${d.snapshotId}`),
+    'snapshot-purged': async (tx, { data: d }) => {
+      // spec, Deletion: a withdrawn snapshot's row is never removed; only its content is reclaimed.
+      if (d.withdrawn) return;
+      await tx.query(sql.unsafe`delete from snapshots where id = ${d.snapshotId}`);
+      await tx.query(sql.unsafe`
+        insert into purged_snapshots (id, marketplace_id, sha, purged_at)
+        values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.purgedAt}) on conflict (id) do nothing`);
     },
   }),
 };

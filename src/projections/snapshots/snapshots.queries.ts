@@ -83,6 +83,21 @@ export async function snapshotById(db: CommonQueryMethods, id: number): Promise<
   return row ? toRecord(row) : null;
 }
 
+/** A purged snapshot's trace (its row is gone): where it was, and when it left. */
+export async function purgedSnapshotById(
+  db: CommonQueryMethods,
+  id: number,
+): Promise<Readonly<{ id: number; marketplaceId: number; sha: string; purgedAt: string }> | null> {
+  const row = await db.maybeOne(
+    sql.type(
+      z.object({ id: z.bigint(), marketplace_id: z.bigint(), sha: z.string(), purged_at: z.string() }),
+    )`select id, marketplace_id, sha, purged_at from purged_snapshots where id = ${id}`,
+  );
+  return row
+    ? { id: Number(row.id), marketplaceId: Number(row.marketplace_id), sha: row.sha, purgedAt: row.purged_at }
+    : null;
+}
+
 export async function snapshotsOf(
   db: CommonQueryMethods,
   marketplaceIds: readonly number[],

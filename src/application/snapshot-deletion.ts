@@ -1,0 +1,104 @@
+import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
+import type { CommandMeta } from '../domain/shared/decider.ts';
+import { streams } from '../domain/shared/streams.ts';
+import type { DeletionCommand } from '../domain/snapshot/snapshot-deletion.ts';
+import type { DeletionReason, SnapshotPurged } from '../domain/snapshot/snapshot.events.ts';
+import { purgedSnapshotById, snapshotById, type SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
+import { execute } from './execute.ts';
+import type { Actor, Ports } from './ports.ts';
+import { reject } from './rejected.ts';
+import { requireAdminRole } from './standing.ts';
+
+export type DeletionPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'access' | 'retention'>;
+
+/** spec, Audit ledger events: policy deletions carry actor retention-policy. */
+export const retentionPolicyPrincipal = 'retention-policy';
+
+/** The marks show on every snapshot read, and each act is a ledger entry. */
+const readModels = ['snapshots', 'ledger'];
+
+type Target = Readonly<{ marketplaceId: number; snapshot: SnapshotRecord | null }>;
+
+/**
+ * The marketplace stream a snapshot id lives in, from its row (live or removed marketplace alike) or,
+ * once purged, from the trace the purge left; 404 when the gateway never had it.
+ */
+async function targetOf(deps: Pick<Ports, 'pool'>, snapshotId: number): Promise<Target> {
+  const snapshot = await snapshotById(deps.pool, snapshotId);
+  if (snapshot) return { marketplaceId: snapshot.marketplaceId, snapshot };
+  const purged = await purgedSnapshotById(deps.pool, snapshotId);
+  if (purged) return { marketplaceId: purged.marketplaceId, snapshot: null };
+  throw reject('snapshot-not-found', `no snapshot ${snapshotId}`);
+}
+
+async function decide(deps: DeletionPorts, target: Target, command: DeletionCommand) {
+  const decision = await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(target.marketplaceId),
+    command,
+    readModels,
+  );
+  return decision.events;
+}
+
+/**
+ * Soft-delete a held, rejected or revoked snapshot (spec, Deletion): by an admin (`actor`, reason
+ * manual) or by the retention policy (`actor` null: principal retention-policy). purgeAfter is the
+ * deletion instant plus gateway.retention.restore-window as configured now. Answers the row as the
+ * snapshots projection writes it. 404 unknown, 403 not admin, 409 approved or already deleted.
+ */
+export async function softDeleteSnapshot(
+  deps: DeletionPorts,
+  actor: Actor | null,
+  snapshotId: number,
+  reason: DeletionReason,
+  meta: CommandMeta,
+): Promise<SnapshotRecord> {
+  if (actor !== null) await requireAdminRole(deps, actor);
+  const target = await targetOf(deps, snapshotId);
+  const acting: CommandMeta =
+    actor === null ? { ...meta, principal: retentionPolicyPrincipal, actorType: 'system' } : meta;
+  const events = await decide(deps, target, {
+    type: 'soft-delete-snapshot',
+    data: { snapshotId, reason, restoreWindowMs: deps.retention.restoreWindowMs },
+    meta: acting,
+  });
+  const deleted = events.find((e) => e.type === 'snapshot-soft-deleted');
+  if (deleted?.type !== 'snapshot-soft-deleted' || target.snapshot === null)
+    throw new Error('deletion accepted without snapshot-soft-deleted');
+  const { deletedAt, purgeAfter } = deleted.data;
+  return { ...target.snapshot, deletedAt, deletedReason: deleted.data.reason, purgeAfter };
+}
+
+/** Clear a soft-deleted snapshot's marks before its purgeAfter (admin only). 409 not deleted, or too late. */
+export async function restoreSnapshot(
+  deps: DeletionPorts,
+  actor: Actor,
+  snapshotId: number,
+  meta: CommandMeta,
+): Promise<SnapshotRecord> {
+  await requireAdminRole(deps, actor);
+  const target = await targetOf(deps, snapshotId);
+  const events = await decide(deps, target, { type: 'restore-snapshot', data: { snapshotId }, meta });
+  if (!events.some((e) => e.type === 'snapshot-restored') || target.snapshot === null)
+    throw new Error('restore accepted without snapshot-restored');
+  return { ...target.snapshot, deletedAt: null, deletedReason: null, purgeAfter: null };
+}
+
+/**
+ * Record a purge once compaction has reclaimed the content: only a soft-deleted snapshot whose
+ * purgeAfter has passed at `meta.at` (409 otherwise; 404 unknown). The snapshots projection then
+ * deletes the row, except a withdrawn one's. Answers what was recorded, or null when the snapshot
+ * was purged before (nothing recorded: a retried compaction).
+ */
+export async function recordPurge(
+  deps: DeletionPorts,
+  snapshotId: number,
+  meta: CommandMeta,
+): Promise<SnapshotPurged['data'] | null> {
+  const target = await targetOf(deps, snapshotId);
+  const events = await decide(deps, target, { type: 'purge-snapshot', data: { snapshotId }, meta });
+  const purged = events.find((e) => e.type === 'snapshot-purged');
+  return purged?.type === 'snapshot-purged' ? purged.data : null;
+}
