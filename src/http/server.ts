@@ -22,6 +22,7 @@ import { snapshotReadRoutes } from './api/snapshots/reads.routes.ts';
 import { policyRoutes } from './api/policy/policy.route.ts';
 import { vettingRoutes } from './api/vetting/vetting.routes.ts';
 import { decisionRoutes } from './api/snapshots/decisions.route.ts';
+import { deletionRoutes } from './api/snapshots/deletion.route.ts';
 import { meRoute } from './api/session/me.route.ts';
 import { machineTokenRoutes } from './api/tokens/machine-tokens.route.ts';
 import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
@@ -139,6 +140,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   roleRoutes(app, deps);
   marketplaceRoutes(app, deps);
   decisionRoutes(app, deps);
+  deletionRoutes(app, deps);
   vettingRoutes(app, deps);
   policyRoutes(app, deps);
   snapshotReadRoutes(app, deps);

@@ -2,8 +2,9 @@
 
 export const webhookEventKinds = {
   'marketplace.snapshot.revoked': 'A snapshot was revoked: by a re-vet in ENFORCE mode, or withdrawn by a removal.',
-  'marketplace.snapshot.soft_deleted': 'A snapshot was soft-deleted by retention (listed; wired with retention).',
-  'marketplace.snapshot.restored': 'A soft-deleted snapshot was restored (listed; wired with retention).',
+  'marketplace.snapshot.soft_deleted':
+    'A held, rejected or revoked snapshot was soft-deleted: by an admin, or by a retention criterion.',
+  'marketplace.snapshot.restored': 'A soft-deleted snapshot was restored before its purge.',
   'marketplace.snapshot.captured': 'An ingest or a push captured a new snapshot.',
   'marketplace.snapshot.approved': 'A snapshot was approved and is served.',
   'marketplace.snapshot.rejected': 'A snapshot was rejected.',

@@ -11,6 +11,8 @@ export const outboundEvents = {
   'snapshot-captured': 'marketplace.snapshot.captured',
   'snapshot-approved': 'marketplace.snapshot.approved',
   'snapshot-rejected': 'marketplace.snapshot.rejected',
+  'snapshot-soft-deleted': 'marketplace.snapshot.soft_deleted',
+  'snapshot-restored': 'marketplace.snapshot.restored',
   'marketplace-registered': 'marketplace.registered',
   'marketplace-removed': 'marketplace.removed',
   'ingest-failed': 'marketplace.ingest_failed',

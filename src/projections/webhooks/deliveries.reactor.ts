@@ -27,6 +27,8 @@ export const deliveriesReactor: Projection = {
     'snapshot-captured',
     'snapshot-approved',
     'snapshot-rejected',
+    'snapshot-soft-deleted',
+    'snapshot-restored',
     'marketplace-registered',
     'marketplace-removed',
     'ingest-failed',

@@ -73,6 +73,9 @@ t.test('every delivery received validates against the webhooks object of the ser
   await upstream.commit({ 'plugins/tidy/commands/tidy.md': '---\ndescription: tidy up\n---\nTidy it all.\n' });
   const second = (await root.post('/api/v1/marketplaces/acme/ingest')).body;
   t.equal((await root.post(`/api/v1/snapshots/${second.id}/reject`)).status, 200);
+  // issue 17, item 4: marketplace.snapshot.soft_deleted and .restored deliveries.
+  t.equal((await root.delete(`/api/v1/snapshots/${second.id}`)).status, 200, 'soft-deleted by hand');
+  t.equal((await root.post(`/api/v1/snapshots/${second.id}/restore`)).status, 200, 'restored');
   rmSync(upstream.bare, { recursive: true, force: true }); // the upstream repository goes away
   t.equal((await root.post('/api/v1/marketplaces/acme/ingest')).status, 502, 'a failed ingest');
   t.equal((await root.delete('/api/v1/marketplaces/acme', { reason: 'retired upstream' })).status, 200);
@@ -82,6 +85,8 @@ t.test('every delivery received validates against the webhooks object of the ser
     'marketplace.snapshot.captured',
     'marketplace.snapshot.approved',
     'marketplace.snapshot.rejected',
+    'marketplace.snapshot.soft_deleted',
+    'marketplace.snapshot.restored',
     'marketplace.ingest_failed',
     'marketplace.removed',
     'marketplace.snapshot.revoked',

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { exportEntry } from '../../../application/audit-sink-push.ts';
 import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/marketplace.events.ts';
-import { ingestTriggers } from '../../../domain/snapshot/snapshot.events.ts';
+import { deletionReasons, ingestTriggers } from '../../../domain/snapshot/snapshot.events.ts';
 import type { WebhookEventKind } from '../../../domain/webhook/event-kinds.ts';
 import type { OutboundData } from '../../../domain/webhook/outbound.ts';
 
@@ -150,14 +150,27 @@ const auditBatch = Type.Object({
   entries: Type.Array(ExportEntry, { description: 'Ledger entries after from up to to, in ledger order.' }),
 });
 
-const notWired = (what: string) =>
-  Type.Object({}, { description: `${what}: not sent yet; its data is described when retention lands.` });
+const snapshotSoftDeleted = Type.Object({
+  ...snapshotIdentity,
+  reason: Type.Enum(deletionReasons, {
+    description: 'manual (DELETE by an admin), or the retention criterion that selected it: held-too-long, superseded.',
+  }),
+  deletedAt: instant('When it was soft-deleted.'),
+  deletedBy: text('The admin, or retention-policy for a deletion by a retention criterion.'),
+  purgeAfter: instant('Until when it can be restored; compaction purges it after.'),
+});
+
+const snapshotRestored = Type.Object({
+  ...snapshotIdentity,
+  restoredAt: instant('When its deletion marks were cleared.'),
+  restoredBy: text('The admin who restored it.'),
+});
 
 /** Every kind's `data`. */
 export const outboundDataSchemas = {
   'marketplace.snapshot.revoked': snapshotRevoked,
-  'marketplace.snapshot.soft_deleted': notWired('A soft deletion by retention'),
-  'marketplace.snapshot.restored': notWired('A restoration'),
+  'marketplace.snapshot.soft_deleted': snapshotSoftDeleted,
+  'marketplace.snapshot.restored': snapshotRestored,
   'marketplace.snapshot.captured': snapshotCaptured,
   'marketplace.snapshot.approved': snapshotApproved,
   'marketplace.snapshot.rejected': snapshotRejected,
