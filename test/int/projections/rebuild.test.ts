@@ -17,6 +17,58 @@ async function dump(pool: DatabasePool): Promise<Record<string, string[]>> {
   return out;
 }
 
+/** Soft deletion, restore and purge on marketplace 2 (issue 17): the marks and the purge replay exactly. */
+function deletionHistory() {
+  const mp2 = { marketplaceId: 2, marketplace: 'tools' };
+  const held = (id: number, c: string) => ({
+    type: 'snapshot-captured',
+    data: {
+      ...mp2,
+      snapshotId: id,
+      sha: sha(c),
+      upstreamSha: sha(c),
+      state: 'held',
+      violation: null,
+      capturedAt: '2026-03-04T12:00:00.000Z',
+      ingestedBy: 'alice',
+      trigger: 'on-demand',
+      committedAt: null,
+      description: null,
+    },
+    metadata: metadata(),
+  });
+  const softDeleted = (id: number, c: string, reason: string, by: string) => ({
+    type: 'snapshot-soft-deleted',
+    data: {
+      ...mp2,
+      snapshotId: id,
+      sha: sha(c),
+      reason,
+      deletedAt: '2026-03-05T12:00:00.000Z',
+      deletedBy: by,
+      purgeAfter: '2026-03-19T12:00:00.000Z',
+    },
+    metadata: metadata({ principal: by, actorType: by === 'root' ? 'human' : 'system' }),
+  });
+  return [
+    softDeleted(11, 'd', 'superseded', 'retention-policy'),
+    held(12, 'e'),
+    softDeleted(12, 'e', 'manual', 'root'),
+    {
+      type: 'snapshot-restored',
+      data: { ...mp2, snapshotId: 12, sha: sha('e'), restoredAt: '2026-03-06T12:00:00.000Z', restoredBy: 'root' },
+      metadata: metadata({ principal: 'root' }),
+    },
+    held(13, 'f'),
+    softDeleted(13, 'f', 'held-too-long', 'retention-policy'),
+    {
+      type: 'snapshot-purged',
+      data: { ...mp2, snapshotId: 13, sha: sha('f'), withdrawn: false, purgedAt: '2026-03-20T00:00:00.000Z' },
+      metadata: metadata({ principal: 'system', actorType: 'system' }),
+    },
+  ];
+}
+
 // Publication acts on git repositories (tested with real clones elsewhere); every other read model is here.
 const readModelProjections = (t: Parameters<typeof testCore>[0]) =>
   projectionsFor({ gitStore: new GitStore(t.testdir()) }).filter((p) => p.name !== 'publication');
@@ -170,6 +222,8 @@ t.test('a rebuild from position 0 gives every read model row back identically (D
         },
         metadata: metadata({ principal: 'revet-policy', actorType: 'system' }),
       },
+      // issue 17, item 6: deletion marks come from events. 11 stays soft-deleted, 12 is restored, 13 purged.
+      ...deletionHistory(),
       {
         type: 'marketplace-push-scopes-removed',
         data: { marketplaceId: 2, name: 'tools', tokenIds: [20] },
@@ -399,7 +453,13 @@ t.test('a rebuild from position 0 gives every read model row back identically (D
   t.match(before.policy_rules, [/"enabled":false,"created_by":"root".*"updated_by":"bob"/]);
   t.equal(before.policy_rules?.length, 1);
   t.equal(before.marketplaces?.length, 3);
-  t.equal(before.snapshots?.length, 2);
+  t.equal(before.snapshots?.length, 3, 'snapshot 13 purged: its row is gone');
+  t.match(
+    before.snapshots?.[1],
+    /"id":11,.*"deleted_at":"2026-03-05T12:00:00\+00:00","deleted_reason":"superseded","purge_after":"2026-03-19T12:00:00\+00:00"/,
+  );
+  t.match(before.snapshots?.[2], /"id":12,.*"deleted_at":null,"deleted_reason":null,"purge_after":null/);
+  t.match(before.purged_snapshots, [/"id":13,"marketplace_id":2/]);
   t.equal(before.access_tokens?.length, 3);
   t.equal(before.role_grants?.length, 1);
   t.ok(
