@@ -21,6 +21,7 @@ import { scheduledIngestionDuty } from './application/scheduled-ingest.ts';
 import { vettingDuties } from './application/sweeps.ts';
 import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
 import { auditPushDuty } from './application/audit-sink-push.ts';
+import { compactionDuty } from './application/compaction.ts';
 import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
@@ -327,6 +328,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
       }),
       scheduledIngestionDuty(deps, config.sync.schedule),
       ...outboundDuties(deps, config),
+      compactionDuty(deps),
     ],
     logger.child({ component: 'leader' }),
   );

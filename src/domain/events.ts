@@ -1,5 +1,6 @@
 import type { AccessEvent } from './access/access.events.ts';
 import type { CatalogEvent } from './catalog/catalog.events.ts';
+import type { CompactionEvent } from './compaction/compaction.events.ts';
 import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
 import type { RoleEvent, RolesRead } from './role/role.events.ts';
 import type { PublicationEvent } from './publication/publication.events.ts';
@@ -25,6 +26,7 @@ export type DomainEvent =
   | VettingEvent
   | PolicyEvent
   | CatalogEvent
+  | CompactionEvent
   | WebhookEvent
   | RetentionEvent;
 export type DomainEventType = DomainEvent['type'];
@@ -84,6 +86,8 @@ export const domainEventTypes = [
   'snapshot-soft-deleted',
   'snapshot-restored',
   'snapshot-purged',
+  'staging-refs-swept',
+  'webhook-deliveries-swept',
   'retention-evaluated',
   'webhook-delivery-attempted',
   'audit-batch-offered',

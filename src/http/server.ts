@@ -10,6 +10,7 @@ import { adoptionRoutes } from './api/adoption/adoption.route.ts';
 import { auditRoutes } from './api/audit/audit.route.ts';
 import { auditSinkRoutes } from './api/audit/sinks.route.ts';
 import { catalogRoutes } from './api/catalog/catalog.route.ts';
+import { compactRoute } from './api/retention/compact.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
 import { selectionRoutes } from './api/marketplaces/selection.route.ts';
@@ -153,6 +154,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   auditSinkRoutes(app, deps);
   adoptionRoutes(app, deps);
   catalogRoutes(app, deps);
+  compactRoute(app, deps);
   const facadeCredentials = {
     pool: deps.pool,
     clock: deps.clock,

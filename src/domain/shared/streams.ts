@@ -29,4 +29,6 @@ export const streams = {
   sinkBatches: (sinkId: number) => `sinkbatches-${sinkId}`,
   /** Retention's evaluation passes (retention-evaluated), one fact each. */
   retention: () => 'retention-passes',
+  /** Compaction's housekeeping sweeps (staging-refs-swept, webhook-deliveries-swept), one fact each. */
+  compaction: () => 'compaction-passes',
 } as const;

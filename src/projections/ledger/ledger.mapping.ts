@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
+import { compactionDetail } from '../../domain/compaction/compaction.events.ts';
 import type { DomainEvent } from '../../domain/events.ts';
 import { retentionDetail } from '../../domain/retention/retention.events.ts';
 import { targetLedgerDetail } from '../../domain/webhook/webhook.events.ts';
@@ -379,6 +380,9 @@ function fieldsOf(event: DomainEvent): Fields[] {
       const detail = `snapshot ${d.snapshotId}: quarantine ref removed${d.withdrawn ? '; the withdrawn row is kept' : ''}`;
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
     }
+    case 'staging-refs-swept': // spec, Events: compaction housekeeping, one entry per pass that removed any
+    case 'webhook-deliveries-swept':
+      return [{ detail: compactionDetail(event) }];
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':

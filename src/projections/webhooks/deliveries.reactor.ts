@@ -23,6 +23,7 @@ export const deliveriesReactor: Projection = {
     'webhook-subscriber-created',
     'webhook-subscriber-deleted',
     'webhook-delivery-attempted',
+    'webhook-deliveries-swept',
     'snapshot-revoked',
     'snapshot-captured',
     'snapshot-approved',
@@ -110,6 +111,12 @@ async function applyOne(tx: DatabaseTransactionConnection, recorded: RecordedEve
     return;
   }
   if (event.type === 'webhook-delivery-attempted') return applyAttempt(tx, event.data);
+  if (event.type === 'webhook-deliveries-swept') {
+    // spec, Limits: compaction sweeps delivered or failed deliveries last updated before `before`; pending never.
+    await tx.query(sql.unsafe`
+      delete from webhook_deliveries where state in ('delivered', 'failed') and updated_at < ${event.data.before}`);
+    return;
+  }
   if (await applySinkEvent(tx, event, recorded.recordedAt)) return;
   const outbound = outboundOf(event);
   if (!outbound) return;

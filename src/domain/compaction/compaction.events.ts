@@ -1,0 +1,38 @@
+import type { Event, Instant } from '../shared/decider.ts';
+
+/** One abandoned staging ref a compaction pass removed from a marketplace's quarantine repository. */
+export type SweptStagingRef = Readonly<{ marketplaceId: number; ref: string; sha: string; createdAt: Instant }>;
+
+/**
+ * spec, Limits: abandoned staging references (left by an ingest cut off mid-fetch) are removed when no
+ * live snapshot row names their commit and they have been observed longer than staging-ref-max-age.
+ * One fact per compaction pass that removed any.
+ */
+export type StagingRefsSwept = Event<
+  'staging-refs-swept',
+  { refs: readonly SweptStagingRef[]; maxAgeMs: number; sweptAt: Instant }
+>;
+
+/**
+ * spec, Limits: webhook deliveries delivered or failed and last updated before `before` (30 days before the
+ * pass) are swept; pending ones never. The deliveries reactor deletes them when it applies this fact;
+ * `count` is how many the pass saw. One fact per compaction pass that found any.
+ */
+export type WebhookDeliveriesSwept = Event<'webhook-deliveries-swept', { before: Instant; count: number }>;
+
+export type CompactionEvent = StagingRefsSwept | WebhookDeliveriesSwept;
+
+/** The ledger entry's detail of a staging-ref sweep: how many, and which (marketplace id, ref, commit). */
+export function stagingSweepDetail(d: StagingRefsSwept['data']): string {
+  const shown = d.refs.slice(0, 20).map((r) => `${r.marketplaceId}:${r.ref}@${r.sha.slice(0, 12)}`);
+  const more = d.refs.length > shown.length ? ` and ${d.refs.length - shown.length} more` : '';
+  return `${d.refs.length} abandoned staging refs removed: ${shown.join(', ')}${more}`;
+}
+
+/** The ledger entry's detail of a delivery sweep. */
+export const deliverySweepDetail = (d: WebhookDeliveriesSwept['data']): string =>
+  `${d.count} delivered or failed webhook deliveries last updated before ${d.before} removed`;
+
+/** The ledger entry's detail of either sweep. */
+export const compactionDetail = (event: CompactionEvent): string =>
+  event.type === 'staging-refs-swept' ? stagingSweepDetail(event.data) : deliverySweepDetail(event.data);

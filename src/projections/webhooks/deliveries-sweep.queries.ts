@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+
+/**
+ * spec, Limits: how many deliveries a sweep would remove now: delivered or failed, last updated before
+ * `before`; never pending. The deliveries reactor removes them when it applies webhook-deliveries-swept.
+ */
+export async function sweepableDeliveries(db: CommonQueryMethods, before: string): Promise<number> {
+  return Number(
+    await db.oneFirst(sql.type(z.object({ count: z.bigint() }))`
+      select count(*) as count from webhook_deliveries
+      where state in ('delivered', 'failed') and updated_at < ${before}::timestamptz`),
+  );
+}
