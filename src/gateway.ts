@@ -13,7 +13,7 @@ import { OidcProvider } from './adapters/identity/oidc.ts';
 import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
 import { openPool, redactUrl, sql, type DatabasePool, type Interceptor } from './adapters/postgres/pool.ts';
 import { SessionStore } from './adapters/postgres/session-store.ts';
-import { systemClock } from './adapters/system/clock.ts';
+import { systemClock, type Clock } from './adapters/system/clock.ts';
 import { createMetrics } from './adapters/system/metrics.ts';
 import { secretBox, secretKey } from './adapters/system/secret-box.ts';
 import { builtInConnectors } from './adapters/vetting/registry.ts';
@@ -21,6 +21,7 @@ import { scheduledIngestionDuty } from './application/scheduled-ingest.ts';
 import { vettingDuties } from './application/sweeps.ts';
 import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
 import { auditPushDuty } from './application/audit-sink-push.ts';
+import { retentionDuty } from './application/retention-evaluation.ts';
 import { compactionDuty } from './application/compaction.ts';
 import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
@@ -100,6 +101,8 @@ export type CoreOptions = Readonly<{
   databaseUrl?: string;
   poolInterceptors?: readonly Interceptor[];
   onDatabaseGiveUp?: (error: Error) => void;
+  /** The clock routes and duties read (tests move time with it); the system clock by default. */
+  clock?: Clock;
 }>;
 
 /** The embedded server's supervision, in the gateway's log. */
@@ -206,6 +209,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     );
     await waiter.start();
     const deps = await httpDeps(config, core, waiter);
+    if (options.clock) deps.clock = options.clock;
     const leadership = leaderDuties(config, core, deps);
     await leadership.start();
 
@@ -328,6 +332,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
       }),
       scheduledIngestionDuty(deps, config.sync.schedule),
       ...outboundDuties(deps, config),
+      retentionDuty(deps),
       compactionDuty(deps),
     ],
     logger.child({ component: 'leader' }),

@@ -24,6 +24,8 @@ import { policyRoutes } from './api/policy/policy.route.ts';
 import { vettingRoutes } from './api/vetting/vetting.routes.ts';
 import { decisionRoutes } from './api/snapshots/decisions.route.ts';
 import { deletionRoutes } from './api/snapshots/deletion.route.ts';
+import { retentionCandidatesRoute } from './api/retention/candidates.route.ts';
+import { retentionEvaluateRoute } from './api/retention/evaluate.route.ts';
 import { meRoute } from './api/session/me.route.ts';
 import { machineTokenRoutes } from './api/tokens/machine-tokens.route.ts';
 import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
@@ -154,6 +156,8 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   auditSinkRoutes(app, deps);
   adoptionRoutes(app, deps);
   catalogRoutes(app, deps);
+  retentionCandidatesRoute(app, deps);
+  retentionEvaluateRoute(app, deps);
   compactRoute(app, deps);
   const facadeCredentials = {
     pool: deps.pool,

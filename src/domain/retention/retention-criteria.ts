@@ -34,8 +34,10 @@ export type RetentionSubject = Readonly<{
   deleted: boolean;
 }>;
 
-export type RetentionCandidate = RetentionSubject &
+export type RetentionCandidate = Omit<RetentionSubject, 'state'> &
   Readonly<{
+    /** Never approved: approved snapshots are never eligible. */
+    state: Exclude<RetentionSubject['state'], 'approved'>;
     criterion: RetentionCriterion;
     /** The latest fetch of the SHA from its own marketplace through the facade (outside min-idle), or null. */
     lastFetch: Instant | null;
@@ -111,9 +113,9 @@ export function selectForRetention(
     const fetched = lastFetch(subject.marketplace, subject.sha);
     // Inside the window means fetched at or after now - min-idle.
     if (fetched !== undefined && ms(fetched) >= nowMs - rules.minIdleMs) {
-      vetoed.push({ ...subject, criterion, lastFetch: fetched });
+      vetoed.push({ ...subject, state: subject.state, criterion, lastFetch: fetched });
     } else {
-      candidates.push({ ...subject, criterion, lastFetch: fetched ?? null });
+      candidates.push({ ...subject, state: subject.state, criterion, lastFetch: fetched ?? null });
     }
   }
   return { candidates, vetoed };

@@ -1,0 +1,130 @@
+// spec, Retention: GET /api/v1/retention/candidates (a dry run: writes nothing), POST /api/v1/retention/evaluate
+// (one pass now, whatever the scheduler's state) and the scheduled pass on gateway.retention.poll-interval
+// (the leader, principal `system`). A pass soft-deletes what the criteria select, as `retention-policy`, and
+// records one `retention-evaluated`.
+import { randomUUID } from 'node:crypto';
+import { appendFacts } from '../adapters/eventstore/append-facts.ts';
+import { metadataOf } from '../adapters/eventstore/run-command.ts';
+import { fact } from '../domain/events.ts';
+import {
+  selectForRetention,
+  type RetentionCandidate,
+  type RetentionSelection,
+} from '../domain/retention/retention-criteria.ts';
+import type { RetentionEvaluated } from '../domain/retention/retention.events.ts';
+import type { CommandMeta } from '../domain/shared/decider.ts';
+import { streams } from '../domain/shared/streams.ts';
+import type { LeaderDuty } from '../projections/runner/leader.ts';
+import { lastFetches, marketplaceNameKnown, retentionSubjects } from '../projections/retention/retention.queries.ts';
+import { periodicDuty } from './periodic-duty.ts';
+import type { Actor, Ports } from './ports.ts';
+import { reject, Rejected } from './rejected.ts';
+import { softDeleteSnapshot, type DeletionPorts } from './snapshot-deletion.ts';
+import { requireAdminRole, requireAuditorRole } from './standing.ts';
+
+export type RetentionPorts = DeletionPorts & Pick<Ports, 'clock' | 'logger'>;
+
+/** Who asked for a pass: an admin on demand, or null for the scheduler (principal `system`). */
+export type PassCaller = Readonly<{ actor: Actor; meta: CommandMeta }> | null;
+
+export type RetentionPass = Readonly<{ selected: number; acted: number }>;
+
+/** Marketplaces whose candidates are soft-deleted at once (one stream each; a marketplace's go one by one). */
+const marketplacesAtOnce = 8;
+
+/** What the criteria select now, read once: the rows, then the fetch recency of the pairs that could qualify. */
+async function selection(deps: RetentionPorts, marketplace: string | null, now: string): Promise<RetentionSelection> {
+  if (marketplace !== null && !(await marketplaceNameKnown(deps.pool, marketplace)))
+    throw reject('marketplace-not-found', `no marketplace was ever registered as '${marketplace}'`);
+  const subjects = await retentionSubjects(deps.pool, marketplace);
+  const open = subjects.filter((s) => !s.deleted && s.state !== 'approved');
+  const fetches = await lastFetches(deps.pool, open);
+  return selectForRetention(subjects, (name, sha) => fetches.get(`${name}\n${sha}`), deps.retention, now);
+}
+
+/** The dry run: what a pass would soft-delete now, each with its selecting criterion; writes nothing. */
+export async function retentionCandidates(
+  deps: RetentionPorts,
+  actor: Actor,
+  marketplace: string | null,
+): Promise<readonly RetentionCandidate[]> {
+  await requireAuditorRole(deps, actor);
+  return (await selection(deps, marketplace, deps.clock.instant())).candidates;
+}
+
+async function eachMarketplace(
+  candidates: readonly RetentionCandidate[],
+  work: (c: RetentionCandidate) => Promise<void>,
+): Promise<void> {
+  const groups = new Map<number, RetentionCandidate[]>();
+  for (const c of candidates) groups.set(c.marketplaceId, [...(groups.get(c.marketplaceId) ?? []), c]);
+  const queue = [...groups.values()];
+  const worker = async () => {
+    for (let group = queue.shift(); group !== undefined; group = queue.shift()) for (const c of group) await work(c);
+  };
+  await Promise.all(Array.from({ length: Math.min(marketplacesAtOnce, queue.length) }, worker));
+}
+
+/**
+ * One evaluation pass: soft-delete every candidate as `retention-policy` (reason: its criterion), then record
+ * `retention-evaluated`. A candidate refused meanwhile (approved, or deleted by hand) is not acted on; any
+ * other failure is logged and the pass goes on. Admin only on demand; 404 for a name never registered.
+ */
+export async function evaluateRetention(
+  deps: RetentionPorts,
+  caller: PassCaller,
+  marketplace: string | null,
+): Promise<RetentionPass> {
+  if (caller !== null) await requireAdminRole(deps, caller.actor);
+  const log = deps.logger.child({ component: 'retention' });
+  const meta: CommandMeta = caller?.meta ?? {
+    principal: 'system',
+    actorType: 'system',
+    at: deps.clock.instant(),
+    correlationId: randomUUID(),
+  };
+  const { candidates, vetoed } = await selection(deps, marketplace, meta.at);
+  // The policy acts (principal retention-policy), not the admin who asked: no credential of theirs on its entries.
+  const policyMeta: CommandMeta = {
+    principal: meta.principal,
+    actorType: meta.actorType,
+    at: meta.at,
+    correlationId: meta.correlationId,
+  };
+  let acted = 0;
+  await eachMarketplace(candidates, async (c) => {
+    try {
+      await softDeleteSnapshot(deps, null, c.snapshotId, c.criterion, policyMeta);
+      acted += 1;
+    } catch (error) {
+      if (error instanceof Rejected) log.info({ snapshotId: c.snapshotId, reason: error.message }, 'not soft-deleted');
+      else log.error({ err: error, snapshotId: c.snapshotId }, 'soft deletion failed; the pass goes on');
+    }
+  });
+  const evaluated: RetentionEvaluated['data'] = {
+    marketplace,
+    trigger: caller === null ? 'scheduled' : 'on-demand',
+    selected: candidates.length,
+    acted,
+    vetoed: vetoed.length,
+    heldTooLong: candidates.filter((c) => c.criterion === 'held-too-long').length,
+    superseded: candidates.filter((c) => c.criterion === 'superseded').length,
+    evaluatedAt: meta.at,
+  };
+  const event = fact('retention-evaluated', evaluated);
+  const { position } = await appendFacts(deps.store, streams.retention(), [event], metadataOf(meta), 'any');
+  await deps.waiter.waitFor(position, ['ledger']);
+  log.info(evaluated, 'retention pass finished');
+  return { selected: evaluated.selected, acted };
+}
+
+/** The scheduled pass: on the leader, every gateway.retention.poll-interval when gateway.retention.enabled. */
+export function retentionDuty(deps: RetentionPorts): LeaderDuty {
+  return periodicDuty({
+    log: deps.logger.child({ component: 'retention' }),
+    intervalMs: deps.retention.pollIntervalMs,
+    disabled: deps.retention.enabled ? null : 'retention passes are not scheduled (gateway.retention.enabled is false)',
+    failure: 'retention pass failed; the next runs as scheduled',
+    pass: () => evaluateRetention(deps, null, null),
+  });
+}
