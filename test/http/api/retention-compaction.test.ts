@@ -237,6 +237,30 @@ t.test('deliveries delivered or failed more than 30 days ago are swept; pending 
   t.equal(await gw.core.store.head(), head, 'a pass that sweeps nothing records nothing');
 });
 
+t.test('the leader compacts on gateway.retention.compaction-interval when retention is enabled', async (t) => {
+  let offsetMs = 0;
+  const clock: Clock = {
+    now: () => new Date(Date.now() + offsetMs),
+    instant: () => new Date(Date.now() + offsetMs).toISOString(),
+  };
+  const scheduled = { ...env, GATEWAY_RETENTION_ENABLED: 'true', GATEWAY_RETENTION_COMPACTION_INTERVAL: '200ms' };
+  const gw = await startTestGateway(t, scheduled, { clock });
+  const root = session(gw, 'root');
+  const upstream = await serveUpstream(t, marketplaceFiles('timed', ['alpha']), 'timed');
+  await expectJson(t, await root.post('/api/v1/marketplaces', { name: 'timed', url: upstream.url }), 201);
+  const held = await ingested(t, root, 'timed');
+  const deleted = await expectJson<Snapshot>(t, await root.delete(`/api/v1/snapshots/${held.id}`), 200);
+  t.equal((await ledger(gw, 'snapshot-purged')).length, 0, 'not purged inside the window');
+  offsetMs = Date.parse(deleted.purgeAfter!) - Date.now() + 1000;
+  const [entry] = await eventually(async () => {
+    const entries = await ledger(gw, 'snapshot-purged');
+    return entries.length > 0 && entries;
+  }, 10_000);
+  t.match(entry, { principal: 'system', marketplace: 'timed' }, 'purged by the scheduled pass');
+  const repo = gw.core.gitStore.quarantinePath(held.marketplaceId);
+  t.notOk(await present(repo, held.sha), 'and its content pruned');
+});
+
 t.test('POST /api/v1/retention/compact: admin only, no machine scope; 200 {selected, acted}', async (t) => {
   const gw = await startTestGateway(t, env);
   const root = session(gw, 'root');
