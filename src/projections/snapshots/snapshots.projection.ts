@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
   name: 'snapshots',
-  version: 5,
+  version: 6,
   tables: ['snapshots', 'served_tips', 'purged_snapshots'],
   createSql: [
     `
@@ -82,12 +82,12 @@ export const snapshotsProjection: Projection = {
       tx.query(sql.unsafe`
       update snapshots set deleted_at = null, deleted_reason = null, purge_after = null where id = ${d.snapshotId}`),
     'snapshot-purged': async (tx, { data: d }) => {
-      // spec, Deletion: a withdrawn snapshot's row is never removed; only its content is reclaimed.
-      if (d.withdrawn) return;
-      await tx.query(sql.unsafe`delete from snapshots where id = ${d.snapshotId}`);
+      // The trace also marks a withdrawn row purged, so compaction does not select it again.
       await tx.query(sql.unsafe`
         insert into purged_snapshots (id, marketplace_id, sha, purged_at)
         values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.purgedAt}) on conflict (id) do nothing`);
+      // spec, Deletion: a withdrawn snapshot's row is never removed; only its content is reclaimed.
+      if (!d.withdrawn) await tx.query(sql.unsafe`delete from snapshots where id = ${d.snapshotId}`);
     },
   }),
 };

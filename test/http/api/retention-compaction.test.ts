@@ -4,6 +4,7 @@ import { appendFacts } from '../../../src/adapters/eventstore/append-facts.ts';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
 import type { Clock } from '../../../src/adapters/system/clock.ts';
 import { compactionPass } from '../../../src/application/compaction.ts';
+import { softDeleteSnapshot } from '../../../src/application/snapshot-deletion.ts';
 import { fact } from '../../../src/domain/events.ts';
 import type { CommandMeta } from '../../../src/domain/shared/decider.ts';
 import { streams } from '../../../src/domain/shared/streams.ts';
@@ -131,6 +132,27 @@ t.test('a pass cut off after removing the ref is finished by the next one', asyn
   t.match(await passAt(gw, Date.parse(deleted.purgeAfter!) - Date.now() + 1000), { selected: 1, acted: 1 });
   t.notOk(await present(repo, held.sha), 'pruned');
   t.equal((await ledger(gw, 'snapshot-purged')).length, 1, 'recorded once');
+});
+
+t.test("a removed marketplace's withdrawn snapshot: content purged, row kept, never selected again", async (t) => {
+  const gw = await startTestGateway(t, env);
+  const root = session(gw, 'root');
+  const upstream = await serveUpstream(t, marketplaceFiles('gone', ['alpha']), 'gone');
+  await expectJson(t, await root.post('/api/v1/marketplaces', { name: 'gone', url: upstream.url }), 201);
+  const snap = await ingested(t, root, 'gone');
+  await expectJson(t, await root.post(`/api/v1/snapshots/${snap.id}/approve`), 200);
+  await expectJson(t, await root.request('DELETE', '/api/v1/marketplaces/gone', { reason: 'retired' }), 200);
+  const deleted = await softDeleteSnapshot(gw.deps, null, snap.id, 'superseded', meta());
+  const due = Date.parse(deleted.purgeAfter!) - Date.now() + 1000;
+  t.match(await passAt(gw, due), { selected: 1, acted: 1 });
+  const repo = gw.core.gitStore.quarantinePath(snap.marketplaceId);
+  t.notOk(await present(repo, snap.sha), 'its content leaves quarantine');
+  await gw.settled();
+  t.ok(
+    await gw.core.pool.exists(sql.unsafe`select 1 from snapshots where id = ${snap.id}`),
+    'spec: "The row of an administratively withdrawn snapshot is never permanently removed"',
+  );
+  t.strictSame(await passAt(gw, due), { selected: 0, acted: 0, swept: { stagingRefs: 0, deliveries: 0 } });
 });
 
 t.test("a crashed ingest's staging ref is swept only after staging-ref-max-age", async (t) => {
