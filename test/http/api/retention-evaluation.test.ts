@@ -68,6 +68,8 @@ async function ingest(t: Test, root: ReturnType<typeof devSession>, name: string
  *   gone) approved; t3 held, after t2.
  * - acme: a1 held; a2 approved, after it.
  * - beta: b1 rejected, no approved snapshot.
+ * - gone: g0 held; g1 approved, after it; then the marketplace is removed, which withdraws g1 (revoked
+ *   administratively) and leaves g0 held in a removed marketplace.
  */
 async function scriptedEstate(t: Test, gw: TestGateway) {
   const root = devSession(gw, 'root');
@@ -109,7 +111,15 @@ async function scriptedEstate(t: Test, gw: TestGateway) {
   t.equal((await root.post('/api/v1/marketplaces', { name: 'beta', url: betaUp.url })).status, 201);
   const b1 = await ingest(t, root, 'beta');
   t.equal((await root.post(`/api/v1/snapshots/${b1.id}/reject`)).status, 200, 'b1 rejected');
-  return { root, t1, t2, t3, a1, a2, b1 };
+
+  const goneUp = await serveUpstream(t, cleanMarketplace(), 'gone');
+  t.equal((await root.post('/api/v1/marketplaces', { name: 'gone', url: goneUp.url })).status, 201);
+  const g0 = await ingest(t, root, 'gone');
+  await goneUp.commit({ 'plugins/tidy/CHANGES.md': 'two\n' });
+  const g1 = await ingest(t, root, 'gone');
+  t.equal((await root.post(`/api/v1/snapshots/${g1.id}/approve`)).status, 200, 'g1 approved');
+  t.equal((await root.delete('/api/v1/marketplaces/gone', { reason: 'retired' })).status, 200, 'gone removed');
+  return { root, t1, t2, t3, a1, a2, b1, g0, g1 };
 }
 
 const picked = (candidates: Candidate[]) => candidates.map((c) => [c.snapshotId, c.criterion]);
@@ -118,7 +128,7 @@ t.test('the criteria, the veto, the dry run and the pass over a scripted estate'
   const time = movableClock();
   // min-idle 60d: alice's clone (on the wall clock) stays inside the window at +40d, outside at +95d.
   const gw = await startTestGateway(t, { ...env, GATEWAY_RETENTION_MIN_IDLE: '60d' }, { clock: time.clock });
-  const { root, t1, t3, a1, b1 } = await scriptedEstate(t, gw);
+  const { root, t1, t3, a1, b1, g0, g1 } = await scriptedEstate(t, gw);
   const candidates = async (query = '') => {
     const answer = await root.get(`/api/v1/retention/candidates${query}`);
     t.equal(answer.status, 200, `candidates${query}`);
@@ -132,7 +142,8 @@ t.test('the criteria, the veto, the dry run and the pass over a scripted estate'
     picked(await candidates()),
     [[a1.id, 'superseded']],
     'at +40d: a1 (held, a later approved a2); t1 is superseded but was fetched from tidy inside min-idle (vetoed); ' +
-      "t3 is newer than tidy's approved t2; b1 is rejected with no approved snapshot in beta",
+      "t3 is newer than tidy's approved t2; b1 is rejected with no approved snapshot in beta; g0's later " +
+      'approved g1 was withdrawn with its marketplace',
   );
 
   const vetoed = await root.post('/api/v1/retention/evaluate?marketplace=tidy');
@@ -155,11 +166,22 @@ t.test('the criteria, the veto, the dry run and the pass over a scripted estate'
       [t1.id, 'superseded'],
       [t3.id, 'held-too-long'],
       [a1.id, 'held-too-long'],
+      [g0.id, 'held-too-long'],
     ],
-    'at +95d: the fetch is outside min-idle; held past held-max-age is held-too-long first',
+    'at +95d: the fetch is outside min-idle; held past held-max-age is held-too-long first; g0 held in a ' +
+      'removed marketplace; g1, withdrawn, is revoked (never held) with no later approved snapshot',
+  );
+  t.notOk(
+    all.some((c) => c.snapshotId === g1.id),
+    'withdrawn g1 is no candidate',
   );
   t.match(all[0], { marketplace: 'tidy', sha: t1.sha, state: 'revoked', withdrawn: false, lastFetch: /^\d{4}-/ });
   t.strictSame(picked(await candidates('?marketplace=acme')), [[a1.id, 'held-too-long']], '?marketplace=');
+  t.strictSame(
+    picked(await candidates('?marketplace=gone')),
+    [[g0.id, 'held-too-long']],
+    '?marketplace= names a removed marketplace too',
+  );
   t.strictSame(await estate(gw), before, 'the dry run changed nothing: rows, quarantine refs, store head, ledger');
   t.notOk(
     (await ledger(gw, 'retention-evaluated')).some((e) => /trigger=scheduled/.test(e.detail ?? '')),
@@ -171,7 +193,7 @@ t.test('the criteria, the veto, the dry run and the pass over a scripted estate'
     t.equal(acme.status, 200);
     t.strictSame(acme.body, { selected: 1, acted: 1 });
     const rest = await root.post('/api/v1/retention/evaluate');
-    t.strictSame(rest.body, { selected: 2, acted: 2 });
+    t.strictSame(rest.body, { selected: 3, acted: 3 }, "g0 too: a removed marketplace's snapshot is soft-deleted");
     const rows = await gw.core.pool.any(
       trustedSql(`select id::int, deleted_reason, deleted_at is not null as deleted from snapshots order by id`),
     );
@@ -180,17 +202,18 @@ t.test('the criteria, the veto, the dry run and the pass over a scripted estate'
       [t1.id, 'superseded'],
       [t3.id, 'held-too-long'],
       [a1.id, 'held-too-long'],
+      [g0.id, 'held-too-long'],
     ]);
     t.notOk(rows.find((r) => r.id === b1.id)?.deleted, 'b1 kept');
     const deletions = await ledger(gw, 'snapshot-soft-deleted');
-    t.equal(deletions.length, 3);
+    t.equal(deletions.length, 4);
     t.ok(
       deletions.every((e) => e.principal === 'retention-policy' && e.actor_type === 'system'),
       'spec, Events: policy deletions carry actor retention-policy',
     );
     t.match((await ledger(gw, 'retention-evaluated')).slice(1), [
       { principal: 'root', marketplace: 'acme', detail: /^selected=1 acted=1 vetoed=0 .*trigger=on-demand$/ },
-      { principal: 'root', marketplace: '-', detail: /^selected=2 acted=2 vetoed=0 held-too-long=1 superseded=1;/ },
+      { principal: 'root', marketplace: '-', detail: /^selected=3 acted=3 vetoed=0 held-too-long=2 superseded=1;/ },
     ]);
     t.strictSame(await candidates(), [], 'a soft-deleted snapshot is no candidate');
     t.strictSame((await root.post('/api/v1/retention/evaluate')).body, { selected: 0, acted: 0 }, 'a pass again');
