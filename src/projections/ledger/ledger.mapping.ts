@@ -1,30 +1,11 @@
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
-import { compactionDetail } from '../../domain/compaction/compaction.events.ts';
 import type { DomainEvent } from '../../domain/events.ts';
-import { retentionDetail } from '../../domain/retention/retention.events.ts';
 import { targetLedgerDetail } from '../../domain/webhook/webhook.events.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';
+import type { Fields, LedgerDraft } from './ledger.fields.ts';
+import { publicationFields, retentionFields } from './ledger.mapping-more.ts';
 
-/** An entry before the projection gives it its id (ids follow event order, so a rebuild repeats them). */
-export type LedgerDraft = Readonly<{
-  position: bigint;
-  ts: string;
-  source: string;
-  principal: string;
-  actorType: string;
-  marketplace: string;
-  marketplaceId: number | null;
-  event: string;
-  ref: string | null;
-  sha: string | null;
-  detail: string | null;
-  tokenId: number | null;
-  credentialKind: string | null;
-}>;
-
-type Fields = Partial<
-  Pick<LedgerDraft, 'event' | 'marketplace' | 'marketplaceId' | 'ref' | 'sha' | 'detail' | 'credentialKind'>
->;
+export type { LedgerDraft } from './ledger.fields.ts';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -195,38 +176,10 @@ function fieldsOf(event: DomainEvent): Fields[] {
         },
       ];
     }
-    case 'publication-repaired': {
-      const d = event.data;
-      const parts = [
-        d.restored.length > 0 ? `restored ${d.restored.join(', ')}` : '',
-        d.removed.length > 0 ? `removed ${d.removed.join(', ')}` : '',
-      ];
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, detail: parts.filter(Boolean).join('; ') }];
-    }
-    case 'snapshot-unpublish-failed': {
-      const d = event.data;
-      return [
-        {
-          marketplace: d.marketplace,
-          marketplaceId: d.marketplaceId,
-          sha: d.sha,
-          ref: `refs/snapshots/${d.sha}`,
-          detail:
-            `snapshot ${d.snapshotId}: refs could not be removed from publication (${d.error}); the gateway keeps retrying, ` +
-            'a person must clear the cause (see the gateway log)',
-        },
-      ];
-    }
+    case 'publication-repaired':
+    case 'snapshot-unpublish-failed':
     case 'publication-served-not-approved':
-      return [
-        {
-          marketplace: event.data.marketplace,
-          marketplaceId: event.data.marketplaceId,
-          ref: event.data.ref,
-          sha: event.data.sha,
-          detail: 'served but not approved; withdrawn',
-        },
-      ];
+      return publicationFields(event);
     case 'vetting-verdict': {
       const d = event.data;
       const was = d.previousState === null ? '' : ` (was ${d.previousState})`;
@@ -362,27 +315,13 @@ function fieldsOf(event: DomainEvent): Fields[] {
         },
       ];
     }
-    case 'snapshot-soft-deleted': {
-      const d = event.data;
-      const detail = `snapshot ${d.snapshotId}: ${d.reason}; purge after ${d.purgeAfter}`;
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
-    }
-    case 'snapshot-restored': {
-      const d = event.data;
-      return [
-        { marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId}` },
-      ];
-    }
-    case 'retention-evaluated': // spec, Events: one entry per pass, with its counts
-      return [{ marketplace: event.data.marketplace ?? '-', detail: retentionDetail(event.data) }];
-    case 'snapshot-purged': {
-      const d = event.data;
-      const detail = `snapshot ${d.snapshotId}: quarantine ref removed${d.withdrawn ? '; the withdrawn row is kept' : ''}`;
-      return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
-    }
-    case 'staging-refs-swept': // spec, Events: compaction housekeeping, one entry per pass that removed any
+    case 'snapshot-soft-deleted':
+    case 'snapshot-restored':
+    case 'snapshot-purged':
+    case 'retention-evaluated':
+    case 'staging-refs-swept':
     case 'webhook-deliveries-swept':
-      return [{ detail: compactionDetail(event) }];
+      return retentionFields(event);
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':
