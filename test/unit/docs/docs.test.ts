@@ -10,11 +10,7 @@ t.test('docs/configuration.md lists every key as the loader knows it (run npm ru
 t.test('docs/configuration.md says which keys are not built yet', async (t) => {
   const page = configurationPage();
   const section = page.slice(page.indexOf('## Not built yet'), page.indexOf('## Keys'));
-  for (const item of [
-    '`gateway.mirror.*`',
-    '`gateway.estate.file`',
-    '`gateway.storage.backend: object-store`',
-  ]) {
+  for (const item of ['`gateway.mirror.*`', '`gateway.estate.file`', '`gateway.storage.backend: object-store`']) {
     t.ok(section.includes(item), item);
   }
   t.notOk(section.includes('audit-export'), 'the pull export and the push to audit sinks are built');

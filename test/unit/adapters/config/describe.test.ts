@@ -60,11 +60,7 @@ t.test('dev-insecure-auth warns that any caller can act as anyone', async (t) =>
 
 t.test('the key list marks what is not built', async (t) => {
   const byKey = new Map(configKeys().map((k) => [k.key, k]));
-  for (const key of [
-    'gateway.mirror.credentials',
-    'gateway.estate.file',
-    'gateway.storage.object-store.bucket',
-  ]) {
+  for (const key of ['gateway.mirror.credentials', 'gateway.estate.file', 'gateway.storage.object-store.bucket']) {
     t.equal(byKey.get(key)?.built, 'no', key);
   }
   for (const key of [
