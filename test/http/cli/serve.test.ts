@@ -62,7 +62,7 @@ t.test(
       PORT: '0',
       GATEWAY_LOG_LEVEL: 'info',
       GATEWAY_DEV_INSECURE_AUTH: 'true',
-      GATEWAY_RETENTION_POLL_INTERVAL: '2h',
+      GATEWAY_ESTATE_FILE: 'estate.yaml',
     };
 
     const server = gatewayCommand(['serve'], env, true);
@@ -87,7 +87,7 @@ t.test(
     );
     t.match(
       out.text,
-      /"level":40,[^\n]*"msg":"gateway\.retention\.poll-interval: not built yet: the setting has no effect"/,
+      /"level":40,[^\n]*"msg":"gateway\.estate\.file: not built yet: the setting has no effect"/,
     );
     const health = await fetch(`${url}/actuator/health`);
     t.equal(health.status, 200);
@@ -149,7 +149,7 @@ t.test('gateway config lists every key and marks those not built yet', async (t)
   t.equal(result.code, 0);
   t.match(
     result.output,
-    /^gateway\.retention\.poll-interval = 1h {2}\[GATEWAY_RETENTION_POLL_INTERVAL\] {2}\(not built yet\)$/m,
+    /^gateway\.estate\.file = unset {2}\[GATEWAY_ESTATE_FILE\] {2}\(not built yet\)$/m,
   );
   t.match(
     result.output,
