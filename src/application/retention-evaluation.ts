@@ -17,9 +17,9 @@ import { streams } from '../domain/shared/streams.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
 import { lastFetches, marketplaceNameKnown, retentionSubjects } from '../projections/retention/retention.queries.ts';
 import { periodicDuty } from './periodic-duty.ts';
-import type { Actor, Ports } from './ports.ts';
+import type { Actor, Log, Ports } from './ports.ts';
 import { reject, Rejected } from './rejected.ts';
-import { softDeleteSnapshot, type DeletionPorts } from './snapshot-deletion.ts';
+import { softDeleteByPolicy, type DeletionPorts } from './snapshot-deletion.ts';
 import { requireAdminRole, requireAuditorRole } from './standing.ts';
 
 export type RetentionPorts = DeletionPorts & Pick<Ports, 'clock' | 'logger'>;
@@ -29,8 +29,10 @@ export type PassCaller = Readonly<{ actor: Actor; meta: CommandMeta }> | null;
 
 export type RetentionPass = Readonly<{ selected: number; acted: number }>;
 
-/** Marketplaces whose candidates are soft-deleted at once (one stream each; a marketplace's go one by one). */
+/** Marketplaces whose candidates are soft-deleted at once (one stream each; a marketplace's batches go one by one). */
 const marketplacesAtOnce = 8;
+/** Snapshots of one marketplace soft-deleted by one command (one decision, one append). */
+const batchSize = 500;
 
 /** What the criteria select now, read once: the rows, then the fetch recency of the pairs that could qualify. */
 async function selection(deps: RetentionPorts, marketplace: string | null, now: string): Promise<RetentionSelection> {
@@ -52,23 +54,58 @@ export async function retentionCandidates(
   return (await selection(deps, marketplace, deps.clock.instant())).candidates;
 }
 
-async function eachMarketplace(
-  candidates: readonly RetentionCandidate[],
-  work: (c: RetentionCandidate) => Promise<void>,
-): Promise<void> {
+/** The candidates by marketplace (one stream each), in batches of at most `batchSize`. */
+function batches(candidates: readonly RetentionCandidate[]): RetentionCandidate[][] {
   const groups = new Map<number, RetentionCandidate[]>();
-  for (const c of candidates) groups.set(c.marketplaceId, [...(groups.get(c.marketplaceId) ?? []), c]);
-  const queue = [...groups.values()];
+  for (const c of candidates) {
+    const group = groups.get(c.marketplaceId);
+    if (group) group.push(c);
+    else groups.set(c.marketplaceId, [c]);
+  }
+  return [...groups.values()].flatMap((group) =>
+    Array.from({ length: Math.ceil(group.length / batchSize) }, (_, i) =>
+      group.slice(i * batchSize, (i + 1) * batchSize),
+    ),
+  );
+}
+
+/** Each batch soft-deleted as one command; `marketplacesAtOnce` at a time. Answers how many were deleted. */
+async function softDeleteAll(
+  deps: RetentionPorts,
+  log: Log,
+  candidates: readonly RetentionCandidate[],
+  meta: CommandMeta,
+): Promise<number> {
+  const queue = batches(candidates);
+  let acted = 0;
+  const one = async (batch: RetentionCandidate[]) => {
+    const marketplaceId = batch[0]!.marketplaceId;
+    try {
+      const items = batch.map((c) => ({ snapshotId: c.snapshotId, reason: c.criterion }));
+      const { deleted } = await softDeleteByPolicy(deps, marketplaceId, items, meta);
+      acted += deleted.length;
+      const done = new Set(deleted.map((d) => d.snapshotId));
+      const skipped = batch.filter((c) => !done.has(c.snapshotId)).map((c) => c.snapshotId);
+      if (skipped.length > 0) log.info({ marketplaceId, skipped }, 'not soft-deleted: no longer eligible');
+    } catch (error) {
+      const snapshotIds = batch.map((c) => c.snapshotId);
+      if (error instanceof Rejected)
+        log.info({ marketplaceId, snapshotIds, reason: error.message }, 'not soft-deleted');
+      else log.error({ err: error, marketplaceId, snapshotIds }, 'soft deletion failed; the pass goes on');
+    }
+  };
   const worker = async () => {
-    for (let group = queue.shift(); group !== undefined; group = queue.shift()) for (const c of group) await work(c);
+    for (let batch = queue.shift(); batch !== undefined; batch = queue.shift()) await one(batch);
   };
   await Promise.all(Array.from({ length: Math.min(marketplacesAtOnce, queue.length) }, worker));
+  return acted;
 }
 
 /**
- * One evaluation pass: soft-delete every candidate as `retention-policy` (reason: its criterion), then record
- * `retention-evaluated`. A candidate refused meanwhile (approved, or deleted by hand) is not acted on; any
- * other failure is logged and the pass goes on. Admin only on demand; 404 for a name never registered.
+ * One evaluation pass: soft-delete every candidate as `retention-policy` (reason: its criterion), one command per
+ * marketplace, then record `retention-evaluated` and wait once for the read models. A candidate no longer eligible
+ * (approved, or deleted by hand meanwhile) is skipped and not counted; any other failure is logged and the pass
+ * goes on. Admin only on demand; 404 for a name never registered.
  */
 export async function evaluateRetention(
   deps: RetentionPorts,
@@ -91,16 +128,7 @@ export async function evaluateRetention(
     at: meta.at,
     correlationId: meta.correlationId,
   };
-  let acted = 0;
-  await eachMarketplace(candidates, async (c) => {
-    try {
-      await softDeleteSnapshot(deps, null, c.snapshotId, c.criterion, policyMeta);
-      acted += 1;
-    } catch (error) {
-      if (error instanceof Rejected) log.info({ snapshotId: c.snapshotId, reason: error.message }, 'not soft-deleted');
-      else log.error({ err: error, snapshotId: c.snapshotId }, 'soft deletion failed; the pass goes on');
-    }
-  });
+  const acted = await softDeleteAll(deps, log, candidates, policyMeta);
   const evaluated: RetentionEvaluated['data'] = {
     marketplace,
     trigger: caller === null ? 'scheduled' : 'on-demand',
@@ -113,7 +141,8 @@ export async function evaluateRetention(
   };
   const event = fact('retention-evaluated', evaluated);
   const { position } = await appendFacts(deps.store, streams.retention(), [event], metadataOf(meta), 'any');
-  await deps.waiter.waitFor(position, ['ledger']);
+  // Appended after every deletion of the pass: one wait shows them all (the marks on snapshot reads, the ledger).
+  await deps.waiter.waitFor(position, ['snapshots', 'ledger']);
   log.info(evaluated, 'retention pass finished');
   return { selected: evaluated.selected, acted };
 }

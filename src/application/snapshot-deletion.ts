@@ -1,12 +1,14 @@
+import { runCommand } from '../adapters/eventstore/run-command.ts';
+import type { Position } from '../adapters/eventstore/port.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
 import type { DeletionCommand } from '../domain/snapshot/snapshot-deletion.ts';
-import type { DeletionReason, SnapshotPurged } from '../domain/snapshot/snapshot.events.ts';
+import type { DeletionReason, SnapshotPurged, SnapshotSoftDeleted } from '../domain/snapshot/snapshot.events.ts';
 import { purgedSnapshotById, snapshotById, type SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
 import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
-import { reject } from './rejected.ts';
+import { reject, Rejected } from './rejected.ts';
 import { requireAdminRole } from './standing.ts';
 
 export type DeletionPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'access' | 'retention'>;
@@ -69,6 +71,32 @@ export async function softDeleteSnapshot(
     throw new Error('deletion accepted without snapshot-soft-deleted');
   const { deletedAt, purgeAfter } = deleted.data;
   return { ...target.snapshot, deletedAt, deletedReason: deleted.data.reason, purgeAfter };
+}
+
+export type PolicyDeletion = Readonly<{ snapshotId: number; reason: DeletionReason }>;
+export type PolicyDeletions = Readonly<{ deleted: readonly SnapshotSoftDeleted['data'][]; position: Position | null }>;
+
+/**
+ * The retention policy's deletions in one marketplace (principal retention-policy): one decision on its stream
+ * and one append, a `snapshot-soft-deleted` per snapshot still eligible then (one approved or deleted meanwhile
+ * is skipped, not refused). Answers what was appended and where; the caller waits for the read models (a pass
+ * waits once, after its last append). Nothing to delete reads nothing.
+ */
+export async function softDeleteByPolicy(
+  deps: DeletionPorts,
+  marketplaceId: number,
+  snapshots: readonly PolicyDeletion[],
+  meta: CommandMeta,
+): Promise<PolicyDeletions> {
+  if (snapshots.length === 0) return { deleted: [], position: null };
+  const { decision, position } = await runCommand(deps.store, marketplaceDecider, streams.marketplace(marketplaceId), {
+    type: 'soft-delete-snapshots',
+    data: { snapshots, restoreWindowMs: deps.retention.restoreWindowMs },
+    meta: { ...meta, principal: retentionPolicyPrincipal, actorType: 'system' },
+  });
+  if (decision.outcome === 'refused') throw new Rejected(decision.rejection);
+  const deleted = decision.events.flatMap((e) => (e.type === 'snapshot-soft-deleted' ? [e.data] : []));
+  return { deleted, position };
 }
 
 /** Clear a soft-deleted snapshot's marks before its purgeAfter (admin only). 409 not deleted, or too late. */

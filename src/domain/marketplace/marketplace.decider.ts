@@ -220,8 +220,13 @@ function decideSelection({ data, meta }: SetPluginSelection, state: Known): Deci
   });
 }
 
-const isDeletion = (command: MarketplaceCommand): command is DeletionCommand =>
-  command.type === 'soft-delete-snapshot' || command.type === 'restore-snapshot' || command.type === 'purge-snapshot';
+const deletionCommands: ReadonlySet<string> = new Set<DeletionCommand['type']>([
+  'soft-delete-snapshot',
+  'soft-delete-snapshots',
+  'restore-snapshot',
+  'purge-snapshot',
+]);
+const isDeletion = (command: MarketplaceCommand): command is DeletionCommand => deletionCommands.has(command.type);
 
 export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, Event> = {
   initialState: () => ({ status: 'none' }),
@@ -267,7 +272,7 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
     // are deleted, restored and purged like any other (spec, Deletion).
     if (isDeletion(command)) {
       if (state.status === 'none') return refuse({ code: 'snapshot-not-found', detail: 'no such marketplace' });
-      return decideDeletion(command, deletionSubject(state.snapshots, command.data.snapshotId), homeOf(state));
+      return decideDeletion(command, (id) => deletionSubject(state.snapshots, id), homeOf(state));
     }
     if (state.status !== 'live')
       return refuse({ code: 'marketplace-not-found', detail: 'no live marketplace has that name' });

@@ -14,7 +14,17 @@ export type SoftDeleteSnapshot = Command<
 export type RestoreSnapshot = Command<'restore-snapshot', { snapshotId: number }>;
 /** Record that compaction reclaimed a soft-deleted snapshot's content (its purgeAfter has passed at meta.at). */
 export type PurgeSnapshot = Command<'purge-snapshot', { snapshotId: number }>;
-export type DeletionCommand = SoftDeleteSnapshot | RestoreSnapshot | PurgeSnapshot;
+/**
+ * The retention policy's deletions in one marketplace, decided together and appended at once (one
+ * `snapshot-soft-deleted` per snapshot). A snapshot no longer eligible when decided (approved, deleted or
+ * purged meanwhile, or unknown) is skipped: the batch is never refused for it, and nothing eligible records
+ * nothing. The by-hand DELETE stays the single command above, with its refusals.
+ */
+export type SoftDeleteSnapshots = Command<
+  'soft-delete-snapshots',
+  { snapshots: readonly Readonly<{ snapshotId: number; reason: DeletionReason }>[]; restoreWindowMs: number }
+>;
+export type DeletionCommand = SoftDeleteSnapshot | SoftDeleteSnapshots | RestoreSnapshot | PurgeSnapshot;
 
 /** What the deletion decisions read of a snapshot in its marketplace's stream. */
 export type DeletableSnapshot = Readonly<{
@@ -128,22 +138,46 @@ function decidePurge({ data, meta }: PurgeSnapshot, subject: DeletionSubject, ho
   });
 }
 
+/** Each snapshot of the batch decided as a single soft delete would be; the refused ones (and repeats) skipped. */
+function decideSoftDeleteMany(
+  { data, meta }: SoftDeleteSnapshots,
+  subjectOf: (snapshotId: number) => DeletionSubject,
+  home: Home,
+): Decision<DeletionEvent> {
+  const decided = new Set<number>();
+  const events: DeletionEvent[] = [];
+  for (const { snapshotId, reason } of data.snapshots) {
+    if (decided.has(snapshotId)) continue;
+    decided.add(snapshotId);
+    const single: SoftDeleteSnapshot = {
+      type: 'soft-delete-snapshot',
+      data: { snapshotId, reason, restoreWindowMs: data.restoreWindowMs },
+      meta,
+    };
+    const decision = decideSoftDelete(single, subjectOf(snapshotId), home);
+    if (decision.outcome === 'accepted') events.push(...decision.events);
+  }
+  return accept(...events);
+}
+
 /**
- * The deletion decisions on one snapshot. They hold for a removed marketplace's snapshots too (its
- * withdrawn rows are deleted and purged like any other; only their rows stay), so the marketplace
- * decider routes them here whether or not the marketplace is live.
+ * The deletion decisions on a marketplace's snapshots (`subjectOf` finds each in its stream's state). They
+ * hold for a removed marketplace's snapshots too (its withdrawn rows are deleted and purged like any other;
+ * only their rows stay), so the marketplace decider routes them here whether or not the marketplace is live.
  */
 export function decideDeletion(
   command: DeletionCommand,
-  subject: DeletionSubject,
+  subjectOf: (snapshotId: number) => DeletionSubject,
   home: Home,
 ): Decision<DeletionEvent> {
   switch (command.type) {
     case 'soft-delete-snapshot':
-      return decideSoftDelete(command, subject, home);
+      return decideSoftDelete(command, subjectOf(command.data.snapshotId), home);
+    case 'soft-delete-snapshots':
+      return decideSoftDeleteMany(command, subjectOf, home);
     case 'restore-snapshot':
-      return decideRestore(command, subject, home);
+      return decideRestore(command, subjectOf(command.data.snapshotId), home);
     case 'purge-snapshot':
-      return decidePurge(command, subject, home);
+      return decidePurge(command, subjectOf(command.data.snapshotId), home);
   }
 }
