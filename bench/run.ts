@@ -30,7 +30,7 @@
 //   gateway.audit-export.batch-size values, one gateway each, default 500,5000), BENCH_SINK_POLL_INTERVAL
 //   (gateway.audit-export.poll-interval and gateway.webhooks.poll-interval, default 10ms), BENCH_SINK_TIMEOUT_SECONDS
 // retention (bench/retention.ts): BENCH_RETENTION_MARKETPLACES, BENCH_RETENTION_SNAPSHOTS, BENCH_RETENTION_PURGE,
-//   BENCH_RETENTION_ELIGIBLE, BENCH_RETENTION_FILE_KB
+//   BENCH_RETENTION_ELIGIBLE, BENCH_RETENTION_PARKED, BENCH_RETENTION_FILE_KB
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
