@@ -47,5 +47,5 @@ export async function reportOf(
 
 /** The vetting report of the addressed snapshot; 404 when unknown. */
 export async function vettingReport(deps: ReportPorts, snapshotId: number, at: string) {
-  return reportOf(deps, await addressedSnapshot(deps, snapshotId), at);
+  return reportOf(deps, await addressedSnapshot(deps, snapshotId, { readsContent: false }), at);
 }

@@ -46,6 +46,7 @@ const catalogue = {
   'snapshot-not-deletable': { status: 409, title: 'Approved snapshots are never deleted' },
   'snapshot-deleted': { status: 409, title: 'Snapshot is soft-deleted' },
   'snapshot-not-deleted': { status: 409, title: 'Snapshot is not deleted' },
+  'snapshot-purged': { status: 409, title: 'Snapshot content purged' },
   'restore-window-elapsed': { status: 409, title: 'Restore window elapsed' },
   'release-age-not-elapsed': { status: 409, title: 'Minimum release age not elapsed' },
   'upstream-unreadable': { status: 502, title: 'Upstream unreadable' },

@@ -33,6 +33,7 @@ export const rejectionCodes = [
   'snapshot-not-deletable',
   'snapshot-deleted',
   'snapshot-not-deleted',
+  'snapshot-purged',
   'restore-window-elapsed',
   'release-age-not-elapsed',
   'upstream-unreadable',

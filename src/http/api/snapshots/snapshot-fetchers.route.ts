@@ -21,7 +21,7 @@ export function snapshotFetchersRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const { snapshot, marketplace } = await previewed(deps, request, request.params.id);
+      const { snapshot, marketplace } = await previewed(deps, request, request.params.id, { readsContent: false });
       const fetchers = await fetchersOf(deps.pool, marketplace.id, snapshot.sha);
       return { snapshotId: snapshot.id, sha: snapshot.sha, fetchers };
     },

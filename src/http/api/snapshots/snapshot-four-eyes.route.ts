@@ -27,7 +27,7 @@ export function snapshotFourEyesRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const { snapshot } = await addressedSnapshot(deps, request.params.id);
+      const { snapshot } = await addressedSnapshot(deps, request.params.id, { readsContent: false });
       const approvedBy = snapshot.approvedAt !== null ? snapshot.decidedBy : null;
       return {
         snapshotId: snapshot.id,

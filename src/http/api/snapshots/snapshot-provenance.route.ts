@@ -37,7 +37,7 @@ export function snapshotProvenanceRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const { snapshot, marketplace, repo } = await addressedSnapshot(deps, request.params.id);
+      const { snapshot, marketplace, repo } = await addressedSnapshot(deps, request.params.id, { readsContent: false });
       return {
         snapshotId: snapshot.id,
         marketplace: marketplace.name,

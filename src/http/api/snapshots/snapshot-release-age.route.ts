@@ -26,7 +26,7 @@ export function snapshotReleaseAgeRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const { snapshot } = await addressedSnapshot(deps, request.params.id);
+      const { snapshot } = await addressedSnapshot(deps, request.params.id, { readsContent: false });
       const now = deps.clock.now().getTime();
       const captured = Date.parse(snapshot.createdAt);
       const minimum = deps.marketplaces.minimumReleaseAgeMs;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { addressedSnapshot, type AddressedSnapshot } from '../../../application/addressed-snapshot.ts';
+import { addressedSnapshot, type AddressedSnapshot, type Addressing } from '../../../application/addressed-snapshot.ts';
 import { requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpDeps } from '../../http-deps.ts';
 
@@ -19,8 +19,13 @@ export const tags = ['snapshots'];
 export const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /** The snapshot a preview addresses, once the caller approves for its marketplace (spec: 403 without standing). */
-export async function previewed(deps: HttpDeps, request: FastifyRequest, id: number): Promise<AddressedSnapshot> {
-  const addressed = await addressedSnapshot(deps, id);
+export async function previewed(
+  deps: HttpDeps,
+  request: FastifyRequest,
+  id: number,
+  addressing: Addressing = {},
+): Promise<AddressedSnapshot> {
+  const addressed = await addressedSnapshot(deps, id, addressing);
   await requireApproverOf(deps, request, addressed.marketplace);
   return addressed;
 }
