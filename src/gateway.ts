@@ -6,6 +6,7 @@ import type { GatewayConfig } from './adapters/config/schema.ts';
 import type { EventStore } from './adapters/eventstore/port.ts';
 import { PostgresEventStore } from './adapters/eventstore/postgres/postgres-event-store.ts';
 import { AdvisoryLock } from './adapters/postgres/advisory-lock.ts';
+import { postgresQuarantineLocks } from './adapters/postgres/quarantine-locks.ts';
 import { openDatabase, type DatabaseHandle } from './adapters/postgres/database.ts';
 import { Listener } from './adapters/postgres/listener.ts';
 import { restartDelaysMs, type SupervisionEvents } from './adapters/postgres/supervisor.ts';
@@ -273,6 +274,9 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     catalog: config.catalog,
     catalogBuilder: core.catalog,
     gitStore: core.gitStore,
+    quarantineLocks: postgresQuarantineLocks(core.database.url, (error) =>
+      logger.warn({ err: error }, 'a quarantine lock connection was lost; its lock with it'),
+    ),
     facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
     auditExport: config.auditExport,
     metrics: createMetrics(),

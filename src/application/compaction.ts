@@ -6,8 +6,8 @@ import {
   pruneQuarantine,
   quarantineIds,
   refsUnder,
-  setRefs,
   stagingRefCreatedAt,
+  unusedExternalPins,
 } from '../adapters/git/quarantine-refs.ts';
 import type { SweptStagingRef } from '../domain/compaction/compaction.events.ts';
 import { fact } from '../domain/events.ts';
@@ -23,7 +23,7 @@ import { requireAdminRole } from './standing.ts';
 
 export type CompactionPorts = Pick<
   Ports,
-  'store' | 'waiter' | 'pool' | 'clock' | 'logger' | 'gitStore' | 'access' | 'retention'
+  'store' | 'waiter' | 'pool' | 'clock' | 'logger' | 'gitStore' | 'quarantineLocks' | 'access' | 'retention'
 >;
 
 /** spec, Limits: delivered or failed deliveries last updated more than 30 days ago are swept. */
@@ -53,10 +53,12 @@ export async function compactNow(deps: CompactionPorts, actor: Actor, meta: Comm
 }
 
 /**
- * One compaction pass. Per quarantine repository: the quarantine refs of the snapshots to purge and the
- * abandoned staging refs are removed, then `git gc --prune=now` drops the objects no other ref reaches, and
- * only then is each purge recorded (snapshot-purged). Every step can be run again: a pass cut off anywhere
- * leaves the snapshot soft-deleted past its window, so the next pass selects it and finishes.
+ * One compaction pass. Per quarantine repository, under its exclusive lock (a repository an ingest is
+ * writing is skipped and retried on the next pass): the quarantine refs of the snapshots to purge, the
+ * abandoned staging refs and the external pins nothing remaining uses are removed, then `git gc
+ * --prune=now` drops the objects no other ref reaches, and only then is each purge recorded
+ * (snapshot-purged). Every step can be run again: a pass cut off anywhere leaves the snapshot
+ * soft-deleted past its window, so the next pass selects it and finishes.
  */
 export async function compactionPass(deps: CompactionPorts, meta: CommandMeta): Promise<CompactionResult> {
   const log = deps.logger.child({ component: 'compaction' });
@@ -69,11 +71,18 @@ export async function compactionPass(deps: CompactionPorts, meta: CommandMeta): 
   const repos = new Set([...byMarketplace.keys(), ...quarantineIds(deps.gitStore.root)]);
   let acted = 0;
   const swept: SweptStagingRef[] = [];
+  const busy: number[] = [];
   for (const marketplaceId of [...repos].sort((a, b) => a - b)) {
     const purging = byMarketplace.get(marketplaceId) ?? [];
     try {
-      const removed = await clearRepository(deps, marketplaceId, purging, stale);
-      swept.push(...removed);
+      const cleared = await clearRepository(deps, marketplaceId, purging, stale);
+      if (cleared.busy) {
+        // Nothing removed, nothing recorded: its snapshots stay due and the next pass selects them again.
+        busy.push(marketplaceId);
+        log.info({ marketplaceId }, 'quarantine repository busy (an ingest holds it): skipped, retried next pass');
+        continue;
+      }
+      swept.push(...cleared.staging);
     } catch (error) {
       // Nothing is recorded for this repository: the next pass does it again.
       log.error({ err: error, marketplaceId }, 'compaction of a quarantine repository failed; the pass goes on');
@@ -84,7 +93,7 @@ export async function compactionPass(deps: CompactionPorts, meta: CommandMeta): 
   if (swept.length > 0) await recordStagingSweep(deps, swept, meta);
   const deliveries = await sweepDeliveries(deps, meta);
   const result = { selected: candidates.length, acted, swept: { stagingRefs: swept.length, deliveries } };
-  if (candidates.length + swept.length + deliveries > 0) log.info(result, 'compaction pass');
+  if (candidates.length + swept.length + deliveries + busy.length > 0) log.info({ ...result, busy }, 'compaction pass');
   return result;
 }
 
@@ -99,18 +108,23 @@ function staleStagingRefs(deps: CompactionPorts): ((ref: string) => Date | null)
   };
 }
 
+/** What compaction did to one quarantine repository, or that an ingest held it (skipped this pass). */
+type Cleared = Readonly<{ busy: boolean; staging: SweptStagingRef[] }>;
+
 /**
- * Removes from one quarantine repository the refs of the snapshots being purged and the stale staging
- * refs whose commit no live snapshot row names, then prunes what nothing reaches any more. A ref whose
- * commit a snapshot row names is kept (another snapshot captured it, or came from it). Answers the
- * staging refs removed.
+ * Removes from one quarantine repository the refs of the snapshots being purged, the stale staging refs
+ * and the external plugin pins whose commit or tree no remaining snapshot row uses, then prunes what
+ * nothing reaches any more. All of it under the repository's exclusive lock, taken without waiting: an
+ * ingest holds it shared from its first object until its capture is recorded, so nothing it wrote or
+ * relies on is pruned under it; a busy repository is left to the next pass. Under the lock the snapshots
+ * read model is made current first, so every capture an ingest finished is among the named commits.
  */
 async function clearRepository(
   deps: CompactionPorts,
   marketplaceId: number,
   purging: readonly PurgeCandidate[],
   stale: ((ref: string) => Date | null) | null,
-): Promise<SweptStagingRef[]> {
+): Promise<Cleared> {
   const repo = deps.gitStore.quarantinePath(marketplaceId);
   const old =
     stale === null
@@ -119,35 +133,22 @@ async function clearRepository(
           const createdAt = stale(ref);
           return createdAt === null ? [] : [{ marketplaceId, ref, sha, createdAt: createdAt.toISOString() }];
         });
-  if (purging.length === 0 && old.length === 0) return [];
-  const except = purging.map((c) => c.id);
-  const named = await namedCommits(deps.pool, marketplaceId, except);
-  const pins = new Map<string, string>();
-  for (const c of purging)
-    for (const sha of [c.sha, c.upstreamSha]) if (!named.has(sha)) pins.set(`refs/quarantine/${sha}`, sha);
-  const staging = old.filter((s) => !named.has(s.sha));
-  if (pins.size === 0 && staging.length === 0) return [];
-  await deleteRefs(repo, [...pins.keys(), ...staging.map((s) => s.ref)]);
-  await repinNamed(deps, marketplaceId, except, pins);
-  await pruneQuarantine(repo);
-  return staging;
-}
-
-/**
- * An ingestion may have captured one of the commits meanwhile (pinning it before its capture was
- * recorded): its pin is put back before the prune, so a live snapshot never loses content.
- */
-async function repinNamed(
-  deps: CompactionPorts,
-  marketplaceId: number,
-  except: readonly number[],
-  pins: ReadonlyMap<string, string>,
-): Promise<void> {
-  if (pins.size === 0) return;
-  await deps.waiter.waitFor(await deps.store.head(), ['snapshots']);
-  const named = await namedCommits(deps.pool, marketplaceId, except);
-  const back = [...pins].filter(([, sha]) => named.has(sha));
-  await setRefs(deps.gitStore.quarantinePath(marketplaceId), back);
+  if (purging.length === 0 && old.length === 0) return { busy: false, staging: [] };
+  const locked = await deps.quarantineLocks.tryExclusive(marketplaceId, async () => {
+    await deps.waiter.waitFor(await deps.store.head(), ['snapshots']);
+    const except = purging.map((c) => c.id);
+    const named = await namedCommits(deps.pool, marketplaceId, except);
+    const pins = new Set<string>();
+    for (const c of purging)
+      for (const sha of [c.sha, c.upstreamSha]) if (!named.has(sha)) pins.add(`refs/quarantine/${sha}`);
+    const staging = old.filter((s) => !named.has(s.sha));
+    if (pins.size === 0 && staging.length === 0) return [];
+    const externals = await unusedExternalPins(repo, named);
+    await deleteRefs(repo, [...pins, ...staging.map((s) => s.ref), ...externals]);
+    await pruneQuarantine(repo);
+    return staging;
+  });
+  return locked.acquired ? { busy: false, staging: locked.value } : { busy: true, staging: [] };
 }
 
 /** Records each purge (A's decision: only a snapshot soft-deleted past its purgeAfter); counts those recorded. */

@@ -1,6 +1,7 @@
 import { resolveExternalSources } from '../adapters/git/external-sources.ts';
 import { UpstreamError } from '../adapters/git/git-store.ts';
 import { gitText } from '../adapters/git/git-process.ts';
+import { pruneQuarantine } from '../adapters/git/quarantine-refs.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
@@ -29,7 +30,7 @@ import { runVetting, type VettingPorts } from './run-vetting.ts';
 const readModels = ['marketplaces', 'snapshots', 'ledger'];
 
 /** What an ingestion uses: git, the registry, the trust boundary's schemes, and vetting of what it captures. */
-export type IngestPorts = VettingPorts & Pick<Ports, 'marketplaces'>;
+export type IngestPorts = VettingPorts & Pick<Ports, 'marketplaces' | 'quarantineLocks'>;
 
 export type IngestOutcome = Readonly<{ snapshotId: number; created: boolean }>;
 
@@ -54,6 +55,11 @@ async function fetchTip(deps: Pick<Ports, 'gitStore'>, marketplace: MarketplaceR
  * capture (a commit captured before creates no second snapshot), and on failure record the attempt
  * with reason, root cause and next step before answering 502. `pushedTip` (a push to a hosted
  * marketplace) names the commit to capture instead of reading main, so every accepted push is captured.
+ *
+ * From the first object written until the capture is recorded (and the snapshots read model has it),
+ * the quarantine's lock is held shared: compaction prunes a repository only holding it exclusively, so
+ * neither objects no ref reaches yet nor pins the capture relies on (an upstream commit or external tree
+ * pinned before, by a snapshot being purged) go from under it. Vetting reads a recorded, live snapshot.
  */
 export async function ingest(
   deps: IngestPorts,
@@ -61,6 +67,41 @@ export async function ingest(
   trigger: IngestTrigger,
   meta: CommandMeta,
   pushedTip?: string,
+): Promise<IngestOutcome> {
+  const fetch = { refused: false };
+  let outcome: IngestOutcome;
+  try {
+    outcome = await deps.quarantineLocks.shared(marketplace.id, () =>
+      capture(deps, marketplace, trigger, meta, pushedTip, () => (fetch.refused = true)),
+    );
+  } finally {
+    if (fetch.refused) await pruneRefusedFetch(deps, marketplace.id);
+  }
+  if (outcome.created) await vetAtIngestion(deps, outcome.snapshotId, marketplace, meta);
+  return outcome;
+}
+
+/**
+ * What an upstream fetch refused as too large brought is unreachable (its staging ref is gone): pruned
+ * at once if no other ingest of the marketplace is writing (the exclusive lock), else by compaction.
+ */
+async function pruneRefusedFetch(deps: Pick<Ports, 'gitStore' | 'quarantineLocks' | 'logger'>, marketplaceId: number) {
+  const repo = deps.gitStore.quarantinePath(marketplaceId);
+  const pruned = await deps.quarantineLocks
+    .tryExclusive(marketplaceId, () => pruneQuarantine(repo))
+    .catch((error: unknown) => deps.logger.warn({ err: error, marketplaceId }, 'pruning a refused fetch failed'));
+  if (pruned && !pruned.acquired)
+    deps.logger.info({ marketplaceId }, 'quarantine busy: a refused fetch is left for compaction to prune');
+}
+
+/** The capture under the quarantine's shared lock: `refused` is told when a fetch was refused as too large. */
+async function capture(
+  deps: IngestPorts,
+  marketplace: MarketplaceRecord,
+  trigger: IngestTrigger,
+  meta: CommandMeta,
+  pushedTip: string | undefined,
+  refused: () => unknown,
 ): Promise<IngestOutcome> {
   const stream = streams.marketplace(marketplace.id);
   let upstreamSha = '';
@@ -80,7 +121,10 @@ export async function ingest(
     if (error instanceof ManifestViolation) {
       manifest = { ok: false, violation: error.message };
       sha = upstreamSha;
-    } else throw await recordFailure(deps, marketplace, error, trigger, meta);
+    } else {
+      if (error instanceof UpstreamError && error.reason === 'upstream too large') refused();
+      throw await recordFailure(deps, marketplace, error, trigger, meta);
+    }
   }
   const snapshotId = await deps.ids('snapshot');
   const decision = await execute(
@@ -106,7 +150,6 @@ export async function ingest(
   );
   const outcome = decision.events.find((e) => e.type === 'ingest-succeeded');
   if (outcome?.type !== 'ingest-succeeded') throw new Error('ingest decided without an outcome');
-  if (outcome.data.created) await vetAtIngestion(deps, outcome.data.snapshotId, marketplace, meta);
   return { snapshotId: outcome.data.snapshotId, created: outcome.data.created };
 }
 

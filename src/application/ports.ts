@@ -3,6 +3,7 @@ import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { GitStore } from '../adapters/git/git-store.ts';
 import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
 import type { DatabasePool } from '../adapters/postgres/pool.ts';
+import type { QuarantineLocks } from '../adapters/postgres/quarantine-locks.ts';
 import type { Clock } from '../adapters/system/clock.ts';
 import type { SecretBox } from '../adapters/system/secret-box.ts';
 import type { Connector } from '../adapters/vetting/connector.ts';
@@ -65,6 +66,8 @@ export type Ports = Readonly<{
   ids: IdAllocator;
   logger: Log;
   gitStore: GitStore;
+  /** Per quarantine repository: ingests hold it shared, compaction's prune exclusively. */
+  quarantineLocks: QuarantineLocks;
   access: AccessSettings;
   catalog: Readonly<{ enabled: boolean; name: string }>;
   marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number; ingest: IngestSettings }>;

@@ -4,6 +4,7 @@ import type { Test } from 'tap';
 import type { NewEvent } from '../../src/adapters/eventstore/port.ts';
 import { PostgresEventStore } from '../../src/adapters/eventstore/postgres/postgres-event-store.ts';
 import { postgresIdAllocator } from '../../src/adapters/postgres/id-allocator.ts';
+import { postgresQuarantineLocks } from '../../src/adapters/postgres/quarantine-locks.ts';
 import { Listener } from '../../src/adapters/postgres/listener.ts';
 import { SessionStore } from '../../src/adapters/postgres/session-store.ts';
 import { systemClock } from '../../src/adapters/system/clock.ts';
@@ -82,6 +83,7 @@ export async function testHttpDeps(
     catalog: { enabled: true, name: 'catalog' },
     catalogBuilder: null,
     gitStore: core.gitStore,
+    quarantineLocks: postgresQuarantineLocks(core.url),
     facade: { idpBearerEnabled: false },
     auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },
     metrics: createMetrics(),

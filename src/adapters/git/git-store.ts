@@ -125,7 +125,7 @@ export class GitStore {
 
   /**
    * Fetches `source` of `url` into a staging ref of the quarantine (`refs/staging/<time>-<pid>`),
-   * refused when it added more objects or bytes than `limits` allow (then pruned again), and hands the
+   * refused when it added more objects or bytes than `limits` allow (left unreachable), and hands the
    * fetched commit to `pin`; the staging ref is dropped whatever happens.
    */
   private async fetchStaged<T>(
@@ -162,11 +162,10 @@ export class GitStore {
       }
       const after = await this.objectStats(repo);
       const added = { objects: after.objects - before.objects, bytes: after.bytes - before.bytes };
-      if (added.bytes > limits.maxPackBytes || added.objects > limits.maxObjects) {
-        await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});
-        await pruneUnreachable(repo).catch(() => {});
-        throw errors.tooLarge(added);
-      }
+      // Refused: the staging ref goes (finally below) and what the fetch brought is unreachable. It is not
+      // pruned here: another ingest of the marketplace may be writing objects no ref reaches yet. The
+      // caller prunes under the quarantine's exclusive lock (ingest-marketplace.ts), or compaction does.
+      if (added.bytes > limits.maxPackBytes || added.objects > limits.maxObjects) throw errors.tooLarge(added);
       return await pin(repo, await gitText(['-C', repo, 'rev-parse', '--verify', `${staging}^{commit}`]));
     } finally {
       await git(['-C', repo, 'update-ref', '-d', staging]).catch(() => {});

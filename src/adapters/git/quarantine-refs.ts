@@ -1,6 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { externalRoot } from '../../domain/snapshot/manifest-policy.ts';
 import { pruneUnreachable } from './bare-repo.ts';
+import { externalPin } from './external-copy.ts';
 import { git, gitText } from './git-process.ts';
 
 /** A ref and the commit it names. */
@@ -51,15 +53,41 @@ export async function deleteRefs(repo: string, refs: readonly string[]): Promise
 /**
  * Drops from the repository every object no ref reaches any more (`git gc --prune=now`, reflogs expired
  * first): what other refs (live snapshots, staging refs, external pins, a hosted marketplace's main) reach stays.
+ * It also drops objects an ingest wrote and has not pinned yet: callers hold the repository's exclusive
+ * lock (QuarantineLocks, adapters/postgres/quarantine-locks.ts), which every ingest holds shared.
  */
 export async function pruneQuarantine(repo: string): Promise<void> {
   if (existsSync(join(repo, 'HEAD'))) await pruneUnreachable(repo);
 }
 
-/** Sets refs (name → commit) in one transaction; the commits must be in the repository. */
-export async function setRefs(repo: string, refs: ReadonlyArray<readonly [string, string]>): Promise<void> {
-  if (refs.length === 0) return;
-  await git(['-C', repo, 'update-ref', '--stdin'], {
-    input: refs.map(([ref, sha]) => `update ${ref} ${sha}\n`).join(''),
-  });
+/**
+ * The external plugin pins (`refs/quarantine/external/<tree>`) of a repository that none of `commits`
+ * uses: a composite holds each external plugin's tree under `.gateway-external/<name>` (git-store.ts),
+ * so the trees a commit uses are read from the commit itself (one `cat-file` for all the commits, one
+ * `ls-tree` per distinct external directory). Commits absent from the repository use nothing.
+ */
+export async function unusedExternalPins(repo: string, commits: Iterable<string>): Promise<string[]> {
+  const pins = await refsUnder(repo, 'refs/quarantine/external/');
+  if (pins.length === 0) return [];
+  const wanted = [...new Set(commits)];
+  const listing =
+    wanted.length === 0
+      ? ''
+      : await gitText(['-C', repo, 'cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+          input: wanted.map((commit) => `${commit}:${externalRoot}\n`).join(''),
+        });
+  const directories = new Set(
+    listing
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter(([, type]) => type === 'tree')
+      .map(([oid]) => oid!),
+  );
+  const used = new Set<string>();
+  for (const directory of directories)
+    for (const line of (await gitText(['-C', repo, 'ls-tree', directory])).split('\n')) {
+      const tree = /^040000 tree ([0-9a-f]+)\t/.exec(line)?.[1];
+      if (tree !== undefined) used.add(tree);
+    }
+  return pins.filter(({ ref, sha }) => ref === externalPin(sha) && !used.has(sha)).map(({ ref }) => ref);
 }
