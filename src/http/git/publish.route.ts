@@ -91,7 +91,8 @@ export function publishRoutes(
         const target = await pushTarget(deps, credentials, request, request.params.repo, reply);
         if (!target) return reply;
         const pushed = (newTip: string) => captured(deps, request, target.marketplace, target.caller, newTip);
-        const receiveDeps = { store: deps.store, waiter: deps.waiter, clock: deps.clock, limits, captured: pushed };
+        const { store, waiter, clock, quarantineLocks } = deps;
+        const receiveDeps = { store, waiter, clock, quarantineLocks, limits, captured: pushed };
         return receive(receiveDeps, request, reply, target);
       });
     },

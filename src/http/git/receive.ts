@@ -39,7 +39,7 @@ export type PushTarget = Readonly<{
   caller: FacadeCaller;
 }>;
 
-export type ReceiveDeps = Pick<HttpDeps, 'store' | 'waiter' | 'clock'> &
+export type ReceiveDeps = Pick<HttpDeps, 'store' | 'waiter' | 'clock' | 'quarantineLocks'> &
   Readonly<{
     limits: ReceiveLimits;
     /** The push is recorded: ingest `newTip`; what the pusher is told (a failure is told, not thrown). */
@@ -205,7 +205,8 @@ export async function receive(
   const refused = refusalOf(section.updates);
   if (refused !== null) return drainedResultOf(encodeReceiveAnswer(refused, sideband));
 
-  const run = await runGit(target, head, body, limits);
+  // Shared quarantine lock while git writes objects and moves main: compaction never prunes under a push.
+  const run = await deps.quarantineLocks.shared(target.marketplace.id, () => runGit(target, head, body, limits));
   if ('why' in run) return refuse(run);
   const answer = parseReceiveAnswer(run.output, sideband);
   if (answer.report === null) {
