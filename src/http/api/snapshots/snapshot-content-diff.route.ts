@@ -64,7 +64,7 @@ export function snapshotContentDiffRoute(app: HttpApp, deps: HttpDeps): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: ContentDiff, ...problemResponses(404) },
+        response: { 200: ContentDiff, ...problemResponses(404, 409) },
         summary: 'Plugins and skills against the live approved baseline: added, removed, changed, moved, unchanged',
         description:
           'The baseline is the newest live approved snapshot of the marketplace other than this one (null ' +

@@ -42,7 +42,7 @@ export function snapshotContentRoute(app: HttpApp, deps: HttpDeps): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: Content, ...problemResponses(404) },
+        response: { 200: Content, ...problemResponses(404, 409) },
         summary: 'Content inventory: every plugin with its skills, commands, agents, hooks, MCP and LSP servers',
         description:
           'Works on held snapshots. Every list is present (empty when the plugin has none). A path escaping ' +

@@ -27,7 +27,7 @@ export function snapshotDiffRoute(app: HttpApp, deps: HttpDeps): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: Diff, ...problemResponses(403, 404) },
+        response: { 200: Diff, ...problemResponses(403, 404, 409) },
         summary:
           'Preview: what approving would change, against the commit served now ' +
           '(approver of the marketplace, or admin)',

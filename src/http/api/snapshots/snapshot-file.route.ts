@@ -27,7 +27,7 @@ export function snapshotFileRoute(app: HttpApp, deps: HttpDeps): void {
           `Text is cut at ${previewLimits.fileBytes / 1024} KiB (\`truncated\` true, \`size\` still the full ` +
           'size); a binary file has no `text`. The path is matched against the entries of the tree only: anything else ' +
           'is 404.',
-        response: { 200: File, ...problemResponses(403, 404) },
+        response: { 200: File, ...problemResponses(403, 404, 409) },
       },
     },
     async (request) => {

@@ -18,7 +18,7 @@ export function snapshotFilesRoute(app: HttpApp, deps: HttpDeps): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: Files, ...problemResponses(403, 404) },
+        response: { 200: Files, ...problemResponses(403, 404, 409) },
         summary: 'Preview: the files of the pinned tree with their sizes (approver of the marketplace, or admin)',
         description:
           `At most ${previewLimits.files} entries, in path order; ` + '\`truncated\` is true when the listing was cut.',

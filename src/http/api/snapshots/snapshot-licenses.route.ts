@@ -30,7 +30,7 @@ export function snapshotLicensesRoute(app: HttpApp, deps: HttpDeps): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: Licenses, ...problemResponses(404) },
+        response: { 200: Licenses, ...problemResponses(404, 409) },
         summary:
           'License report: SPDX identification from LICENSE files and manifests, evaluated under the allow ' +
           'and ban lists in force',

@@ -29,7 +29,7 @@ export function snapshotNameCollisionsRoute(app: HttpApp, deps: HttpDeps): void 
       schema: {
         tags,
         params: IdParams,
-        response: { 200: Collisions, ...problemResponses(404) },
+        response: { 200: Collisions, ...problemResponses(404, 409) },
         summary: "This snapshot's plugin names that another served marketplace also claims, or that it claims twice",
         description:
           'Such a name would be published for no claimant in the virtual catalog. ' +

@@ -27,7 +27,7 @@ export function snapshotTreeRoute(app: HttpApp, deps: HttpDeps): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: Tree, ...problemResponses(404) },
+        response: { 200: Tree, ...problemResponses(404, 409) },
         summary: 'The pinned git tree: every directory and file with mode, object id and size',
         description: `At most ${previewLimits.treeEntries} entries in path order (\`truncated\`).`,
       },
