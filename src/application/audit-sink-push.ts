@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import { fact } from '../domain/events.ts';
@@ -8,6 +7,7 @@ import type { DueBatch } from '../projections/webhooks/deliveries.queries.ts';
 import { idleSinks, type IdleSink } from '../projections/webhooks/sinks.queries.ts';
 import { periodicDuty, type WakeableDuty } from './periodic-duty.ts';
 import type { Ports } from './ports.ts';
+import { systemMeta } from './system-meta.ts';
 
 /** gateway.audit-export.* as the push uses them. */
 export type AuditPushSettings = Readonly<{
@@ -61,7 +61,7 @@ async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: 
     count: span.count,
     at,
   });
-  const meta = { principal: 'audit-push', actorType: 'system', at, correlationId: randomUUID() } as const;
+  const meta = { ...systemMeta(deps, 'audit-push'), at };
   const { position } = await appendFacts(deps.store, streams.sinkBatches(sink.id), [offered], metadataOf(meta), 'any');
   return position;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import {
@@ -20,6 +19,7 @@ import type { Actor, Ports } from './ports.ts';
 import { Rejected } from './rejected.ts';
 import { recordPurge } from './snapshot-deletion.ts';
 import { requireAdminRole } from './standing.ts';
+import { systemMeta } from './system-meta.ts';
 
 export type CompactionPorts = Pick<
   Ports,
@@ -38,13 +38,6 @@ export type CompactionResult = Readonly<{
   acted: number;
   swept: Readonly<{ stagingRefs: number; deliveries: number }>;
 }>;
-
-const systemMeta = (deps: Pick<Ports, 'clock'>): CommandMeta => ({
-  principal: 'system',
-  actorType: 'system',
-  at: deps.clock.instant(),
-  correlationId: randomUUID(),
-});
 
 /** POST /api/v1/retention/compact: one pass now, by an admin, whatever the schedule's state. */
 export async function compactNow(deps: CompactionPorts, actor: Actor, meta: CommandMeta): Promise<CompactionResult> {
@@ -212,6 +205,6 @@ export function compactionDuty(deps: CompactionPorts): WakeableDuty {
     intervalMs: deps.retention.compactionIntervalMs,
     disabled: deps.retention.enabled ? null : 'gateway.retention.enabled is false: compaction runs only on demand',
     failure: 'compaction pass failed',
-    pass: () => compactionPass(deps, systemMeta(deps)),
+    pass: () => compactionPass(deps, systemMeta(deps, 'system')),
   });
 }

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { IngestTrigger } from '../domain/snapshot/snapshot.events.ts';
 import type { MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
 import { ingest, type IngestPorts } from './ingest-marketplace.ts';
+import { systemMeta } from './system-meta.ts';
 
 /**
  * Ingestions nobody waits for (webhooks, the schedule): one at a time per marketplace; a request while
@@ -22,12 +22,7 @@ export class IngestQueue {
     const run = (async () => {
       do {
         this.again.delete(marketplace.id);
-        const meta = {
-          principal,
-          actorType: 'system' as const,
-          at: this.deps.clock.instant(),
-          correlationId: randomUUID(),
-        };
+        const meta = systemMeta(this.deps, principal);
         try {
           const { snapshotId, created } = await ingest(this.deps, marketplace, trigger, meta);
           this.deps.logger.info({ marketplace: marketplace.name, trigger, snapshotId, created }, 'ingested');

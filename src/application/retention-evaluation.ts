@@ -2,7 +2,6 @@
 // (one pass now, whatever the scheduler's state) and the scheduled pass on gateway.retention.poll-interval
 // (the leader, principal `system`). A pass soft-deletes what the criteria select, as `retention-policy`, and
 // records one `retention-evaluated`.
-import { randomUUID } from 'node:crypto';
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import { fact } from '../domain/events.ts';
@@ -21,6 +20,7 @@ import type { Actor, Log, Ports } from './ports.ts';
 import { reject, Rejected } from './rejected.ts';
 import { softDeleteByPolicy, type DeletionPorts } from './snapshot-deletion.ts';
 import { requireAdminRole, requireAuditorRole } from './standing.ts';
+import { systemMeta } from './system-meta.ts';
 
 export type RetentionPorts = DeletionPorts & Pick<Ports, 'clock' | 'logger'>;
 
@@ -114,12 +114,7 @@ export async function evaluateRetention(
 ): Promise<RetentionPass> {
   if (caller !== null) await requireAdminRole(deps, caller.actor);
   const log = deps.logger.child({ component: 'retention' });
-  const meta: CommandMeta = caller?.meta ?? {
-    principal: 'system',
-    actorType: 'system',
-    at: deps.clock.instant(),
-    correlationId: randomUUID(),
-  };
+  const meta: CommandMeta = caller?.meta ?? systemMeta(deps, 'system');
   const { candidates, vetoed } = await selection(deps, marketplace, meta.at);
   // The policy acts (principal retention-policy), not the admin who asked: no credential of theirs on its entries.
   const policyMeta: CommandMeta = {

@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import cron, { type ScheduledTask } from 'node-cron';
-import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { waiverDecider } from '../domain/vetting/waiver.decider.ts';
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
@@ -10,13 +8,7 @@ import { marketplacesWithLapsedWaivers, unvettedHeldSnapshots } from '../project
 import { addressedSnapshot } from './addressed-snapshot.ts';
 import { execute } from './execute.ts';
 import { revet, runVetting, type VettingPorts } from './run-vetting.ts';
-
-const systemMeta = (deps: VettingPorts, principal: string): CommandMeta => ({
-  principal,
-  actorType: 'system',
-  at: deps.clock.instant(),
-  correlationId: randomUUID(),
-});
+import { systemMeta } from './system-meta.ts';
 
 export type SweepSummary = Readonly<{
   snapshots: number;

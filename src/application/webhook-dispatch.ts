@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import type { Position } from '../adapters/eventstore/port.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
@@ -10,6 +9,7 @@ import { dueDeliveries, type DueDelivery } from '../projections/webhooks/deliver
 import { auditBatchBody } from './audit-sink-push.ts';
 import { periodicDuty, type WakeableDuty } from './periodic-duty.ts';
 import type { Ports } from './ports.ts';
+import { systemMeta } from './system-meta.ts';
 
 /** gateway.webhooks.* */
 export type WebhookSettings = Readonly<{
@@ -82,7 +82,7 @@ async function attempt(
     nextAttemptAt: outcome === 'retrying' ? new Date(Date.parse(at) + delay).toISOString() : null,
     at,
   });
-  const meta = { principal: 'webhook-dispatch', actorType: 'system', at, correlationId: randomUUID() } as const;
+  const meta = { ...systemMeta(deps, 'webhook-dispatch'), at };
   const { position } = await appendFacts(
     deps.store,
     streams.delivery(delivery.id),

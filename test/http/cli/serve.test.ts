@@ -85,10 +85,7 @@ t.test(
       out.text,
       /"level":40,[^\n]*"msg":"gateway\.dev-insecure-auth is on: any caller can act as anyone via the X-Dev-User header[^\n]*never in production"/,
     );
-    t.match(
-      out.text,
-      /"level":40,[^\n]*"msg":"gateway\.estate\.file: not built yet: the setting has no effect"/,
-    );
+    t.match(out.text, /"level":40,[^\n]*"msg":"gateway\.estate\.file: not built yet: the setting has no effect"/);
     const health = await fetch(`${url}/actuator/health`);
     t.equal(health.status, 200);
     t.match(await health.json(), {
@@ -147,10 +144,7 @@ t.test('--help lists the commands', async (t) => {
 t.test('gateway config lists every key and marks those not built yet', async (t) => {
   const result = await run(['config'], {});
   t.equal(result.code, 0);
-  t.match(
-    result.output,
-    /^gateway\.estate\.file = unset {2}\[GATEWAY_ESTATE_FILE\] {2}\(not built yet\)$/m,
-  );
+  t.match(result.output, /^gateway\.estate\.file = unset {2}\[GATEWAY_ESTATE_FILE\] {2}\(not built yet\)$/m);
   t.match(
     result.output,
     /^gateway\.storage\.backend = filesystem {2}\[GATEWAY_STORAGE_BACKEND\] {2}\(object-store: not built yet\)$/m,
