@@ -29,13 +29,6 @@ export const objectStoreKeys = {
 
 /** The declarative estate and the forge mirror. */
 export const estateKeys = {
-  estate: {
-    file: optionalText(
-      g('estate.file'),
-      'Declarative estate (marketplaces, grants, webhooks, audit sinks) reconciled at startup.',
-      notBuilt,
-    ),
-  },
   mirror: {
     url: optionalText(
       g('mirror.url'),

@@ -5,6 +5,7 @@
 import type { Static } from 'typebox';
 import { keysOf, objectSchemaOf, type PlacedKeySpec } from './key-spec.ts';
 import { auditExportKeys, marketplaceKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
+import { estateFileKeys } from './keys-estate.ts';
 import { estateKeys } from './keys-not-built.ts';
 import { retentionKeys } from './keys-retention.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
@@ -38,6 +39,7 @@ export const configDescription = {
   vetting: vettingKeys,
   retention: retentionKeys,
   ...credentialKeys,
+  ...estateFileKeys,
   ...estateKeys,
 };
 

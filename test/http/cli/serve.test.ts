@@ -62,7 +62,7 @@ t.test(
       PORT: '0',
       GATEWAY_LOG_LEVEL: 'info',
       GATEWAY_DEV_INSECURE_AUTH: 'true',
-      GATEWAY_ESTATE_FILE: 'estate.yaml',
+      GATEWAY_STORAGE_OBJECT_STORE_BUCKET: 'bucket',
     };
 
     const server = gatewayCommand(['serve'], env, true);
@@ -85,7 +85,10 @@ t.test(
       out.text,
       /"level":40,[^\n]*"msg":"gateway\.dev-insecure-auth is on: any caller can act as anyone via the X-Dev-User header[^\n]*never in production"/,
     );
-    t.match(out.text, /"level":40,[^\n]*"msg":"gateway\.estate\.file: not built yet: the setting has no effect"/);
+    t.match(
+      out.text,
+      /"level":40,[^\n]*"msg":"gateway\.storage\.object-store\.bucket: not built yet: the setting has no effect"/,
+    );
     const health = await fetch(`${url}/actuator/health`);
     t.equal(health.status, 200);
     t.match(await health.json(), {
@@ -144,7 +147,11 @@ t.test('--help lists the commands', async (t) => {
 t.test('gateway config lists every key and marks those not built yet', async (t) => {
   const result = await run(['config'], {});
   t.equal(result.code, 0);
-  t.match(result.output, /^gateway\.estate\.file = unset {2}\[GATEWAY_ESTATE_FILE\] {2}\(not built yet\)$/m);
+  t.match(
+    result.output,
+    /^gateway\.storage\.object-store\.bucket = unset {2}\[GATEWAY_STORAGE_OBJECT_STORE_BUCKET\] {2}\(not built yet\)$/m,
+  );
+  t.match(result.output, /^gateway\.estate\.file = unset {2}\[GATEWAY_ESTATE_FILE\]$/m, 'the estate file is built');
   t.match(
     result.output,
     /^gateway\.storage\.backend = filesystem {2}\[GATEWAY_STORAGE_BACKEND\] {2}\(object-store: not built yet\)$/m,

@@ -24,7 +24,8 @@ t.test('no warning when nothing is set, even though unbuilt keys have defaults',
 });
 
 t.test('a key of an unbuilt feature set in the file or the environment is named in a warning', async (t) => {
-  const yaml = 'gateway:\n  audit-export: { batch-size: 3 }\n  estate: { file: estate.yaml }\n  log: { level: warn }\n';
+  const yaml =
+    'gateway:\n  audit-export: { batch-size: 3 }\n  storage: { object-store: { bucket: b } }\n  log: { level: warn }\n';
   const loaded = read(t, yaml, {
     GATEWAY_RETENTION_ENABLED: 'true',
     GATEWAY_MIRROR_URL: 'https://forge.example.test/mirror',
@@ -34,7 +35,7 @@ t.test('a key of an unbuilt feature set in the file or the environment is named 
   });
   t.same(
     startupWarnings(loaded),
-    [notBuilt('gateway.estate.file'), notBuilt('gateway.mirror.url')],
+    [notBuilt('gateway.storage.object-store.bucket'), notBuilt('gateway.mirror.url')],
     'the built audit export, push and retention keys and the log level pass in silence',
   );
 });
@@ -60,7 +61,7 @@ t.test('dev-insecure-auth warns that any caller can act as anyone', async (t) =>
 
 t.test('the key list marks what is not built', async (t) => {
   const byKey = new Map(configKeys().map((k) => [k.key, k]));
-  for (const key of ['gateway.mirror.credentials', 'gateway.estate.file', 'gateway.storage.object-store.bucket']) {
+  for (const key of ['gateway.mirror.credentials', 'gateway.storage.object-store.bucket']) {
     t.equal(byKey.get(key)?.built, 'no', key);
   }
   for (const key of [
