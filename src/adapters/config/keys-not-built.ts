@@ -26,19 +26,3 @@ export const objectStoreKeys = {
     notBuilt,
   ),
 };
-
-/** The declarative estate and the forge mirror. */
-export const estateKeys = {
-  mirror: {
-    url: optionalText(
-      g('mirror.url'),
-      'Read-only forge mirror of the published repositories; unset means no mirror.',
-      notBuilt,
-    ),
-    credentials: optionalText(
-      g('mirror.credentials'),
-      'Credentials for pushing to the mirror (never logged or reported).',
-      { ...notBuilt, secret: true },
-    ),
-  },
-};

@@ -6,7 +6,7 @@ import type { Static } from 'typebox';
 import { keysOf, objectSchemaOf, type PlacedKeySpec } from './key-spec.ts';
 import { auditExportKeys, marketplaceKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
 import { estateFileKeys } from './keys-estate.ts';
-import { estateKeys } from './keys-not-built.ts';
+import { mirrorKeys } from './keys-mirror.ts';
 import { retentionKeys } from './keys-retention.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
 
@@ -40,7 +40,7 @@ export const configDescription = {
   retention: retentionKeys,
   ...credentialKeys,
   ...estateFileKeys,
-  ...estateKeys,
+  ...mirrorKeys,
 };
 
 /** The schema of the typed configuration, derived from the description. */

@@ -28,15 +28,15 @@ t.test('a key of an unbuilt feature set in the file or the environment is named 
     'gateway:\n  audit-export: { batch-size: 3 }\n  storage: { object-store: { bucket: b } }\n  log: { level: warn }\n';
   const loaded = read(t, yaml, {
     GATEWAY_RETENTION_ENABLED: 'true',
-    GATEWAY_MIRROR_URL: 'https://forge.example.test/mirror',
+    GATEWAY_MIRROR_URL: 'https://forge.example.test/mirror/{name}.git',
     GATEWAY_AUDIT_EXPORT_POLL_INTERVAL: '1m',
     GATEWAY_AUDIT_EXPORT_MAX_PAGE_SIZE: '500',
     GATEWAY_AUDIT_EXPORT_DEFAULT_PAGE_SIZE: '100',
   });
   t.same(
     startupWarnings(loaded),
-    [notBuilt('gateway.storage.object-store.bucket'), notBuilt('gateway.mirror.url')],
-    'the built audit export, push and retention keys and the log level pass in silence',
+    [notBuilt('gateway.storage.object-store.bucket')],
+    'the built audit export, push, retention and mirror keys and the log level pass in silence',
   );
 });
 
@@ -61,7 +61,7 @@ t.test('dev-insecure-auth warns that any caller can act as anyone', async (t) =>
 
 t.test('the key list marks what is not built', async (t) => {
   const byKey = new Map(configKeys().map((k) => [k.key, k]));
-  for (const key of ['gateway.mirror.credentials', 'gateway.storage.object-store.bucket']) {
+  for (const key of ['gateway.storage.object-store.region', 'gateway.storage.object-store.bucket']) {
     t.equal(byKey.get(key)?.built, 'no', key);
   }
   for (const key of [
@@ -75,6 +75,8 @@ t.test('the key list marks what is not built', async (t) => {
     'gateway.sync.schedule',
     'gateway.vetting.revet.schedule',
     'gateway.base-url',
+    'gateway.mirror.url',
+    'gateway.mirror.credentials',
   ]) {
     t.equal(byKey.get(key)?.built, 'yes', key);
   }
