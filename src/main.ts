@@ -4,7 +4,9 @@ import { SingleBar } from 'cli-progress';
 import { builtNote, configKeys, startupWarnings } from './adapters/config/describe.ts';
 import { ConfigError, readConfig, type LoadedConfig } from './adapters/config/load.ts';
 import type { GatewayConfig } from './adapters/config/schema.ts';
+import { loadEstateFile } from './adapters/estate/estate-file.ts';
 import { DataDirLocked, runningEmbeddedUrl } from './adapters/postgres/database.ts';
+import { estateSummary } from './domain/estate/estate-file.ts';
 import { buildVersion, createLogger, openCore, startGateway, type Gateway } from './gateway.ts';
 
 const usage = `Usage: gateway <command> [--config FILE]
@@ -14,6 +16,8 @@ Commands:
   projections rebuild     drop every read model and rebuild it from the event store
   projections status      show each projection's checkpoint and its lag behind the store
   config                  list every configuration key with its default (and which are not built yet)
+  estate check FILE       validate an estate file (docs/estate.md) without a running gateway or database:
+                          exit 0 with a summary, else 1 with FILE:LINE: MESSAGE lines
 
 Options:
   --config FILE           YAML configuration (default: $GATEWAY_CONFIG, else ./gateway.yaml if present)
@@ -163,6 +167,20 @@ async function status(cfg: GatewayConfig, json: boolean): Promise<void> {
   }
 }
 
+/** `gateway estate check FILE`: the file as the reconciler would read it, with the configured URL schemes. */
+async function estateCheck(args: readonly string[], configPath: string | undefined): Promise<void> {
+  const [sub, file, ...rest] = args;
+  if (sub !== 'check' || file === undefined || rest.length > 0)
+    return fail(`usage: gateway estate check FILE\n\n${usage}`);
+  const loaded = await loadEstateFile(file, config(configPath).allowedUrlSchemes);
+  if (!loaded.ok) {
+    process.stderr.write(loaded.errors.map((line) => `${line}\n`).join(''));
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(`${file}: valid: ${estateSummary(loaded.estate)}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   let parsed;
   try {
@@ -188,6 +206,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${usage}\n`);
     return;
   }
+  if (positionals[0] === 'estate') return estateCheck(positionals.slice(1), values.config);
   const command = positionals.join(' ');
   switch (command) {
     case 'serve':
