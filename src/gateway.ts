@@ -24,6 +24,7 @@ import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
 import { auditPushDuty } from './application/audit-sink-push.ts';
 import { retentionDuty } from './application/retention-evaluation.ts';
 import { compactionDuty } from './application/compaction.ts';
+import { estateDuty } from './application/estate-runs.ts';
 import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
@@ -288,6 +289,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     retention: config.retention,
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
     sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
+    estate: { file: config.estate.file },
     vetting: {
       connectors: builtInConnectors({ http: config.vetting.http }),
       timeoutMs: config.vetting.timeoutMs,
@@ -338,6 +340,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
       ...outboundDuties(deps, config),
       retentionDuty(deps),
       compactionDuty(deps),
+      estateDuty(deps),
     ],
     logger.child({ component: 'leader' }),
   );

@@ -32,15 +32,30 @@ async function sinkOrNotFound(deps: Pick<Ports, 'pool'>, sinkId: number): Promis
   return sink;
 }
 
+export type SinkBody = Readonly<{ name: string; url: string }> & SinkSwitchesBody;
+
 /** Registers a sink (admin); the secret is answered this once and stored sealed. */
 export async function createAuditSink(
   deps: AuditSinkPorts,
   actor: Actor,
-  body: Readonly<{ name: string; url: string }> & SinkSwitchesBody,
+  body: SinkBody,
   meta: CommandMeta,
 ): Promise<AuditSinkRecord & { secret: string }> {
   await requireAdminRole(deps, actor);
-  const secret = newSigningSecret();
+  return addAuditSink(deps, body, meta, null);
+}
+
+/**
+ * The registration itself, for a caller with its own authority (the declarative estate, principal
+ * config-reconciler): `declaredSecret` is the signing secret it brings, null to issue one. Stored sealed.
+ */
+export async function addAuditSink(
+  deps: AuditSinkPorts,
+  body: SinkBody,
+  meta: CommandMeta,
+  declaredSecret: string | null,
+): Promise<AuditSinkRecord & { secret: string }> {
+  const secret = declaredSecret ?? newSigningSecret();
   const sinkId = await deps.ids('audit-sink');
   const data = {
     sinkId,

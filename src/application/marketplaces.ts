@@ -36,6 +36,12 @@ export type Registration = Readonly<{
   pushPolicy: PushPolicy | null;
 }>;
 
+/**
+ * What an upstream that cannot be read does to a registration: the API refuses it (502, nothing registered);
+ * the declarative estate registers it anyway (spec, Events: marketplace-upstream-unreachable).
+ */
+export type RegistrationOptions = Readonly<{ unreadableUpstream: 'refuse' | 'register' }>;
+
 /** A live marketplace by the name in the path; removed and unknown names answer alike. */
 export async function liveOr404(deps: Pick<Ports, 'pool'>, name: string): Promise<MarketplaceRecord> {
   const marketplace = isMarketplaceName(name) ? await liveMarketplaceByName(deps.pool, name) : null;
@@ -116,14 +122,19 @@ export async function registerMarketplace(
   deps: MarketplacePorts,
   wanted: Registration,
   meta: CommandMeta,
-): Promise<{ marketplace: MarketplaceRecord; warnings: string[] }> {
+  options: RegistrationOptions = { unreadableUpstream: 'refuse' },
+): Promise<{ marketplace: MarketplaceRecord; warnings: string[]; unreadableUpstream: UpstreamError | null }> {
   await registrationChecks(deps, wanted);
   const { name, origin, pushPolicy } = wanted;
   const url = wanted.url === null ? null : canonicalUrl(wanted.url);
-  // spec: the upstream is read only after all other checks pass; if it is unreadable nothing is registered.
+  // spec: the upstream is read only after all other checks pass; if it is unreadable nothing is registered
+  // (through the API; the estate registers it anyway, and says so).
+  let unreadableUpstream: UpstreamError | null = null;
   if (url !== null)
     await deps.gitStore.remoteDefaultBranch(url).catch((error: unknown) => {
-      throw error instanceof UpstreamError ? upstreamProblem(error) : error;
+      if (!(error instanceof UpstreamError)) throw error;
+      if (options.unreadableUpstream === 'refuse') throw upstreamProblem(error);
+      unreadableUpstream = error;
     });
 
   const marketplaceId = await deps.ids('marketplace');
@@ -169,7 +180,7 @@ export async function registerMarketplace(
     (m) =>
       m.id !== marketplaceId && m.url !== null && url !== null && normalizedCloneUrl(m.url) === normalizedCloneUrl(url),
   );
-  return { marketplace, warnings: others.map((m) => `url already registered as ${m.name}`) };
+  return { marketplace, warnings: others.map((m) => `url already registered as ${m.name}`), unreadableUpstream };
 }
 
 export type Removal = Readonly<{

@@ -32,7 +32,20 @@ export async function createWebhookSubscriber(
   meta: CommandMeta,
 ): Promise<WebhookSubscriberRecord & { secret: string }> {
   await requireAdminRole(deps, actor);
-  const secret = newSigningSecret();
+  return addWebhookSubscriber(deps, body, meta, null);
+}
+
+/**
+ * The registration itself, for a caller with its own authority (the declarative estate, principal
+ * config-reconciler): `declaredSecret` is the signing secret it brings, null to issue one. Stored sealed.
+ */
+export async function addWebhookSubscriber(
+  deps: WebhookSubscriberPorts,
+  body: SubscriberBody,
+  meta: CommandMeta,
+  declaredSecret: string | null,
+): Promise<WebhookSubscriberRecord & { secret: string }> {
+  const secret = declaredSecret ?? newSigningSecret();
   const subscriberId = await deps.ids('webhook-subscriber');
   const data = {
     subscriberId,

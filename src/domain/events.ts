@@ -1,6 +1,7 @@
 import type { AccessEvent } from './access/access.events.ts';
 import type { CatalogEvent } from './catalog/catalog.events.ts';
 import type { CompactionEvent } from './compaction/compaction.events.ts';
+import type { EstateEvent } from './estate/estate.events.ts';
 import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
 import type { RoleEvent, RolesRead } from './role/role.events.ts';
 import type { PublicationEvent } from './publication/publication.events.ts';
@@ -28,7 +29,8 @@ export type DomainEvent =
   | CatalogEvent
   | CompactionEvent
   | WebhookEvent
-  | RetentionEvent;
+  | RetentionEvent
+  | EstateEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -91,6 +93,9 @@ export const domainEventTypes = [
   'retention-evaluated',
   'webhook-delivery-attempted',
   'audit-batch-offered',
+  'estate-reconcile-triggered',
+  'estate-reconciliation-failed',
+  'marketplace-upstream-unreachable',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

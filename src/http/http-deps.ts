@@ -35,5 +35,7 @@ export type HttpDeps = Ports &
     metrics: Metrics;
     auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
     sync: Readonly<{ maxWebhookBodyBytes: number }>;
+    /** gateway.estate.file: the declared estate, re-read at each reconciliation; null when none. */
+    estate: Readonly<{ file: string | null }>;
     checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
   }>;

@@ -63,6 +63,8 @@ const catalogue = {
   'vetting-blocked': { status: 409, title: 'Vetting outcome is BLOCKED' },
   'policy-denied': { status: 409, title: 'Denied by policy' },
   'catalog-not-found': { status: 404, title: 'Catalog not found' },
+  'estate-invalid': { status: 422, title: 'Estate file invalid' },
+  'estate-not-configured': { status: 409, title: 'No estate file configured' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

@@ -3,6 +3,7 @@ import type { GitStore } from '../adapters/git/git-store.ts';
 import { adoptionProjection } from './adoption/adoption.projection.ts';
 import type { CatalogBuilder } from './catalog/catalog-builder.ts';
 import { catalogReactor } from './catalog/catalog.reactor.ts';
+import { estateProjection } from './estate/estate.projection.ts';
 import { ledgerProjection } from './ledger/ledger.projection.ts';
 import { policyProjection } from './policy/policy.projection.ts';
 import { vettingProjection } from './vetting/vetting.projection.ts';
@@ -33,6 +34,7 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   vettingProjection,
   policyProjection,
   webhooksProjection,
+  estateProjection,
   // After snapshots (it reads the served tips of the batch), before the ledger: a command waiting for its
   // ledger entry answers once the catalog is rebuilt.
   catalogReactor(deps.catalog ?? null),

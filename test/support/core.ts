@@ -86,6 +86,7 @@ export async function testHttpDeps(
     quarantineLocks: postgresQuarantineLocks(core.url),
     facade: { idpBearerEnabled: false },
     auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },
+    estate: { file: null },
     metrics: createMetrics(),
     marketplaces: {
       allowedUrlSchemes: ['http', 'https'],

@@ -50,5 +50,7 @@ export const rejectionCodes = [
   'vetting-blocked',
   'policy-denied',
   'catalog-not-found',
+  'estate-invalid',
+  'estate-not-configured',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

@@ -1,5 +1,6 @@
-// Ledger mappings of the publication repairs and of retention, kept apart so ledger.mapping.ts stays readable.
+// Ledger mappings of the publication repairs, of retention and of the estate, kept apart so ledger.mapping.ts stays readable.
 import { compactionDetail } from '../../domain/compaction/compaction.events.ts';
+import { estateCounts } from '../../domain/estate/estate.events.ts';
 import type { EventOf } from '../../domain/events.ts';
 import { retentionDetail } from '../../domain/retention/retention.events.ts';
 import type { Fields } from './ledger.fields.ts';
@@ -79,5 +80,24 @@ export function retentionFields(event: RetentionEvent): Fields[] {
     case 'staging-refs-swept': // spec, Events: compaction housekeeping, one entry per pass that removed any
     case 'webhook-deliveries-swept':
       return [{ detail: compactionDetail(event) }];
+  }
+}
+
+type EstateEvent = EventOf<
+  'estate-reconcile-triggered' | 'estate-reconciliation-failed' | 'marketplace-upstream-unreachable'
+>;
+
+/** The ledger entries of the declarative estate (issue 18): each run, each run that applied nothing, each unreadable upstream. */
+export function estateFields(event: EstateEvent): Fields[] {
+  switch (event.type) {
+    case 'estate-reconcile-triggered': // spec, Events: each run with its trigger and counts
+      return [{ detail: `trigger=${event.data.report.trigger}; ${estateCounts(event.data.report)}` }];
+    case 'estate-reconciliation-failed':
+      return [{ detail: `trigger=${event.data.trigger}; nothing applied: ${event.data.problems.join('; ')}` }];
+    case 'marketplace-upstream-unreachable': {
+      const d = event.data;
+      const detail = `registered by the estate; upstream unreadable: ${d.reason}: ${d.rootCause}; ${d.nextStep}`;
+      return [{ marketplace: d.name, marketplaceId: d.marketplaceId, detail }];
+    }
   }
 }

@@ -3,7 +3,7 @@ import type { DomainEvent } from '../../domain/events.ts';
 import { targetLedgerDetail } from '../../domain/webhook/webhook.events.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';
 import type { Fields, LedgerDraft } from './ledger.fields.ts';
-import { publicationFields, retentionFields } from './ledger.mapping-more.ts';
+import { estateFields, publicationFields, retentionFields } from './ledger.mapping-more.ts';
 
 export type { LedgerDraft } from './ledger.fields.ts';
 
@@ -322,6 +322,10 @@ function fieldsOf(event: DomainEvent): Fields[] {
     case 'staging-refs-swept':
     case 'webhook-deliveries-swept':
       return retentionFields(event);
+    case 'estate-reconcile-triggered':
+    case 'estate-reconciliation-failed':
+    case 'marketplace-upstream-unreachable':
+      return estateFields(event);
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':

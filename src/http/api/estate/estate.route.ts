@@ -1,0 +1,66 @@
+import { Type } from 'typebox';
+import { estateReport, reconcileEstateNow } from '../../../application/estate-runs.ts';
+import { estateActions, estateEntryKinds, type EstateReport } from '../../../domain/estate/estate.ts';
+import { callerOf, metaFor } from '../../auth/authorize.ts';
+import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+
+const tags = ['estate'];
+
+// spec, Estate reconciliation report.
+const EstateReportView = Type.Object({
+  ranAt: Timestamp,
+  trigger: literalUnion(['startup', 'api'] as const),
+  entries: Type.Array(
+    Type.Object({
+      kind: literalUnion(estateEntryKinds),
+      name: Type.String({
+        description: 'marketplace or sink name, webhook url, grant as "<principal> as <role>[ of <marketplace>]"',
+      }),
+      action: literalUnion(estateActions),
+      detail: Type.Union([Type.String(), Type.Null()], {
+        description: 'why, for a failed or updated line; never a secret',
+      }),
+    }),
+  ),
+  created: Type.Integer({ minimum: 0 }),
+  updated: Type.Integer({ minimum: 0 }),
+  unchanged: Type.Integer({ minimum: 0 }),
+  failed: Type.Integer({ minimum: 0 }),
+});
+
+const reportView = (report: EstateReport) => ({ ...report, entries: [...report.entries] });
+
+export function estateRoutes(app: HttpApp, deps: HttpDeps): void {
+  app.get(
+    '/api/v1/estate',
+    {
+      schema: {
+        tags,
+        summary: 'The last estate reconciliation report (auditor or admin)',
+        description: '404 until a reconciliation has run (at startup with gateway.estate.file set, or on demand).',
+        response: { 200: EstateReportView, ...problemResponses(403, 404) },
+      },
+    },
+    async (request) => reportView(await estateReport(deps, callerOf(request))),
+  );
+  app.post(
+    '/api/v1/estate/reconcile',
+    {
+      schema: {
+        tags,
+        summary: 'Reconcile the declared estate now (admin)',
+        description:
+          'No body. Re-reads gateway.estate.file and applies it additively and idempotently as config-reconciler: ' +
+          'created, updated, unchanged or failed per declared item (a failed item is a report line, not an error ' +
+          'status). It never deletes; there is no prune mode. A file that fails to load applies nothing (422 ' +
+          'estate-invalid, every <file>:<line>: <message> in errors); without gateway.estate.file, 409.',
+        response: { 200: EstateReportView, ...problemResponses(403, 409, 422) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return reportView(await reconcileEstateNow(deps, caller, metaFor(deps, request, caller)));
+    },
+  );
+}
