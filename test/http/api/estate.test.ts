@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
 import { startGateway } from '../../../src/gateway.ts';
 import { devSession } from '../../support/api.ts';
-import { assertNothingChanged, eventually, ledger, settle } from '../../support/assert.ts';
+import { assertNothingChanged, eventually, ledger, machine, settle, tokenRow } from '../../support/assert.ts';
 import { startTestGateway, testConfig, type TestGateway } from '../../support/gateway.ts';
 import { receiver } from '../../support/receiver.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
@@ -289,6 +289,26 @@ t.test(
       t.equal((await assertNothingChanged(t, gw, call, what)).status, 403, `${what} is refused`);
     }
     t.same((await watcher.get('/api/v1/estate')).body, partly, 'an auditor reads the report');
+    // spec, Scopes: "estate:read GET /api/v1/estate; estate:reconcile POST /api/v1/estate/reconcile": an admin's
+    // machine credential holding only estate:read reads the report and cannot run a reconciliation.
+    t.equal((await root.post('/api/v1/roles', { principal: 'estate-bot', role: 'admin' })).status, 201);
+    const credential = await root.post('/api/v1/tokens/machine', {
+      principal: 'estate-bot',
+      name: 'estate reader',
+      apiScopes: ['estate:read'],
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    t.equal(credential.status, 201);
+    const bot = machine(gw, (credential.body as { token: string }).token);
+    t.same(await (await bot.get('/api/v1/estate')).json(), partly, 'estate:read reaches the report');
+    await eventually(async () => (await tokenRow(gw, (credential.body as { id: number }).id))?.last_used_at);
+    const scoped = await assertNothingChanged(
+      t,
+      gw,
+      () => bot.post('/api/v1/estate/reconcile'),
+      'a reconcile without estate:reconcile',
+    );
+    t.equal(scoped.status, 403, 'a reconcile without estate:reconcile is refused');
 
     // No secret in any report, ledger entry, log line or stored event.
     const stored = JSON.stringify((await gw.core.store.readAll(0n, 100_000)).map((e) => e.data));
