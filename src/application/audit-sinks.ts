@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { auditSinksDecider, auditSinksStream } from '../domain/webhook/audit-sink.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { auditSinkById, auditSinks, type AuditSinkRecord } from '../projections/webhooks/sinks.queries.ts';
@@ -6,6 +5,7 @@ import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { requireAdminRole, requireAuditorRole } from './standing.ts';
+import { newSigningSecret } from './signing-secret.ts';
 
 const readModels = ['webhook-deliveries', 'ledger'];
 
@@ -22,9 +22,6 @@ const clamped = (deps: AuditSinkPorts, body: SinkSwitchesBody) => ({
     ? {}
     : { batchSize: body.batchSize === null ? null : Math.min(body.batchSize, deps.auditExport.maxPageSize) }),
 });
-
-/** Standard Webhooks' secret form, as for subscribers: `whsec_` and the base64 of 24 random bytes. */
-const newSigningSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 async function sinkOrNotFound(deps: Pick<Ports, 'pool'>, sinkId: number): Promise<AuditSinkRecord> {
   const sink = await auditSinkById(deps.pool, sinkId);

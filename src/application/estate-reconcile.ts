@@ -31,6 +31,7 @@ import type { Log, Ports } from './ports.ts';
 import { Rejected } from './rejected.ts';
 import { grantRole, type RolePorts } from './role-grants.ts';
 import { addWebhookSubscriber, type WebhookSubscriberPorts } from './webhook-subscribers.ts';
+import { isSigningSecret } from '../domain/webhook/signing-secret.ts';
 
 export type ReconcilePorts = MarketplacePorts &
   RolePorts &
@@ -52,7 +53,7 @@ const outcome = (action: EstateReportEntry['action'], detail: string | null = nu
 /** A failure as a report line's detail: our own refusals and reference errors say why, never a value. */
 function failureDetail(log: Log, what: string, error: unknown): string {
   if (error instanceof Rejected) return error.rejection.detail;
-  if (error instanceof SecretReferenceError) return `the declared secret cannot be read: ${error.message}`;
+  if (error instanceof SecretReferenceError) return `the declared secret: ${error.message}`;
   log.error({ err: error }, `estate: ${what} failed`);
   return 'the gateway failed to apply it; the failure is logged';
 }
@@ -71,8 +72,15 @@ async function line(
   }
 }
 
-const declaredSecret = (deps: ReconcilePorts, ref: SecretReference | null): string | null =>
-  ref === null ? null : (deps.readSecret ?? readSecretReference)(ref);
+/** The secret a reference names; one not of the whsec_ form (24+ key bytes) is refused by naming the reference. */
+function declaredSecret(deps: ReconcilePorts, ref: SecretReference | null): string | null {
+  if (ref === null) return null;
+  const secret = (deps.readSecret ?? readSecretReference)(ref);
+  if (!isSigningSecret(secret)) {
+    throw new SecretReferenceError(ref, 'not a signing secret: whsec_ and the base64 of 24 or more bytes');
+  }
+  return secret;
+}
 
 /** What cannot be changed by a command: reported as `failed`, with the way out. */
 const cannotChange = (what: string, differences: readonly string[], wayOut: string): Outcome =>

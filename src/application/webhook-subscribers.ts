@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { webhookEventKinds } from '../domain/webhook/event-kinds.ts';
 import { webhookSubscribersDecider, webhookSubscribersStream } from '../domain/webhook/webhook.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
@@ -12,6 +11,7 @@ import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { requireAdminRole } from './standing.ts';
+import { newSigningSecret } from './signing-secret.ts';
 
 const readModels = ['webhooks', 'ledger'];
 
@@ -20,9 +20,6 @@ export type WebhookSubscriberPorts = Pick<
   'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces'
 >;
 export type SubscriberBody = Readonly<{ url: string; events: readonly string[]; description: string | null }>;
-
-/** Standard Webhooks' secret form: `whsec_` and the base64 of the key bytes (24 random bytes here). */
-const newSigningSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 /** Registers a subscriber (admin); the secret is answered this once and stored sealed. */
 export async function createWebhookSubscriber(

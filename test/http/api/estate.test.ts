@@ -243,20 +243,27 @@ t.test(
         `  - url: ${hook.url.replace('/hook', '/other')}`,
         '    events: [marketplace.snapshot.revoked]',
         '    secret: env:ESTATE_TEST_UNSET_SECRET',
+        `  - url: ${hook.url.replace('/hook', '/third')}`,
+        '    events: [marketplace.snapshot.revoked]',
+        '    secret: env:ESTATE_TEST_NOT_A_KEY',
         'audit-sinks:',
         '  - name: archive',
         `    url: ${sink.url}`,
         '',
       ].join('\n'),
     );
+    process.env['ESTATE_TEST_NOT_A_KEY'] = 'plain-password-1234';
     const partly = (await root.post('/api/v1/estate/reconcile')).body as Report;
     reports.push(JSON.stringify(partly));
     t.same(
       partly.entries.map((e) => e.action),
-      ['failed', 'created'],
+      ['failed', 'failed', 'created'],
     );
     t.match(partly.entries[0]?.detail, /env:ESTATE_TEST_UNSET_SECRET: the variable is not set/);
-    t.same([partly.created, partly.failed], [1, 1]);
+    // Standard Webhooks receivers decode the key after whsec_: a declared secret of another form is refused.
+    t.match(partly.entries[1]?.detail, /env:ESTATE_TEST_NOT_A_KEY: not a signing secret: whsec_/);
+    t.notOk(JSON.stringify(partly).includes('plain-password-1234'), 'the value is not reported');
+    t.same([partly.created, partly.failed], [1, 2]);
 
     // A bad file applies nothing and names the line.
     writeFileSync(
