@@ -24,6 +24,8 @@ import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
 import { auditPushDuty } from './application/audit-sink-push.ts';
 import { retentionDuty } from './application/retention-evaluation.ts';
 import { compactionDuty } from './application/compaction.ts';
+import { mirrorDuty, mirrorSettings } from './application/mirror-duty.ts';
+import { MirrorSignal } from './domain/mirror/mirror-signal.ts';
 import { estateDuty } from './application/estate-runs.ts';
 import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
@@ -89,6 +91,8 @@ export type Core = Readonly<{
   gitStore: GitStore;
   /** The virtual catalog's builder; null when gateway.catalog.enabled is false. */
   catalog: CatalogBuilder | null;
+  /** Wakes the leader's mirror duty after what is served changed. */
+  mirrorSignal: MirrorSignal;
   close(): Promise<void>;
 }>;
 
@@ -170,10 +174,11 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
           now: () => systemClock.instant(),
         })
       : null;
+    const mirrorSignal = new MirrorSignal();
     const runner = new ProjectionRunner(
       pool,
       store,
-      projectionsFor({ gitStore, store, now: () => systemClock.instant(), catalog }),
+      projectionsFor({ gitStore, store, now: () => systemClock.instant(), catalog, mirror: mirrorSignal }),
       {
         batchSize: config.projections.batchSize,
         idlePollMs: 1000,
@@ -182,7 +187,20 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
     );
     const leaderLock = new AdvisoryLock(database.url, leaderLockKey);
     closers.push(() => leaderLock.release());
-    return { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, catalog, close };
+    return {
+      config,
+      logger,
+      database,
+      pool,
+      listener,
+      store,
+      runner,
+      leaderLock,
+      gitStore,
+      catalog,
+      mirrorSignal,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
@@ -288,6 +306,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     },
     retention: config.retention,
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
+    mirror: mirrorSettings(config.mirror),
     sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
     estate: { file: config.estate.file },
     vetting: {
@@ -340,6 +359,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
       ...outboundDuties(deps, config),
       retentionDuty(deps),
       compactionDuty(deps),
+      mirrorDuty(deps, core.catalog, core.mirrorSignal),
       estateDuty(deps),
     ],
     logger.child({ component: 'leader' }),

@@ -10,6 +10,7 @@ import type { Connector } from '../adapters/vetting/connector.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
 import type { ActorType } from '../domain/shared/decider.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
+import type { SecretReference } from '../domain/shared/secret-reference.ts';
 
 /** pino's logger as fastify types it; use cases log through it, never through a request. */
 export type Log = FastifyBaseLogger;
@@ -75,6 +76,8 @@ export type Ports = Readonly<{
   retention: RetentionSettings;
   /** Seals and opens stored secrets (webhook secrets). */
   secrets: SecretBox;
+  /** gateway.mirror.*: the URL template (null: no mirror), where its credentials are, how long a reconcile waits. */
+  mirror: Readonly<{ url: string | null; credentials: SecretReference | null; reconcileWaitMs: number }>;
 }>;
 
 /** Who acts: enough to resolve roles (people also carry their identity-provider claims). */

@@ -3,6 +3,7 @@ import type { CatalogEvent } from './catalog/catalog.events.ts';
 import type { CompactionEvent } from './compaction/compaction.events.ts';
 import type { EstateEvent } from './estate/estate.events.ts';
 import type { MarketplaceEvent, MarketplaceNameEvent } from './marketplace/marketplace.events.ts';
+import type { MirrorEvent } from './mirror/mirror.events.ts';
 import type { RoleEvent, RolesRead } from './role/role.events.ts';
 import type { PublicationEvent } from './publication/publication.events.ts';
 import type { PublishEvent } from './publish/publish.events.ts';
@@ -27,6 +28,7 @@ export type DomainEvent =
   | VettingEvent
   | PolicyEvent
   | CatalogEvent
+  | MirrorEvent
   | CompactionEvent
   | WebhookEvent
   | RetentionEvent
@@ -93,6 +95,9 @@ export const domainEventTypes = [
   'retention-evaluated',
   'webhook-delivery-attempted',
   'audit-batch-offered',
+  'mirror-reconciled',
+  'mirror-reconcile-requested',
+  'mirror-reconciliation-refused',
   'estate-reconcile-triggered',
   'estate-reconciliation-failed',
   'marketplace-upstream-unreachable',

@@ -11,6 +11,7 @@ import { auditRoutes } from './api/audit/audit.route.ts';
 import { auditSinkRoutes } from './api/audit/sinks.route.ts';
 import { catalogRoutes } from './api/catalog/catalog.route.ts';
 import { compactRoute } from './api/retention/compact.route.ts';
+import { mirrorRoutes } from './api/mirror/mirror.route.ts';
 import { estateRoutes } from './api/estate/estate.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
@@ -160,6 +161,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   retentionCandidatesRoute(app, deps);
   retentionEvaluateRoute(app, deps);
   compactRoute(app, deps);
+  mirrorRoutes(app, deps);
   estateRoutes(app, deps);
   const facadeCredentials = {
     pool: deps.pool,

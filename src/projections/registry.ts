@@ -8,6 +8,9 @@ import { ledgerProjection } from './ledger/ledger.projection.ts';
 import { policyProjection } from './policy/policy.projection.ts';
 import { vettingProjection } from './vetting/vetting.projection.ts';
 import { marketplacesProjection } from './marketplaces/marketplaces.projection.ts';
+import { mirrorProjection } from './mirror/mirror.projection.ts';
+import type { MirrorSignal } from '../domain/mirror/mirror-signal.ts';
+import { mirrorReactor } from './mirror/mirror.reactor.ts';
 import { publicationProjection } from './publication/publication.projection.ts';
 import { rolesProjection } from './roles/roles.projection.ts';
 import type { Projection } from './runner/projection.ts';
@@ -22,6 +25,8 @@ export type ProjectionDeps = Readonly<{
   store?: EventStore;
   now?: () => string;
   catalog?: CatalogBuilder | null;
+  /** Wakes the leader's mirror duty (null: nothing is woken, as in tools). */
+  mirror?: MirrorSignal | null;
 }>;
 
 // Every projection and reactor, in the order the runner feeds them: publication reads what the
@@ -46,6 +51,9 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
     store: deps.store ?? null,
     now: deps.now ?? (() => new Date().toISOString()),
   }),
+  mirrorProjection,
+  // After publication: the published repositories already hold the batch's change when the duty is woken.
+  mirrorReactor(deps.mirror ?? null),
 ];
 
 /** The read-model tables of every projection (for tests that compare rows, and tools). */

@@ -105,6 +105,7 @@ export async function testHttpDeps(
       stagingRefMaxAgeMs: 86_400_000,
     },
     secrets: secretBox(Buffer.alloc(32, 7)),
+    mirror: { url: null, credentials: null, reconcileWaitMs: 1000 },
     sync: { maxWebhookBodyBytes: 1_048_576 },
     vetting: {
       connectors: [],

@@ -31,6 +31,8 @@ export const streams = {
   retention: () => 'retention-passes',
   /** Compaction's housekeeping sweeps (staging-refs-swept, webhook-deliveries-swept), one fact each. */
   compaction: () => 'compaction-passes',
+  /** The forge mirror's passes (mirror-reconciled, mirror-reconciliation-refused) and the requests for one. */
+  mirror: () => 'mirror-passes',
   /** The declarative estate's runs (estate-reconcile-triggered, estate-reconciliation-failed) and what they found. */
   estate: () => 'estate-runs',
 } as const;

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
 import type { DomainEvent } from '../../domain/events.ts';
+import { mirrorFields } from './ledger.mapping-mirror.ts';
 import { targetLedgerDetail } from '../../domain/webhook/webhook.events.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';
 import type { Fields, LedgerDraft } from './ledger.fields.ts';
@@ -326,6 +327,10 @@ function fieldsOf(event: DomainEvent): Fields[] {
     case 'estate-reconciliation-failed':
     case 'marketplace-upstream-unreachable':
       return estateFields(event);
+    case 'mirror-reconciled':
+    case 'mirror-reconcile-requested':
+    case 'mirror-reconciliation-refused':
+      return mirrorFields(event);
     case 'catalog-rebuild-requested':
       return []; // the catalog-rebuilt it leads to is the entry, with the requester as principal
     case 'token-used':
