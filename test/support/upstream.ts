@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,6 +83,64 @@ export async function serveUpstream(t: Test, files: Files, name = 'upstream'): P
 }
 
 /**
+ * Answers one request with `git http-backend` (CGI) over the bare repositories under `root`; `extraEnv`
+ * adds CGI variables (REMOTE_USER enables receive-pack for an authenticated user).
+ */
+export function gitHttpBackend(
+  backend: string,
+  root: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  extraEnv: Record<string, string> = {},
+): void {
+  const url = new URL(req.url ?? '/', 'http://upstream');
+  const cgi = spawn(backend, [], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      GIT_PROJECT_ROOT: root,
+      GIT_HTTP_EXPORT_ALL: '1',
+      ...extraEnv,
+      REQUEST_METHOD: req.method ?? 'GET',
+      PATH_INFO: url.pathname,
+      QUERY_STRING: url.search.slice(1),
+      CONTENT_TYPE: req.headers['content-type'] ?? '',
+      REMOTE_ADDR: '127.0.0.1',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
+      ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
+    },
+  });
+  req.pipe(cgi.stdin);
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  cgi.stdout.on('data', (chunk: Buffer) => {
+    if (headersDone) {
+      res.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    headersDone = true;
+    let status = 200;
+    for (const line of head.subarray(0, end).toString().split('\r\n')) {
+      const [key, ...rest] = line.split(':');
+      const value = rest.join(':').trim();
+      if (key?.toLowerCase() === 'status') status = Number.parseInt(value, 10);
+      else if (key) res.setHeader(key, value);
+    }
+    res.writeHead(status);
+    res.write(head.subarray(end + 4));
+  });
+  cgi.stdout.on('end', () => res.end());
+  cgi.on('error', () => {
+    res.statusCode = 500;
+    res.end();
+  });
+}
+
+/**
  * Every repository under `root` behind `git http-backend` (CGI) on 127.0.0.1, like serveUpstream, but
  * counting the requests it answers and closable before the test ends (an upstream that goes away).
  */
@@ -91,50 +149,7 @@ export async function serveRepos(t: Test, root: string) {
   let hits = 0;
   const server = createServer((req, res) => {
     hits += 1;
-    const url = new URL(req.url ?? '/', 'http://upstream');
-    const cgi = spawn(backend, [], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        GIT_PROJECT_ROOT: root,
-        GIT_HTTP_EXPORT_ALL: '1',
-        REQUEST_METHOD: req.method ?? 'GET',
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        REMOTE_ADDR: '127.0.0.1',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
-      },
-    });
-    req.pipe(cgi.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) {
-        res.write(chunk);
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headersDone = true;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString().split('\r\n')) {
-        const [key, ...rest] = line.split(':');
-        const value = rest.join(':').trim();
-        if (key?.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else if (key) res.setHeader(key, value);
-      }
-      res.writeHead(status);
-      res.write(head.subarray(end + 4));
-    });
-    cgi.stdout.on('end', () => res.end());
-    cgi.on('error', () => {
-      res.statusCode = 500;
-      res.end();
-    });
+    gitHttpBackend(backend, root, req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   let open = true;
