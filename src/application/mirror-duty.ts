@@ -10,7 +10,7 @@ import { streams } from '../domain/shared/streams.ts';
 import type { MirrorSignal, MirrorWake } from '../domain/mirror/mirror-signal.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
 import {
-  credentialsOf,
+  credentialsOrProblem,
   emptyRepo,
   mirrorTargets,
   remoteState,
@@ -90,13 +90,7 @@ const worthRecording = (o: MirrorTargetOutcome, target: MirrorTarget): boolean =
 export async function mirrorPass(ctx: Context, trigger: Trigger, requests: readonly string[]): Promise<boolean> {
   const { deps } = ctx;
   await settledReadModels(deps);
-  let auth: MirrorAuth = null;
-  let authProblem: string | null = null;
-  try {
-    auth = credentialsOf(deps);
-  } catch (error) {
-    authProblem = error instanceof Error ? error.message : 'the credentials cannot be read';
-  }
+  const { auth, problem: authProblem } = credentialsOrProblem(deps);
   const targets = await mirrorTargets(deps, ctx.catalog);
   const outcomes: MirrorTargetOutcome[] = [];
   for (const target of targets) {

@@ -122,6 +122,15 @@ export function credentialsOf(deps: Pick<Ports, 'mirror'>): MirrorAuth {
   return mirrorAuth(reference === null ? null : readSecretReference(reference));
 }
 
+/** The credentials, or why they cannot be read (a pass and a drift read report it per name instead of failing). */
+export function credentialsOrProblem(deps: Pick<Ports, 'mirror'>): { auth: MirrorAuth; problem: string | null } {
+  try {
+    return { auth: credentialsOf(deps), problem: null };
+  } catch (error) {
+    return { auth: null, problem: error instanceof Error ? error.message : 'the credentials cannot be read' };
+  }
+}
+
 export type RemoteState = Readonly<{ refs: RefMap }> | Readonly<{ unreachable: string }>;
 
 export async function remoteState(url: string, auth: MirrorAuth): Promise<RemoteState> {
@@ -159,13 +168,7 @@ async function driftNow(deps: MirrorPorts, catalog: MirroredCatalog | null): Pro
   const template = deps.mirror.url;
   if (template === null) return [disabledReport];
   await settledReadModels(deps);
-  let auth: MirrorAuth = null;
-  let authProblem: string | null = null;
-  try {
-    auth = credentialsOf(deps);
-  } catch (error) {
-    authProblem = error instanceof Error ? error.message : 'the credentials cannot be read';
-  }
+  const { auth, problem: authProblem } = credentialsOrProblem(deps);
   const reports: MirrorDriftReport[] = [];
   for (const target of await mirrorTargets(deps, catalog)) {
     const url = mirrorUrlOf(template, target.name);

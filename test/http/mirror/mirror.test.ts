@@ -13,6 +13,7 @@ import {
   ledger,
   machine,
   session,
+  tokenRow,
   type Client,
 } from '../../support/assert.ts';
 import { testConfig, type TestGateway } from '../../support/gateway.ts';
@@ -308,7 +309,7 @@ t.test('403 for a non-admin and for a machine credential of every scope, with no
   const forge = await serveMirrorForge(t, user, password);
   const { gw } = await mirroredGateway(t, forge);
   const root = session(gw, 'root');
-  const credential = await expectJson<{ token: string }>(
+  const credential = await expectJson<{ id: number; token: string }>(
     t,
     await root.post('/api/v1/tokens/machine', {
       principal: 'ops-bot',
@@ -326,6 +327,8 @@ t.test('403 for a non-admin and for a machine credential of every scope, with no
   );
   // The credential's first use is recorded (token-used); the refusals below must record nothing.
   t.equal((await machine(gw, credential.token).get('/api/v1/marketplaces')).status, 200, 'the credential works');
+  // lastUsedAt is written off the request path: settled before the refusals' "nothing changed" snapshot.
+  await eventually(async () => (await tokenRow(gw, credential.id))?.last_used_at != null);
   const hits = forge.hits();
   for (const [who, client] of [
     ['alice (no role)', session(gw, 'alice')],
