@@ -17,7 +17,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
 
 const roots =
-  process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/unit', 'test/int', 'test/http', 'test/faults'];
+  process.argv.slice(2).length > 0
+    ? process.argv.slice(2)
+    : ['test/unit', 'test/int', 'test/http', 'test/e2e', 'test/faults'];
 
 const files = (path: string): string[] =>
   statSync(path).isDirectory()
@@ -96,6 +98,11 @@ try {
     const { code: buildCode } = await run('npx', ['tap', 'build'], env, true);
     if (buildCode !== 0) throw new Error('tap build failed');
     writeFileSync(marker, wanted);
+  }
+  // Tests that load the portal get it built first (Vite), once, not by each test at the same time.
+  if (testFiles.some((file) => file.startsWith('test/e2e/') || file.startsWith('test/http/portal/'))) {
+    const { code: buildCode } = await run(process.execPath, ['scripts/build-if-needed.mjs', '--portal'], env, true);
+    if (buildCode !== 0) throw new Error('the portal build failed');
   }
   ({ code, output } = await run('npx', ['tap', ...testFiles], env, true));
 } finally {

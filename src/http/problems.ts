@@ -65,6 +65,7 @@ const catalogue = {
   'catalog-not-found': { status: 404, title: 'Catalog not found' },
   'estate-invalid': { status: 422, title: 'Estate file invalid' },
   'estate-not-configured': { status: 409, title: 'No estate file configured' },
+  'portal-not-built': { status: 503, title: 'Portal not built' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

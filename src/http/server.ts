@@ -1,4 +1,5 @@
 import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -41,6 +42,8 @@ import { prometheusRoute } from './actuator/prometheus.route.ts';
 import { healthRoute } from './actuator/health.route.ts';
 import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
+import { portalRoutes } from './portal/portal.route.ts';
+import { securityHeaders } from './portal/security-headers.ts';
 
 export type { HttpApp, HttpDeps } from './http-deps.ts';
 
@@ -51,10 +54,12 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   const app = createApp(deps);
   problemHandlers(app, deps);
   await app.register(cookie);
+  await app.register(helmet, securityHeaders);
   const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
   registerAuthentication(app, deps, tokenUse);
   await openApi(app, deps);
   routes(app, deps, tokenUse);
+  await portalRoutes(app, deps);
   return app;
 }
 
@@ -130,7 +135,7 @@ async function openApi(app: HttpApp, deps: HttpDeps): Promise<void> {
       webhooks: outboundWebhooksDoc(),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 }
 
 /** Every surface, in the order the OpenAPI document lists them. */

@@ -52,5 +52,6 @@ export const rejectionCodes = [
   'catalog-not-found',
   'estate-invalid',
   'estate-not-configured',
+  'portal-not-built',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

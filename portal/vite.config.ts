@@ -1,0 +1,24 @@
+// The portal (issue 19): built by `npm run build` into dist/portal, which the gateway serves at `/`.
+// `npm run portal:dev` proxies the API to a gateway on 127.0.0.1:8080.
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const gateway = 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  build: {
+    outDir: '../dist/portal',
+    emptyOutDir: true,
+    // No inline script or style anywhere: the gateway's Content-Security-Policy forbids them.
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    chunkSizeWarningLimit: 400,
+  },
+  server: {
+    proxy: Object.fromEntries(
+      ['/api', '/oauth2', '/login', '/local-idp', '/v3', '/git'].map((prefix) => [prefix, gateway]),
+    ),
+  },
+});
