@@ -38,6 +38,7 @@ import { Leadership, type LeaderDuty } from './projections/runner/leader.ts';
 import { ProjectionRunner } from './projections/runner/runner.ts';
 import { ProjectionWaiter } from './projections/runner/wait-for.ts';
 import { reconcilePublication } from './projections/publication/reconcile.ts';
+import { FirstRunSignIn, type Notice } from './local-idp.ts';
 
 const root = join(
   dirname(fileURLToPath(import.meta.url)),
@@ -109,6 +110,7 @@ export type CoreOptions = Readonly<{
   onDatabaseGiveUp?: (error: Error) => void;
   /** The clock routes and duties read (tests move time with it); the system clock by default. */
   clock?: Clock;
+  notice?: Notice; // where the built-in issuer's first password is shown (stderr by default)
 }>;
 
 /** The embedded server's supervision, in the gateway's log. */
@@ -219,6 +221,7 @@ export type Gateway = Readonly<{
 
 /** `gateway serve`: the whole service, listening. The only place that wires HTTP to the rest. */
 export async function startGateway(config: GatewayConfig, logger: Logger, options: CoreOptions = {}): Promise<Gateway> {
+  const signIn = await FirstRunSignIn.prepare(config); // issue 19: the built-in issuer when nothing is configured
   const core = await openCore(config, logger, options);
   try {
     const waiter = new ProjectionWaiter(
@@ -228,18 +231,20 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       { timeoutMs: config.projections.waitTimeoutMs },
     );
     await waiter.start();
-    const deps = await httpDeps(config, core, waiter);
+    const deps = FirstRunSignIn.admit(signIn, await httpDeps(config, core, waiter));
     if (options.clock) deps.clock = options.clock;
     const leadership = leaderDuties(config, core, deps);
     await leadership.start();
 
     const app = await buildServer(deps);
+    await signIn?.mount(app, deps);
     await app.listen({ host: config.server.host, port: config.server.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.port;
     const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
     // gateway.base-url defaults to http://127.0.0.1:<the port in force>; port 0 is in force only once bound.
     if (config.server.port === 0 && config.baseUrl === 'http://127.0.0.1:0') deps.baseUrl = `http://127.0.0.1:${port}`;
+    await signIn?.start(deps, logger, options.notice);
     logger.info({ url, version: buildVersion(), leader: leadership.isLeader }, 'gateway listening');
 
     let closing: Promise<void> | null = null;

@@ -6,6 +6,7 @@ import { ConfigError, readConfig, type LoadedConfig } from './adapters/config/lo
 import type { GatewayConfig } from './adapters/config/schema.ts';
 import { loadEstateFile } from './adapters/estate/estate-file.ts';
 import { DataDirLocked, runningEmbeddedUrl } from './adapters/postgres/database.ts';
+import { resetPassword } from './adapters/identity/local-idp/password.ts';
 import { estateSummary } from './domain/estate/estate-file.ts';
 import { buildVersion, createLogger, openCore, startGateway, type Gateway } from './gateway.ts';
 
@@ -18,6 +19,9 @@ Commands:
   config                  list every configuration key with its default (and which are not built yet)
   estate check FILE       validate an estate file (docs/estate.md) without a running gateway or database:
                           exit 0 with a summary, else 1 with FILE:LINE: MESSAGE lines
+  local-idp reset-password
+                          a new password for the built-in sign-in's account admin, printed once (only its
+                          hash is kept, in <data-dir>/local-idp); needs no running gateway or database
 
 Options:
   --config FILE           YAML configuration (default: $GATEWAY_CONFIG, else ./gateway.yaml if present)
@@ -181,6 +185,13 @@ async function estateCheck(args: readonly string[], configPath: string | undefin
   process.stdout.write(`${file}: valid: ${estateSummary(loaded.estate)}\n`);
 }
 
+/** `gateway local-idp reset-password`: the new password on stdout, this once; a running gateway takes it at its next sign-in. */
+async function resetLocalPassword(cfg: GatewayConfig): Promise<void> {
+  const password = await resetPassword(cfg.dataDir, new Date());
+  process.stderr.write(`New password of the built-in sign-in's account admin (shown this once):\n`);
+  process.stdout.write(`${password}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   let parsed;
   try {
@@ -217,6 +228,8 @@ async function main(argv: string[]): Promise<void> {
       return status(config(values.config), values.json ?? false);
     case 'config':
       return listKeys();
+    case 'local-idp reset-password':
+      return resetLocalPassword(config(values.config));
     default:
       return fail(`unknown command '${command}'\n\n${usage}`);
   }

@@ -6,6 +6,7 @@ import type { Static } from 'typebox';
 import { keysOf, objectSchemaOf, type PlacedKeySpec } from './key-spec.ts';
 import { auditExportKeys, marketplaceKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
 import { estateFileKeys } from './keys-estate.ts';
+import { localIdpKeys } from './keys-local-idp.ts';
 import { mirrorKeys } from './keys-mirror.ts';
 import { retentionKeys } from './keys-retention.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
@@ -33,6 +34,7 @@ export {
 export const configDescription = {
   ...platformKeys,
   ...identityKeys,
+  ...localIdpKeys,
   ...marketplaceKeys,
   webhooks: webhookKeys,
   auditExport: auditExportKeys,

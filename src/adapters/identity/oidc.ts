@@ -9,6 +9,8 @@ export type OidcSettings = Readonly<{
   /** Expected `aud` of bearer tokens on the facade; the client id when unset. */
   audience: string | null;
   userNameAttribute: string;
+  /** Sent as `prompt` at each sign-in (the built-in issuer asks for the password every time: `login`). */
+  prompt?: string;
 }>;
 
 export type LoginChecks = Readonly<{ codeVerifier: string; nonce: string; state: string }>;
@@ -64,6 +66,7 @@ export class OidcProvider {
       nonce: checks.nonce,
       code_challenge: await client.calculatePKCECodeChallenge(checks.codeVerifier),
       code_challenge_method: 'S256',
+      ...(this.settings.prompt ? { prompt: this.settings.prompt } : {}),
     });
   }
 

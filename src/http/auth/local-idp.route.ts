@@ -1,0 +1,138 @@
+// The built-in issuer on the gateway's own server (issue 19): /local-idp and everything under it go
+// to oidc-provider untouched (its mount path known from originalUrl), except its login page, which
+// is the gateway's own. Reachable without a session: this is the sign-in.
+import type { IncomingMessage } from 'node:http';
+import { Type } from 'typebox';
+import type { FastifyReply } from 'fastify';
+import { localIdpPath, type LocalIdp } from '../../adapters/identity/local-idp/local-idp.ts';
+import {
+  errorPage,
+  loginPage,
+  pageSecurityPolicy,
+  stylesheet,
+  stylesheetPath,
+  type LoginForm,
+} from '../../adapters/identity/local-idp/pages.ts';
+import type { HttpApp, HttpDeps } from '../http-deps.ts';
+
+/** A sign-in form is small; anything larger is refused before it is read whole. */
+const formBodyLimitBytes = 4096;
+/** Failures tolerated per minute in this process before attempts are refused for the rest of it. */
+const maxFailuresPerMinute = 10;
+/** Password checks at once (scrypt takes 32 MiB and ~100 ms each); more wait their turn or are refused. */
+const maxChecksAtOnce = 2;
+const failureDelayMs = 500;
+
+/** Failed attempts of the last minute, for the whole process: the issuer has one account. */
+class Attempts {
+  private failures: number[] = [];
+  private checking = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  /** Why an attempt is refused before its password is looked at, or null. */
+  refusal(): string | null {
+    const since = this.now() - 60_000;
+    this.failures = this.failures.filter((at) => at > since);
+    if (this.failures.length >= maxFailuresPerMinute) return 'Too many failed sign-ins. Wait a minute and try again.';
+    if (this.checking >= maxChecksAtOnce) return 'Too many sign-ins at once. Try again in a moment.';
+    return null;
+  }
+
+  async check(run: () => Promise<boolean>): Promise<boolean> {
+    this.checking += 1;
+    try {
+      const ok = await run();
+      if (!ok) {
+        this.failures.push(this.now());
+        await new Promise((resolve) => setTimeout(resolve, failureDelayMs));
+      }
+      return ok;
+    } finally {
+      this.checking -= 1;
+    }
+  }
+}
+
+const htmlHeaders = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': pageSecurityPolicy,
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+
+const sendPage = (reply: FastifyReply, status: number, html: string) =>
+  reply.code(status).headers(htmlHeaders).send(html);
+
+const expired = 'This sign-in is unknown or has expired.';
+
+/** Registers the issuer's paths; call before the server listens. */
+export async function localIdpRoutes(app: HttpApp, deps: HttpDeps, idp: LocalIdp): Promise<void> {
+  await app.register(async (scope) => loginPageRoutes(scope, deps, idp));
+  await app.register(async (scope) => mountRoutes(scope, idp));
+}
+
+function loginPageRoutes(app: HttpApp, deps: HttpDeps, idp: LocalIdp): void {
+  const attempts = new Attempts(() => deps.clock.now().getTime());
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: formBodyLimitBytes },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
+  const hide = { hide: true } as Record<string, unknown>;
+  app.get(stylesheetPath, { schema: hide }, async (_request, reply) =>
+    reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }).send(stylesheet),
+  );
+  const params = Type.Object({ uid: Type.String({ maxLength: 100 }) });
+  app.get(`${localIdpPath}/interaction/:uid`, { schema: { ...hide, params } }, async (request, reply) => {
+    const interaction = await idp.interaction(request.raw, reply.raw);
+    if (interaction?.uid !== request.params.uid) return sendPage(reply, 400, errorPage(expired));
+    return sendPage(reply, 200, loginPage({ uid: interaction.uid }));
+  });
+  app.post(
+    `${localIdpPath}/interaction/:uid/login`,
+    { bodyLimit: formBodyLimitBytes, schema: { ...hide, params } },
+    async (request, reply) => {
+      const interaction = await idp.interaction(request.raw, reply.raw);
+      if (interaction?.uid !== request.params.uid) return sendPage(reply, 400, errorPage(expired));
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const username = typeof body.username === 'string' ? body.username.trim() : '';
+      const password = typeof body.password === 'string' ? body.password : '';
+      const form: LoginForm = { uid: interaction.uid, username };
+      const refusal = attempts.refusal();
+      if (refusal) return sendPage(reply, 429, loginPage({ ...form, error: refusal }));
+      if (!(await attempts.check(() => idp.checkPassword(username, password)))) {
+        request.log.warn({ username: username.slice(0, 100) }, 'built-in sign-in refused: wrong user name or password');
+        return sendPage(reply, 401, loginPage({ ...form, error: 'The user name or password is not right.' }));
+      }
+      request.log.info('built-in sign-in: password accepted');
+      reply.hijack();
+      await idp.finishLogin(request.raw, reply.raw);
+      return reply;
+    },
+  );
+}
+
+/** Everything else under /local-idp: the raw request, its body unread, to oidc-provider. */
+function mountRoutes(app: HttpApp, idp: LocalIdp): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  const forward = async (request: { raw: IncomingMessage }, reply: FastifyReply) => {
+    const handler = idp.callback();
+    if (!handler) return sendPage(reply, 503, errorPage('The built-in sign-in is starting. Try again in a moment.'));
+    const raw = request.raw as IncomingMessage & { originalUrl?: string };
+    const full = raw.url ?? localIdpPath;
+    const rest = full.slice(localIdpPath.length);
+    raw.originalUrl = full;
+    raw.url = rest.startsWith('/') ? rest : `/${rest}`;
+    reply.hijack();
+    handler(raw, reply.raw);
+    return reply;
+  };
+  const schema = { hide: true } as Record<string, unknown>;
+  app.all(localIdpPath, { schema }, forward);
+  app.all(`${localIdpPath}/*`, { schema }, forward);
+}
