@@ -4,7 +4,7 @@
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
-//                audit-sink, retention (default: all, in that order)
+//                audit-sink, retention, portal (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -31,6 +31,8 @@
 //   (gateway.audit-export.poll-interval and gateway.webhooks.poll-interval, default 10ms), BENCH_SINK_TIMEOUT_SECONDS
 // retention (bench/retention.ts): BENCH_RETENTION_MARKETPLACES, BENCH_RETENTION_SNAPSHOTS, BENCH_RETENTION_PURGE,
 //   BENCH_RETENTION_ELIGIBLE, BENCH_RETENTION_PARKED, BENCH_RETENTION_FILE_KB
+// portal (bench/portal.ts, needs Chromium): BENCH_PORTAL_MARKETPLACES (500), BENCH_PORTAL_LEDGER_ENTRIES (1000000),
+//   BENCH_PORTAL_RUNS (10)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
@@ -47,6 +49,7 @@ import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
 import { vettingCorpusBenchmark } from './vetting-corpus.ts';
 import { realMarketplaceBenchmark } from './real-marketplace.ts';
+import { portalBenchmark } from './portal.ts';
 import { retentionBenchmark } from './retention.ts';
 import { webhooksBenchmark } from './webhooks.ts';
 
@@ -65,6 +68,7 @@ const benchmarks = {
   webhooks: webhooksBenchmark,
   'audit-sink': auditSinkBenchmark,
   retention: retentionBenchmark,
+  portal: portalBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
