@@ -19,7 +19,7 @@ import type { HttpApp, HttpDeps } from '../http-deps.ts';
 const formBodyLimitBytes = 4096;
 /** Failures tolerated per minute in this process before attempts are refused for the rest of it. */
 const maxFailuresPerMinute = 10;
-/** Password checks at once (scrypt takes 32 MiB and ~100 ms each); more wait their turn or are refused. */
+/** Password checks at once (scrypt takes 32 MiB and ~100 ms each); an attempt beyond them is refused. */
 const maxChecksAtOnce = 2;
 const failureDelayMs = 500;
 
@@ -105,7 +105,7 @@ function loginPageRoutes(app: HttpApp, deps: HttpDeps, idp: LocalIdp): void {
       const refusal = attempts.refusal();
       if (refusal) return sendPage(reply, 429, loginPage({ ...form, error: refusal }));
       if (!(await attempts.check(() => idp.checkPassword(username, password)))) {
-        request.log.warn({ username: username.slice(0, 100) }, 'built-in sign-in refused: wrong user name or password');
+        request.log.warn('built-in sign-in refused: wrong user name or password'); // what was typed is never logged
         return sendPage(reply, 401, loginPage({ ...form, error: 'The user name or password is not right.' }));
       }
       request.log.info('built-in sign-in: password accepted');
