@@ -1,0 +1,173 @@
+// One marketplace: where its content comes from, what is served, how it is synced, and its snapshots with
+// their states. Picked out of the list answer (the API has no per-marketplace read).
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'wouter';
+import { useSession } from '../../api/session';
+import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { IngestNow, RemoveMarketplace, SyncModeForm } from './actions';
+import { readFlash } from './flash';
+import { liveSnapshots, marketplacesQuery, originOf, type Marketplace } from './queries';
+
+function Details({ m }: { m: Marketplace }) {
+  const hosted = originOf(m) === 'hosted';
+  return (
+    <dl className="mp-details">
+      <dt>Origin</dt>
+      <dd>{hosted ? 'Hosted: publishers push to the gateway' : 'Upstream: read from its default branch'}</dd>
+      {hosted ? (
+        <>
+          <dt>Push URL</dt>
+          <dd>
+            <code>{`${location.origin}/publish/${m.name}`}</code>
+          </dd>
+        </>
+      ) : (
+        <>
+          <dt>Upstream URL</dt>
+          <dd>
+            <code className="mp-url">{m.url}</code>
+            {m.forge ? <span className="muted"> ({m.forge})</span> : null}
+          </dd>
+        </>
+      )}
+      <dt>Clone URL</dt>
+      <dd>
+        <code>{`${location.origin}/git/${m.name}`}</code>
+      </dd>
+      {m.description ? (
+        <>
+          <dt>Description</dt>
+          <dd>{m.description}</dd>
+        </>
+      ) : null}
+      <dt>Served commit</dt>
+      <dd>
+        <Sha sha={m.servedSha} />
+      </dd>
+      <dt>Sync mode</dt>
+      <dd>{m.syncMode}</dd>
+      <dt>Last ingest</dt>
+      <dd>
+        <When at={m.lastIngestAt} /> {m.lastIngestOutcome ? <StateBadge state={m.lastIngestOutcome} /> : null}
+        {m.lastIngestReason ? <span> {m.lastIngestReason}</span> : null}
+      </dd>
+      {hosted ? null : (
+        <>
+          <dt>Upstream updated</dt>
+          <dd>
+            <When at={m.upstreamUpdatedAt} />
+          </dd>
+        </>
+      )}
+      <dt>Registered</dt>
+      <dd>
+        <When at={m.createdAt} />
+        {m.registeredBy ? ` by ${m.registeredBy}` : ''}
+      </dd>
+      {m.selection ? (
+        <>
+          <dt>Plugin selection</dt>
+          <dd>
+            include {m.selection.include.length ? m.selection.include.join(', ') : 'every plugin'}
+            {m.selection.exclude.length ? `; exclude ${m.selection.exclude.join(', ')}` : ''}
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+function Snapshots({ m }: { m: Marketplace }) {
+  const snapshots = liveSnapshots(m);
+  if (snapshots.length === 0) return <Empty>No snapshot yet: ingest to capture the upstream’s default branch.</Empty>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Snapshot</th>
+          <th scope="col">State</th>
+          <th scope="col">Commit</th>
+          <th scope="col">Upstream commit</th>
+          <th scope="col">Captured</th>
+          <th scope="col">Decided</th>
+        </tr>
+      </thead>
+      <tbody>
+        {snapshots.map((s) => (
+          <tr key={s.id}>
+            <th scope="row">
+              <Link href={`~/review/${s.id}`}>#{s.id}</Link>
+            </th>
+            <td>
+              <StateBadge state={s.state} />
+              {s.sha === m.servedSha && s.state === 'approved' ? (
+                <span className="badge badge-served mp-gap">served</span>
+              ) : null}
+              {s.violation ? <div className="muted">{s.violation}</div> : null}
+            </td>
+            <td>
+              <Sha sha={s.sha} />
+            </td>
+            <td>
+              <Sha sha={s.upstreamSha} />
+            </td>
+            <td>
+              <When at={s.createdAt} />
+              {s.ingestedBy ? <div className="muted">by {s.ingestedBy}</div> : null}
+            </td>
+            <td>
+              {s.decidedAt ? <When at={s.decidedAt} /> : <span className="muted">—</span>}
+              {s.decidedBy ? <div className="muted">by {s.decidedBy}</div> : null}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function NotFound({ name }: { name: string }) {
+  return (
+    <Page title={name}>
+      <Empty>
+        No live marketplace is named {name}. <Link href="~/marketplaces">Back to the marketplaces</Link>.
+      </Empty>
+    </Page>
+  );
+}
+
+function Detail({ m }: { m: Marketplace }) {
+  const session = useSession();
+  const [flash] = useState(readFlash);
+  return (
+    <Page title={m.name} actions={session.approves(m.name) ? <IngestNow name={m.name} /> : null}>
+      <p>
+        <Link href="~/marketplaces">All marketplaces</Link>
+      </p>
+      {flash ? (
+        <div className="notice notice-good" role="status">
+          {flash}
+        </div>
+      ) : null}
+      <h2>Details</h2>
+      <Details m={m} />
+      <h2>Snapshots</h2>
+      <Snapshots m={m} />
+      {session.admin ? <SyncModeForm marketplace={m} /> : null}
+      {session.admin ? <RemoveMarketplace name={m.name} /> : null}
+    </Page>
+  );
+}
+
+export function MarketplaceDetail({ name }: { name: string }) {
+  const list = useQuery(marketplacesQuery());
+  return (
+    <Loaded query={list}>
+      {(marketplaces) => {
+        const m = marketplaces.find((x) => x.name === name);
+        return m ? <Detail m={m} /> : <NotFound name={name} />;
+      }}
+    </Loaded>
+  );
+}

@@ -1,0 +1,139 @@
+// The marketplace list: every live marketplace in one answer, filtered in the browser. With hundreds of
+// marketplaces the first screen stays quick: the search text of each row is computed once per answer,
+// the filter runs on a deferred value, and only the first rows are rendered until asked for more.
+import { useQuery } from '@tanstack/react-query';
+import { useDeferredValue, useMemo, useState } from 'react';
+import { Link } from 'wouter';
+import { useSession } from '../../api/session';
+import { Empty, Loaded, Page, Sha, When } from '../../components/ui';
+import { RegisterMarketplace } from './register';
+import { heldCount, marketplacesQuery, originOf, type Marketplace } from './queries';
+import { readFlash } from './flash';
+
+const pageSize = 100;
+
+type Row = Readonly<{ marketplace: Marketplace; held: number; haystack: string }>;
+
+function rowsOf(marketplaces: readonly Marketplace[]): Row[] {
+  return [...marketplaces]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((marketplace) => ({
+      marketplace,
+      held: heldCount(marketplace),
+      haystack: `${marketplace.name} ${marketplace.url ?? 'hosted'} ${marketplace.description}`.toLowerCase(),
+    }));
+}
+
+function MarketplaceRow({ row }: { row: Row }) {
+  const m = row.marketplace;
+  return (
+    <tr>
+      <th scope="row">
+        <Link href={`/${m.name}`}>{m.name}</Link>
+      </th>
+      <td>{originOf(m) === 'hosted' ? 'hosted' : <span className="mp-url">{m.url}</span>}</td>
+      <td>
+        <Sha sha={m.servedSha} />
+      </td>
+      <td>{m.syncMode}</td>
+      <td>
+        {row.held > 0 ? <span className="badge badge-held">{row.held} held</span> : <span className="muted">0</span>}
+      </td>
+      <td>
+        <When at={m.lastIngestAt} />
+        {m.lastIngestOutcome === 'failed' ? <span className="badge badge-failed mp-gap">failed</span> : null}
+      </td>
+    </tr>
+  );
+}
+
+function MarketplaceTable({ marketplaces }: { marketplaces: readonly Marketplace[] }) {
+  const [filter, setFilter] = useState('');
+  const [shown, setShown] = useState(pageSize);
+  const deferred = useDeferredValue(filter.trim().toLowerCase());
+  const rows = useMemo(() => rowsOf(marketplaces), [marketplaces]);
+  const matching = useMemo(
+    () => (deferred ? rows.filter((r) => r.haystack.includes(deferred)) : rows),
+    [rows, deferred],
+  );
+  const visible = matching.slice(0, shown);
+  if (rows.length === 0) return <Empty>No marketplace is registered yet.</Empty>;
+  return (
+    <>
+      <div className="row mp-filter">
+        <label htmlFor="marketplace-filter">Filter</label>
+        <input
+          id="marketplace-filter"
+          type="search"
+          value={filter}
+          placeholder="name or URL"
+          onChange={(e) => {
+            setFilter(e.target.value);
+            setShown(pageSize);
+          }}
+        />
+        <span className="muted" role="status">
+          {matching.length === rows.length
+            ? `${rows.length} marketplaces`
+            : `${matching.length} of ${rows.length} marketplaces`}
+        </span>
+      </div>
+      {matching.length === 0 ? (
+        <Empty>No marketplace matches “{filter}”.</Empty>
+      ) : (
+        <table>
+          <caption className="mp-caption">
+            Live marketplaces{visible.length < matching.length ? ` (first ${visible.length})` : ''}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Upstream</th>
+              <th scope="col">Served commit</th>
+              <th scope="col">Sync</th>
+              <th scope="col">Waiting for review</th>
+              <th scope="col">Last ingest</th>
+            </tr>
+          </thead>
+          <tbody>
+            {visible.map((row) => (
+              <MarketplaceRow key={row.marketplace.id} row={row} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {visible.length < matching.length ? (
+        <button type="button" className="secondary" onClick={() => setShown((n) => n + pageSize)}>
+          Show {Math.min(pageSize, matching.length - visible.length)} more
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+export function MarketplaceList() {
+  const session = useSession();
+  const list = useQuery(marketplacesQuery());
+  const [registering, setRegistering] = useState(false);
+  const [flash] = useState(readFlash);
+  return (
+    <Page
+      title="Marketplaces"
+      actions={
+        session.admin && !registering ? (
+          <button type="button" onClick={() => setRegistering(true)}>
+            Register a marketplace
+          </button>
+        ) : null
+      }
+    >
+      {flash ? (
+        <div className="notice notice-good" role="status">
+          {flash}
+        </div>
+      ) : null}
+      {session.admin && registering ? <RegisterMarketplace onCancel={() => setRegistering(false)} /> : null}
+      <Loaded query={list}>{(marketplaces) => <MarketplaceTable marketplaces={marketplaces} />}</Loaded>
+    </Page>
+  );
+}

@@ -1,0 +1,163 @@
+// Issue 19, the Marketplaces pages: "list, register (upstream or hosted), ingest now, sync mode (the webhook
+// secret shown once with the forge settings to paste), removal with a reason", each "showing only the
+// actions the signed-in roles allow (the server still enforces)"; and "a reviewer without the admin role
+// sees no admin actions and gets 403 from the API when forcing one".
+import { createHmac } from 'node:crypto';
+import t from 'tap';
+import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
+import { startGatewayWithOidc } from '../support/oidc.ts';
+import { cleanMarketplace } from '../support/planted.ts';
+import { serveUpstream } from '../support/upstream.ts';
+
+const admins = { GATEWAY_ROLES_ADMINS: 'root' };
+
+t.test('an admin registers, ingests, switches to webhook mode and removes a marketplace in the portal', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const upstream = await serveUpstream(t, cleanMarketplace());
+  const { baseUrl } = await startGatewayWithOidc(t, { env: admins });
+  const page = await (await newContext(browser, baseUrl)).newPage();
+  await signInAtTestIdp(page, 'root');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Marketplaces' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Marketplaces' }).waitFor();
+  t.ok(await page.getByText('No marketplace is registered yet.').isVisible(), 'an empty estate says so');
+
+  // spec, Registration rules: "origin upstream (default) requires url".
+  await page.getByRole('button', { name: 'Register a marketplace' }).click();
+  t.same(await seriousViolations(page), [], 'the registration form: no serious accessibility violation');
+  await page.getByLabel('Name').fill('tidy');
+  await page.getByLabel('Upstream clone URL').fill(upstream.url);
+  await page.getByRole('button', { name: 'Register', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'tidy' }).waitFor();
+  t.equal(new URL(page.url()).pathname, '/marketplaces/tidy', 'the new marketplace’s page');
+  t.ok(await page.getByText('Registered tidy.').isVisible(), 'registration confirmed');
+  t.ok(await page.getByText(upstream.url).isVisible(), 'its upstream URL shown');
+  t.ok(await page.getByText('No snapshot yet').isVisible(), 'no snapshot before the first ingest');
+
+  // spec, States: "ingest … commit not already captured → held".
+  await page.getByRole('button', { name: 'Ingest now' }).click();
+  const captured = page.getByRole('status').filter({ hasText: /Snapshot #\d+ of/ });
+  await captured.waitFor();
+  t.match(await captured.textContent(), /is held/, 'the ingest answer says the snapshot is held');
+  const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: /^#\d+$/ }) });
+  await row.first().waitFor();
+  t.equal(await row.count(), 1, 'one snapshot listed');
+  t.match(await row.textContent(), /held/, 'listed with its state');
+  const snapshotLink = await row.getByRole('link').getAttribute('href');
+  t.match(snapshotLink, /^\/review\/\d+$/, 'the snapshot links to its review page');
+  t.same(await seriousViolations(page), [], 'the marketplace page: no serious accessibility violation');
+
+  // spec: "Entering webhook mode issues a new secret" returned once as webhookSecret; POST /hooks/{marketplace}
+  // "authenticated only by HMAC-SHA256 of the exact raw body".
+  await page.getByLabel('Webhook (the forge calls the gateway)').check();
+  await page.getByRole('button', { name: 'Save sync mode' }).click();
+  await page.getByRole('heading', { name: 'Webhook settings to paste into the forge' }).waitFor();
+  t.equal(await page.getByLabel('Payload URL').inputValue(), `${baseUrl}/hooks/tidy`);
+  t.equal(await page.getByLabel('Content type').inputValue(), 'application/json');
+  const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+  t.ok(secret.length >= 16, 'the secret is shown');
+  t.same(await seriousViolations(page), [], 'the webhook settings: no serious accessibility violation');
+  const body = '{"ref":"refs/heads/main"}';
+  const hook = (key: string) =>
+    fetch(`${baseUrl}/hooks/tidy`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', key).update(body).digest('hex')}`,
+      },
+      body,
+    });
+  t.equal((await hook(secret)).status, 202, 'the secret shown is the one the gateway checks');
+  t.equal((await hook(`${secret}x`)).status, 404, 'another secret is refused');
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'tidy' }).waitFor();
+  t.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'after a reload the secret is gone');
+  t.ok(await page.getByText('The secret was shown once').isVisible(), 'and the page says it was shown once');
+  t.match(await page.getByRole('definition').filter({ hasText: 'webhook' }).first().textContent(), /webhook/);
+
+  // The list, its filter.
+  await page.getByRole('link', { name: 'All marketplaces' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Marketplaces' }).waitFor();
+  const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'tidy' }) });
+  t.match(await listed.textContent(), /webhook.*1 held/, 'sync mode and the held snapshot in the list');
+  t.same(await seriousViolations(page), [], 'the list: no serious accessibility violation');
+  await screenshot(page, 'marketplaces-list');
+  await page.getByLabel('Filter').fill('nothing-like-it');
+  await page.getByText('No marketplace matches').waitFor();
+  await page.getByLabel('Filter').fill('TID');
+  await listed.waitFor();
+  t.pass('the filter finds by name, whatever the case');
+
+  // spec: "DELETE /api/v1/marketplaces/{name} {reason} required, non-empty".
+  await page.getByRole('link', { name: 'tidy' }).click();
+  await page.getByRole('button', { name: 'Remove this marketplace…' }).click();
+  const remove = page.getByRole('button', { name: 'Remove tidy' });
+  t.ok(await remove.isDisabled(), 'no removal without a reason');
+  await page.getByLabel('Reason (recorded on the ledger)').fill('replaced by the internal marketplace');
+  t.same(await seriousViolations(page), [], 'the removal form: no serious accessibility violation');
+  await remove.click();
+  await page.getByText('Removed tidy.').waitFor();
+  t.equal(new URL(page.url()).pathname, '/marketplaces', 'back at the list');
+  t.equal(await page.getByRole('link', { name: 'tidy' }).count(), 0, 'no longer listed');
+  const live = await page.evaluate(async () => (await (await fetch('/api/v1/marketplaces')).json()) as unknown[]);
+  t.same(live, [], 'the API lists no live marketplace');
+});
+
+t.test('a non-admin sees the marketplaces but no admin action, and forcing one gets 403', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const upstream = await serveUpstream(t, cleanMarketplace());
+  const gw = await startGatewayWithOidc(t, {
+    env: admins,
+    claimMappings: [{ claim: 'groups', value: 'developers', role: 'approver', marketplace: 'tidy' }],
+  });
+  const root = await gw.login('root');
+  t.equal(
+    (await root.request('/api/v1/marketplaces', { method: 'POST', json: { name: 'tidy', url: upstream.url } })).status,
+    201,
+  );
+
+  const page = await (await newContext(browser, gw.baseUrl)).newPage();
+  await signInAtTestIdp(page, 'alice');
+  await page.goto('/marketplaces');
+  await page.getByRole('link', { name: 'tidy' }).waitFor();
+  t.equal(await page.getByRole('button', { name: 'Register a marketplace' }).count(), 0, 'no register button');
+  t.same(await seriousViolations(page), [], 'the list: no serious accessibility violation');
+
+  await page.getByRole('link', { name: 'tidy' }).click();
+  await page.getByRole('heading', { level: 1, name: 'tidy' }).waitFor();
+  // spec, Roles: "Ingest … approver of that marketplace, or admin"; "Register or remove marketplace; change sync mode: admin".
+  t.equal(await page.getByRole('button', { name: 'Ingest now' }).count(), 1, 'an approver of tidy may ingest it');
+  t.equal(await page.getByRole('heading', { name: 'Sync mode' }).count(), 0, 'no sync mode form');
+  t.equal(await page.getByRole('button', { name: 'Save sync mode' }).count(), 0);
+  t.equal(await page.getByRole('button', { name: /Remove/ }).count(), 0, 'no remove button');
+  t.same(await seriousViolations(page), [], 'the marketplace page: no serious accessibility violation');
+
+  const forced = await page.evaluate(async () => {
+    const xsrf = decodeURIComponent(
+      /(?:^|; )XSRF-TOKEN=([^;]*)/.exec(
+        (globalThis as unknown as { document: { cookie: string } }).document.cookie,
+      )?.[1] ?? '',
+    );
+    const headers = { 'content-type': 'application/json', 'x-xsrf-token': xsrf };
+    const answers = await Promise.all([
+      fetch('/api/v1/marketplaces/tidy', { method: 'DELETE', headers, body: JSON.stringify({ reason: 'forced' }) }),
+      fetch('/api/v1/marketplaces/tidy/sync', { method: 'PUT', headers, body: JSON.stringify({ mode: 'webhook' }) }),
+      fetch('/api/v1/marketplaces', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'mine', origin: 'hosted' }),
+      }),
+    ]);
+    return { xsrf: xsrf !== '', statuses: answers.map((a) => a.status) };
+  });
+  t.ok(forced.xsrf, 'the XSRF token was echoed');
+  t.same(forced.statuses, [403, 403, 403], 'remove, sync mode and register are refused with 403');
+  const after = (await root.getJson<{ name: string; syncMode: string }[]>('/api/v1/marketplaces')).body;
+  t.same(
+    after.map((m) => [m.name, m.syncMode]),
+    [['tidy', 'on-demand']],
+    'nothing changed',
+  );
+});
