@@ -43,6 +43,7 @@ t.test('`gateway serve` prints the password once on stderr, never in its log, an
   const everything = first.stdout + first.stderr;
   t.equal(everything.split(password!).length - 1, 1, 'the password appears exactly once in all the output');
   t.notOk(first.stdout.includes(password!), 'never in the JSON log (stdout)');
+  t.notMatch(first.stderr, /oidc-provider|WARNING|NOTICE/, 'no development warning of oidc-provider');
   t.match(first.stdout, /built-in sign-in at \/local-idp; its generated password is printed once on stderr/);
   t.notOk(readFileSync(join(dataDir, 'local-idp', 'admin.password.json'), 'utf8').includes(password!));
 

@@ -123,3 +123,15 @@ t.test('the login form: a body over its limit is refused', async (t) => {
   });
   t.equal(response.status, 413);
 });
+
+t.test('attempts are limited: after 10 failures within a minute even the right password is refused', async (t) => {
+  const run = await startFirstRun(t);
+  for (let attempt = 1; attempt <= 10; attempt += 1) {
+    const result = await signIn(run.baseUrl, 'admin', `wrong-${attempt}`);
+    t.equal(result.refused?.status, 401, `failure ${attempt}`);
+  }
+  const blocked = await signIn(run.baseUrl, 'admin', run.password!);
+  t.equal(blocked.refused?.status, 429, 'the eleventh attempt is refused before its password is looked at');
+  t.match(blocked.refused?.html, /Too many failed sign-ins\. Wait a minute and try again\./);
+  t.notOk(blocked.browser.sessionId, 'no session');
+});
