@@ -1,9 +1,26 @@
+// The review section: the queue of held snapshots (/review), a snapshot's page (/review/<id>) and the
+// preview of one of its files (/review/<id>/file?path=<path>#L<line>).
+import { Route, Switch } from 'wouter';
 import { Page } from '../../components/ui';
+import { FilePreview } from './FilePreview';
+import { Queue } from './Queue';
+import { SnapshotPage } from './SnapshotPage';
+
+function NoSuchPage() {
+  return (
+    <Page title="Not found">
+      <p>There is no review page here.</p>
+    </Page>
+  );
+}
 
 export default function ReviewPages() {
   return (
-    <Page title="Review">
-      <p>Coming in this issue.</p>
-    </Page>
+    <Switch>
+      <Route path="/" component={Queue} />
+      <Route path="/:id/file">{(params) => <FilePreview id={Number(params.id)} />}</Route>
+      <Route path="/:id">{(params) => <SnapshotPage id={Number(params.id)} />}</Route>
+      <Route component={NoSuchPage} />
+    </Switch>
   );
 }

@@ -1,0 +1,92 @@
+// The review queue: every held snapshot of the marketplaces the session may approve, oldest first, each
+// with its effective vetting outcome (a BLOCKED one is marked: approving it needs a waiver or an admin's
+// override).
+import { useQueries, useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { useSession } from '../../api/session';
+import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { awaitsReview, marketplacesQuery, vettingQuery, type Marketplace, type Snapshot } from './queries';
+import './review.css';
+
+type Held = Readonly<{ marketplace: Marketplace; snapshot: Snapshot }>;
+
+function heldOf(marketplaces: readonly Marketplace[], approves: (name: string) => boolean): Held[] {
+  return marketplaces
+    .filter((m) => approves(m.name))
+    .flatMap((marketplace) => marketplace.snapshots.filter(awaitsReview).map((snapshot) => ({ marketplace, snapshot })))
+    .sort((a, b) => a.snapshot.id - b.snapshot.id);
+}
+
+function Outcome({ outcome }: { outcome: string | undefined }) {
+  if (!outcome) return <span className="muted">…</span>;
+  return <StateBadge state={outcome === 'BLOCKED' ? 'blocked' : outcome.toLowerCase().replace(/_/g, ' ')} />;
+}
+
+function QueueTable({ held }: { held: readonly Held[] }) {
+  const outcomes = useQueries({ queries: held.map((h) => vettingQuery(h.snapshot.id)) });
+  const blocked = outcomes.filter((q) => q.data?.outcome === 'BLOCKED').length;
+  return (
+    <>
+      <p>
+        {held.length} held snapshot{held.length === 1 ? '' : 's'} waiting for a decision
+        {blocked ? `, ${String(blocked)} blocked by vetting` : ''}.
+      </p>
+      <table className="review-queue">
+        <thead>
+          <tr>
+            <th scope="col">Snapshot</th>
+            <th scope="col">Marketplace</th>
+            <th scope="col">Commit</th>
+            <th scope="col">Vetting</th>
+            <th scope="col">Captured</th>
+            <th scope="col">Ingested by</th>
+          </tr>
+        </thead>
+        <tbody>
+          {held.map(({ marketplace, snapshot }, i) => {
+            const outcome = outcomes[i]?.data?.outcome;
+            return (
+              <tr key={snapshot.id} className={outcome === 'BLOCKED' ? 'blocked-row' : undefined}>
+                <td>
+                  <Link href={`/${String(snapshot.id)}`}>
+                    Snapshot {snapshot.id} of {marketplace.name}
+                  </Link>
+                </td>
+                <td>{marketplace.name}</td>
+                <td>
+                  <Sha sha={snapshot.sha} />
+                </td>
+                <td>
+                  <Outcome outcome={outcome} />
+                </td>
+                <td>
+                  <When at={snapshot.createdAt} />
+                </td>
+                <td>{snapshot.ingestedBy ?? <span className="muted">unknown</span>}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+export function Queue() {
+  const session = useSession();
+  const marketplaces = useQuery(marketplacesQuery());
+  return (
+    <Page title="Review queue">
+      <Loaded query={marketplaces}>
+        {(list) => {
+          const held = heldOf(list, session.approves);
+          return held.length ? (
+            <QueueTable held={held} />
+          ) : (
+            <Empty>No snapshot is waiting for review in the marketplaces you approve.</Empty>
+          );
+        }}
+      </Loaded>
+    </Page>
+  );
+}

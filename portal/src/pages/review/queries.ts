@@ -1,0 +1,112 @@
+// What the review pages read. GET /api/v1/marketplaces answers every live marketplace with its snapshots
+// (spec: "no per-marketplace endpoint exists"), so the queue and a snapshot's marketplace both come from
+// that one cached answer (the same query key as the marketplace pages); every other read is per snapshot.
+import { api, ApiError, data, type Body } from '../../api/client';
+
+export type Marketplace = Body<'/api/v1/marketplaces', 'get'>[number];
+export type Snapshot = Marketplace['snapshots'][number];
+export type VettingReport = Body<'/api/v1/snapshots/{id}/vetting', 'get'>;
+export type Verdict = NonNullable<VettingReport['run']>['verdicts'][number];
+export type Finding = Verdict['findings'][number];
+export type Waiver = VettingReport['waivers'][number];
+export type Inventory = Body<'/api/v1/snapshots/{id}/content', 'get'>;
+export type Plugin = Inventory['plugins'][number];
+export type ContentDiff = Body<'/api/v1/snapshots/{id}/content-diff', 'get'>;
+export type FileDiff = Body<'/api/v1/snapshots/{id}/diff', 'get'>;
+
+export const marketplacesKey = ['marketplaces'] as const;
+
+export const marketplacesQuery = () => ({
+  queryKey: marketplacesKey,
+  queryFn: () => data(api.GET('/api/v1/marketplaces')),
+});
+
+/** A held snapshot waits for a decision (spec, Snapshot state: approve and reject start from held or revoked). */
+export const awaitsReview = (s: Snapshot): boolean => s.state === 'held' && !s.deleted_at;
+
+export type Located = Readonly<{ marketplace: Marketplace; snapshot: Snapshot }>;
+
+/** The snapshot with this id and its marketplace, from the marketplace list. */
+export function locate(marketplaces: readonly Marketplace[], id: number): Located | null {
+  for (const marketplace of marketplaces) {
+    const snapshot = marketplace.snapshots.find((s) => s.id === id);
+    if (snapshot) return { marketplace, snapshot };
+  }
+  return null;
+}
+
+/** The live approved snapshot serving the marketplace now, when there is one. */
+export const servedOf = (m: Marketplace): Snapshot | undefined =>
+  m.servedSha ? m.snapshots.find((s) => s.sha === m.servedSha && s.state === 'approved') : undefined;
+
+const path = (id: number) => ({ params: { path: { id } } });
+
+export const snapshotKey = (id: number, what: string) => ['snapshot', id, what] as const;
+
+export const vettingQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'vetting'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/vetting', path(id))),
+});
+
+export const contentQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'content'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/content', path(id))),
+});
+
+export const contentDiffQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'content-diff'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/content-diff', path(id))),
+});
+
+export const fileDiffQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'diff'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/diff', path(id))),
+});
+
+export const licensesQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'licenses'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/licenses', path(id))),
+});
+
+export const provenanceQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'provenance'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/provenance', path(id))),
+});
+
+export const releaseAgeQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'release-age'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/release-age', path(id))),
+});
+
+export const fourEyesQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'four-eyes'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/four-eyes', path(id))),
+});
+
+export const collisionsQuery = (id: number) => ({
+  queryKey: snapshotKey(id, 'name-collisions'),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/name-collisions', path(id))),
+});
+
+export const fileQuery = (id: number, file: string) => ({
+  queryKey: snapshotKey(id, `file:${file}`),
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/file', { params: { path: { id }, query: { path: file } } })),
+});
+
+/** A preview read refused for want of standing (spec, Preview reads: approver of the marketplace, or admin). */
+export const forbidden = (error: unknown): boolean => error instanceof ApiError && error.problem.status === 403;
+
+/** `path:line` of a finding, split; the line is absent when the location names none. */
+export function splitLocation(location: string): { path: string; line: number | null } {
+  const match = /^(.*):(\d+)$/.exec(location);
+  if (!match) return { path: location, line: null };
+  return { path: match[1]!, line: Number(match[2]) };
+}
+
+/** The file preview of a location, inside the review section: /<id>/file?path=<path>#L<line>. */
+export function fileHref(id: number, location: string): string {
+  const { path: file, line } = splitLocation(location);
+  return `/${String(id)}/file?path=${encodeURIComponent(file)}${line ? `#L${String(line)}` : ''}`;
+}
+
+export const severityRank: Readonly<Record<string, number>> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
