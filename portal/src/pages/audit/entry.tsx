@@ -1,0 +1,76 @@
+// One ledger entry with every field (spec, Ledger entry), and the entry as the API answered it, as text.
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { Loaded, Page, When } from '../../components/ui';
+import { ledgerHref } from './ledger';
+import { entryQuery, type LedgerEntry } from './queries';
+import { AuditTabs } from './tabs';
+
+const fields: ReadonlyArray<{ key: keyof LedgerEntry; label: string; help: string }> = [
+  { key: 'id', label: 'Entry', help: 'the ordering key' },
+  { key: 'ts', label: 'Time', help: 'when it was appended' },
+  { key: 'event', label: 'Event', help: '' },
+  { key: 'marketplace', label: 'Marketplace', help: '- when not marketplace-scoped' },
+  { key: 'marketplaceId', label: 'Marketplace id', help: 'tells apart earlier marketplaces of the same name' },
+  { key: 'principal', label: 'Principal', help: '' },
+  { key: 'actorType', label: 'Actor type', help: 'human, machine or system' },
+  { key: 'source', label: 'Source', help: 'client address for a fetch; admin for an administrative action' },
+  { key: 'ref', label: 'Ref', help: '' },
+  { key: 'sha', label: 'Commit', help: '' },
+  { key: 'detail', label: 'Detail', help: '' },
+  { key: 'tokenId', label: 'Token id', help: 'the credential that authenticated it' },
+  { key: 'credential_kind', label: 'Credential kind', help: 'pat or idp for facade fetches' },
+];
+
+function Value({ entry, field }: { entry: LedgerEntry; field: keyof LedgerEntry }) {
+  const value = entry[field];
+  if (value === null || value === '') return <span className="muted">none</span>;
+  if (field === 'ts') return <When at={String(value)} />;
+  if (field === 'marketplace' && value !== '-') return <Link href={ledgerHref(String(value))}>{String(value)}</Link>;
+  return <code className="audit-value">{String(value)}</code>;
+}
+
+function Detail({ entry }: { entry: LedgerEntry }) {
+  return (
+    <>
+      <dl className="audit-fields">
+        {fields.map((field) => (
+          <div key={field.key}>
+            <dt>
+              {field.label}
+              {field.help ? <span className="muted"> ({field.help})</span> : null}
+            </dt>
+            <dd>
+              <Value entry={entry} field={field.key} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <h2>As recorded</h2>
+      <pre className="audit-json" tabIndex={0} aria-label="The entry as JSON">
+        {JSON.stringify(entry, null, 2)}
+      </pre>
+    </>
+  );
+}
+
+export function EntryPage({ id }: { id: string }) {
+  const n = Number(id);
+  const valid = Number.isSafeInteger(n) && n > 0;
+  const query = useQuery({ ...entryQuery(valid ? n : 0), enabled: valid });
+  return (
+    <Page title={`Ledger entry ${id}`}>
+      <AuditTabs />
+      <p>
+        <Link href={ledgerHref(null, valid ? n + 1 : 0)}>Back to the ledger at this entry</Link>
+      </p>
+      {valid ? (
+        <Loaded query={query}>
+          {(entry) => (entry ? <Detail entry={entry} /> : <p className="notice">There is no ledger entry {id}.</p>)}
+        </Loaded>
+      ) : (
+        <p className="notice">There is no ledger entry {id}.</p>
+      )}
+    </Page>
+  );
+}

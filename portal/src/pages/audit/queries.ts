@@ -1,0 +1,98 @@
+// What the Audit pages read, one place per endpoint (spec, Audit; Adoption; Estate; Mirror; Retention;
+// Webhook subscribers).
+import { api, ApiError, data, type Body } from '../../api/client';
+
+export type LedgerPage = Body<'/api/v1/audit', 'get'>;
+export type LedgerEntry = LedgerPage['entries'][number];
+export type Sink = Body<'/api/v1/audit/sinks', 'get'>[number];
+export type Subscriber = Body<'/api/v1/webhooks', 'get'>[number];
+export type Delivery = Body<'/api/v1/webhooks/deliveries', 'get'>['deliveries'][number];
+export type DeliveryState = Delivery['state'];
+export type Adoption = Body<'/api/v1/adoption', 'get'>[number];
+export type Stale = Body<'/api/v1/adoption/staleness', 'get'>[number];
+export type EstateReport = Body<'/api/v1/estate', 'get'>;
+export type MirrorReport = Body<'/api/v1/mirror/drift', 'get'>[number];
+export type RetentionCandidate = Body<'/api/v1/retention/candidates', 'get'>[number];
+
+/** One screen of the ledger browser: a single page request, never a count of everything. */
+export const ledgerPageSizes = [10, 50, 200, 1000] as const;
+export const defaultLedgerPageSize = 50;
+
+export const ledgerQuery = (marketplace: string | null, before: number, limit: number) => ({
+  queryKey: ['audit', 'ledger', marketplace, before, limit],
+  queryFn: () =>
+    data(
+      api.GET('/api/v1/audit', {
+        params: {
+          query: { limit, ...(before > 0 ? { before } : {}), ...(marketplace ? { marketplace } : {}) },
+        },
+      }),
+    ),
+});
+
+/** One entry by id: the page of one entry just before id + 1 (ledger ids are the ordering key). */
+export const entryQuery = (id: number) => ({
+  queryKey: ['audit', 'entry', id],
+  queryFn: async () => {
+    const page = await data(api.GET('/api/v1/audit', { params: { query: { before: id + 1, limit: 1 } } }));
+    const entry = page.entries[0];
+    return entry && entry.id === id ? entry : null;
+  },
+});
+
+export const sinksKey = ['audit', 'sinks'] as const;
+export const sinksQuery = () => ({ queryKey: sinksKey, queryFn: () => data(api.GET('/api/v1/audit/sinks')) });
+
+export const subscribersKey = ['audit', 'webhooks'] as const;
+export const subscribersQuery = () => ({
+  queryKey: subscribersKey,
+  queryFn: () => data(api.GET('/api/v1/webhooks')),
+});
+
+export const eventKindsQuery = () => ({
+  queryKey: ['audit', 'webhook-events'],
+  queryFn: () => data(api.GET('/api/v1/webhooks/events')),
+  staleTime: Infinity,
+});
+
+export type DeliveryFilter = Readonly<{ subscriber?: number; sink?: number; state?: DeliveryState }>;
+
+export const deliveriesQuery = (filter: DeliveryFilter) => ({
+  queryKey: ['audit', 'deliveries', filter],
+  queryFn: () => data(api.GET('/api/v1/webhooks/deliveries', { params: { query: { ...filter, limit: 50 } } })),
+});
+
+export const adoptionQuery = (days: number) => ({
+  queryKey: ['audit', 'adoption', days],
+  queryFn: () => data(api.GET('/api/v1/adoption', { params: { query: { days } } })),
+});
+
+export const stalenessQuery = () => ({
+  queryKey: ['audit', 'staleness'],
+  queryFn: () => data(api.GET('/api/v1/adoption/staleness')),
+});
+
+/** null: nothing to show because it is not configured (a 404 or 409 answer), not a failure. */
+export async function unlessNotConfigured<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiError && (error.problem.status === 404 || error.problem.status === 409)) return null;
+    throw error;
+  }
+}
+
+export const estateKey = ['audit', 'estate'] as const;
+export const estateQuery = () => ({
+  queryKey: estateKey,
+  queryFn: () => unlessNotConfigured(data(api.GET('/api/v1/estate'))),
+});
+
+export const mirrorKey = ['audit', 'mirror'] as const;
+export const mirrorQuery = () => ({ queryKey: mirrorKey, queryFn: () => data(api.GET('/api/v1/mirror/drift')) });
+
+export const retentionKey = ['audit', 'retention'] as const;
+export const retentionQuery = () => ({
+  queryKey: retentionKey,
+  queryFn: () => data(api.GET('/api/v1/retention/candidates')),
+});

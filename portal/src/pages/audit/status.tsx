@@ -1,0 +1,184 @@
+// Estate, mirror and retention status panels (spec, Estate; Mirror; Retention). What is not configured
+// (no estate file, no report yet, no mirror) is a plain notice, not an error.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, data } from '../../api/client';
+import { useSession } from '../../api/session';
+import { Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { ConfirmButton } from './confirm';
+import { RetentionPanel } from './retention';
+import {
+  estateKey,
+  estateQuery,
+  mirrorKey,
+  mirrorQuery,
+  unlessNotConfigured,
+  type EstateReport,
+  type MirrorReport,
+} from './queries';
+import { AuditTabs } from './tabs';
+
+function NotConfigured({ children }: { children: string }) {
+  return <p className="notice">Not configured: {children}</p>;
+}
+
+function Estate({ report }: { report: EstateReport }) {
+  return (
+    <>
+      <p>
+        Last run <When at={report.ranAt} /> ({report.trigger === 'startup' ? 'at startup' : 'on request'}):{' '}
+        {report.created} created, {report.updated} updated, {report.unchanged} unchanged, {report.failed} failed.
+      </p>
+      {report.entries.length === 0 ? (
+        <Empty>The estate file declares nothing.</Empty>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Kind</th>
+              <th scope="col">Name</th>
+              <th scope="col">Action</th>
+              <th scope="col">Detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.entries.map((e, i) => (
+              <tr key={`${e.kind}-${e.name}-${String(i)}`}>
+                <td>{e.kind}</td>
+                <td>{e.name}</td>
+                <td>
+                  <StateBadge state={e.action} />
+                </td>
+                <td>{e.detail ?? <span className="muted">—</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+function EstatePanel({ admin }: { admin: boolean }) {
+  const queries = useQueryClient();
+  const query = useQuery(estateQuery());
+  const reconcile = useMutation({
+    mutationFn: () => unlessNotConfigured(data(api.POST('/api/v1/estate/reconcile'))),
+    onSuccess: (report) => {
+      if (report) queries.setQueryData(estateKey, report);
+    },
+  });
+  return (
+    <section aria-labelledby="estate-title" className="audit-panel">
+      <h2 id="estate-title">Estate</h2>
+      <Loaded query={query}>
+        {(report) =>
+          report ? <Estate report={report} /> : <NotConfigured>no estate reconciliation has run.</NotConfigured>
+        }
+      </Loaded>
+      {admin ? (
+        <div className="row">
+          <button type="button" disabled={reconcile.isPending} onClick={() => reconcile.mutate()}>
+            Reconcile the estate now
+          </button>
+          <span className="muted">Additive and idempotent: it never deletes.</span>
+        </div>
+      ) : null}
+      {reconcile.data === null ? <NotConfigured>gateway.estate.file is not set.</NotConfigured> : null}
+      <ProblemNotice error={reconcile.error} />
+    </section>
+  );
+}
+
+function MirrorRow({ report }: { report: MirrorReport }) {
+  return (
+    <tr>
+      <td>{report.marketplace}</td>
+      <td>
+        <StateBadge state={report.inSync ? 'in sync' : report.reachable ? 'drifted' : 'unreachable'} />
+      </td>
+      <td>
+        <Sha sha={report.servedTip} />
+      </td>
+      <td>
+        <Sha sha={report.mirrorTip} />
+      </td>
+      <td>
+        {report.missingOnMirror.length} missing, {report.staleOnMirror.length} stale, {report.pendingUpdates} pending
+      </td>
+      <td>
+        {report.lastAttemptOutcome} <When at={report.lastAttemptAt} />
+        {report.error ? <span className="audit-error"> {report.error}</span> : null}
+      </td>
+    </tr>
+  );
+}
+
+function Mirror({ reports }: { reports: readonly MirrorReport[] }) {
+  if (reports.length === 1 && reports[0]?.enabled === false)
+    return <NotConfigured>gateway.mirror.url is not set.</NotConfigured>;
+  if (reports.length === 0) return <Empty>Nothing is served, so nothing is mirrored.</Empty>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">State</th>
+          <th scope="col">Served</th>
+          <th scope="col">Mirror</th>
+          <th scope="col">Drift</th>
+          <th scope="col">Last attempt</th>
+        </tr>
+      </thead>
+      <tbody>
+        {reports.map((report) => (
+          <MirrorRow key={report.marketplace ?? ''} report={report} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function MirrorPanel() {
+  const queries = useQueryClient();
+  const query = useQuery(mirrorQuery());
+  const reconcile = useMutation({
+    mutationFn: () => data(api.POST('/api/v1/mirror/reconcile')),
+    onSuccess: (reports) => queries.setQueryData(mirrorKey, reports),
+  });
+  const enabled = query.data?.some((report) => report.enabled) ?? false;
+  return (
+    <section aria-labelledby="mirror-title" className="audit-panel">
+      <h2 id="mirror-title">Forge mirror</h2>
+      <Loaded query={query}>{(reports) => <Mirror reports={reports} />}</Loaded>
+      {enabled ? (
+        <ConfirmButton
+          label="Reconcile the mirror now"
+          confirm="Pushes what is served and deletes mirror refs no longer served."
+          danger={false}
+          pending={reconcile.isPending}
+          onConfirm={() => reconcile.mutate()}
+        />
+      ) : null}
+      <ProblemNotice error={reconcile.error} />
+    </section>
+  );
+}
+
+export function StatusPage() {
+  const { admin } = useSession();
+  return (
+    <Page title="Estate, mirror and retention">
+      <AuditTabs />
+      <EstatePanel admin={admin} />
+      {admin ? (
+        <MirrorPanel />
+      ) : (
+        <section aria-labelledby="mirror-title" className="audit-panel">
+          <h2 id="mirror-title">Forge mirror</h2>
+          <p className="notice">The mirror&apos;s drift is shown to administrators.</p>
+        </section>
+      )}
+      <RetentionPanel admin={admin} />
+    </Page>
+  );
+}
