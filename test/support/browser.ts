@@ -46,6 +46,15 @@ export async function signInAtTestIdp(page: Page, account: string): Promise<void
   await portal.waitFor();
 }
 
+/** Signs in as `admin` at the built-in issuer (/local-idp) starting from the portal's front page. */
+export async function signInAtLocalIdp(page: Page, password: string): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
 /** Serious and critical accessibility violations on the page as it stands (@axe-core/playwright). */
 export async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();
