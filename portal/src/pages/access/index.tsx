@@ -1,9 +1,23 @@
+// The Access section: everyone's own personal tokens; machine credentials and role grants for admins
+// (the server refuses them to anyone else: 403).
 import { Page } from '../../components/ui';
+import { useSession } from '../../api/session';
+import { RoleGrants } from './grants';
+import { MachineCredentials } from './machine';
+import { PersonalTokens } from './tokens';
+import './access.css';
 
 export default function AccessPages() {
+  const session = useSession();
   return (
     <Page title="Access">
-      <p>Coming in this issue.</p>
+      <PersonalTokens />
+      {session.admin ? (
+        <>
+          <MachineCredentials />
+          <RoleGrants />
+        </>
+      ) : null}
     </Page>
   );
 }

@@ -1,0 +1,193 @@
+// Machine credentials (spec, Machine API; admin only): an access token with API scopes from the closed
+// allowlist, a principal the ledger attributes its actions to, and a mandatory expiry. Every one is
+// listed, whoever provisioned it; the secret is shown once, at provisioning and at rotation.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, data } from '../../api/client';
+import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { NameChecklist } from './checklist';
+import { ConfirmButton } from './confirm';
+import { expiresAtOf, machineExpiries, stateOf } from './expiry';
+import { apiScopeNames, machineQuery, type Token } from './queries';
+
+type Secret = Readonly<{ name: string; principal: string; token: string }>;
+
+function MachineSecret({ secret, onDone }: { secret: Secret; onDone: () => void }) {
+  const origin = location.origin;
+  return (
+    <section className="notice notice-good shown-once" aria-labelledby="machine-secret-title">
+      <h3 id="machine-secret-title">
+        Machine credential {secret.name} for {secret.principal}
+      </h3>
+      <p>
+        <strong>Copy the secret now: it is not shown again.</strong>
+      </p>
+      <CopyField label="Machine credential" value={secret.token} />
+      <CopyField
+        label="Example request"
+        value={`curl -H "Authorization: Bearer ${secret.token}" ${origin}/api/v1/marketplaces`}
+      />
+      <p className="muted">
+        A bearer credential takes the machine path: no cookie, no CSRF token, only the endpoints its scopes name and its
+        principal&apos;s roles allow.
+      </p>
+      <button type="button" className="secondary" onClick={onDone}>
+        I have copied it
+      </button>
+    </section>
+  );
+}
+
+function ProvisionMachine({ onIssued }: { onIssued: (s: Secret) => void }) {
+  const queries = useQueryClient();
+  const [principal, setPrincipal] = useState('');
+  const [name, setName] = useState('');
+  const [apiScopes, setApiScopes] = useState<string[]>([]);
+  const [expiry, setExpiry] = useState('90');
+  const provision = useMutation({
+    mutationFn: () =>
+      data(
+        api.POST('/api/v1/tokens/machine', {
+          body: { principal, name, apiScopes, expiresAt: expiresAtOf(machineExpiries, expiry) ?? '' },
+        }),
+      ),
+    onSuccess: (token) => {
+      onIssued({ name: token.name, principal: token.principal ?? principal, token: token.token ?? '' });
+      setPrincipal('');
+      setName('');
+      setApiScopes([]);
+      void queries.invalidateQueries({ queryKey: machineQuery.queryKey });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    provision.mutate();
+  };
+  return (
+    <form className="stack" onSubmit={submit} aria-labelledby="provision-title">
+      <h3 id="provision-title">New machine credential</h3>
+      <label htmlFor="machine-principal">Principal</label>
+      <input
+        id="machine-principal"
+        required
+        value={principal}
+        onChange={(e) => setPrincipal(e.target.value)}
+        placeholder="ci-pipeline"
+      />
+      <label htmlFor="machine-name">Name</label>
+      <input id="machine-name" required value={name} onChange={(e) => setName(e.target.value)} />
+      <NameChecklist
+        legend="API scopes (at least one)"
+        idPrefix="api-scope"
+        names={apiScopeNames}
+        chosen={apiScopes}
+        onChange={setApiScopes}
+      />
+      <label htmlFor="machine-expiry">Expires after</label>
+      <select id="machine-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+        {machineExpiries.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <ProblemNotice error={provision.error} />
+      <div>
+        <button type="submit" disabled={provision.isPending}>
+          Provision credential
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function MachineRow({ token, onIssued }: { token: Token; onIssued: (s: Secret) => void }) {
+  const queries = useQueryClient();
+  const refresh = () => void queries.invalidateQueries({ queryKey: machineQuery.queryKey });
+  const id = token.id;
+  const rotate = useMutation({
+    mutationFn: () => data(api.POST('/api/v1/tokens/machine/{id}/rotate', { params: { path: { id } } })),
+    onSuccess: (t) => {
+      onIssued({ name: t.name, principal: t.principal ?? '', token: t.token ?? '' });
+      refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: () => data(api.DELETE('/api/v1/tokens/machine/{id}', { params: { path: { id } } })),
+    onSuccess: refresh,
+  });
+  const state = stateOf(token);
+  return (
+    <tr>
+      <th scope="row">{token.name}</th>
+      <td>{token.principal}</td>
+      <td>{token.apiScopes.join(', ')}</td>
+      <td>{token.machineOwner}</td>
+      <td>
+        <When at={token.expiresAt} />
+      </td>
+      <td>{token.lastUsedAt ? <When at={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
+      <td>
+        <StateBadge state={state} />
+      </td>
+      <td>
+        {state === 'active' ? (
+          <div className="row">
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Rotate ${token.name}`}
+              disabled={rotate.isPending}
+              onClick={() => rotate.mutate()}
+            >
+              Rotate
+            </button>
+            <ConfirmButton label="Revoke" confirmLabel={`Revoke ${token.name}`} onConfirm={() => revoke.mutate()} />
+          </div>
+        ) : null}
+        <ProblemNotice error={rotate.error ?? revoke.error} />
+      </td>
+    </tr>
+  );
+}
+
+export function MachineCredentials() {
+  const machines = useQuery(machineQuery);
+  const [secret, setSecret] = useState<Secret | null>(null);
+  return (
+    <section aria-labelledby="machine-title">
+      <h2 id="machine-title">Machine credentials</h2>
+      {secret ? <MachineSecret secret={secret} onDone={() => setSecret(null)} /> : null}
+      <Loaded query={machines}>
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>No machine credential has been provisioned.</Empty>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Principal</th>
+                  <th scope="col">API scopes</th>
+                  <th scope="col">Provisioned by</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...list]
+                  .sort((a, b) => b.id - a.id)
+                  .map((token) => (
+                    <MachineRow key={token.id} token={token} onIssued={setSecret} />
+                  ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+      <ProvisionMachine onIssued={setSecret} />
+    </section>
+  );
+}

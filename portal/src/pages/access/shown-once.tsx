@@ -1,0 +1,65 @@
+// A personal token's secret, shown once (spec: "appears only in the response that creates or rotates it,
+// never again"), with the commands that use it. It lives in this panel's state only: dismissing it or
+// leaving the page forgets it.
+import { useState } from 'react';
+import { CopyField } from '../../components/ui';
+import { claudeAddCommand, cloneUrl, credentialHelperSnippet, gitCloneCommand } from './commands';
+
+export type Issued = Readonly<{ name: string; token: string; scopes: readonly string[]; rotated: boolean }>;
+
+export function ShownOnce({
+  issued,
+  served,
+  onDone,
+}: {
+  issued: Issued;
+  /** Marketplaces the facade serves now (an unscoped token reaches each of them). */
+  served: readonly string[];
+  onDone: () => void;
+}) {
+  const choices = issued.scopes.length > 0 ? issued.scopes : served;
+  const [marketplace, setMarketplace] = useState(choices[0] ?? 'marketplace');
+  const origin = location.origin;
+  return (
+    <section className="notice notice-good shown-once" aria-labelledby="shown-once-title">
+      <h3 id="shown-once-title">
+        {issued.rotated ? 'Token rotated' : 'Token created'}: {issued.name}
+      </h3>
+      <p>
+        <strong>Copy the token now: it is not shown again.</strong> The gateway keeps only a digest of it.
+      </p>
+      <CopyField label="Token" value={issued.token} />
+      {choices.length > 1 ? (
+        <div className="row">
+          <label htmlFor="command-marketplace">Marketplace for the commands</label>
+          <select id="command-marketplace" value={marketplace} onChange={(e) => setMarketplace(e.target.value)}>
+            {choices.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      <CopyField label="git clone" value={gitCloneCommand(origin, marketplace, issued.token)} />
+      <p className="muted">
+        The token travels as an HTTP Basic header of this one command: it is not written into the URL or the
+        clone&apos;s configuration.
+      </p>
+      <CopyField label="Credential helper setup" value={credentialHelperSnippet(origin, issued.token)} multiline />
+      <p className="muted">
+        Once per machine: git, and Claude Code through git, then find the token for {origin} by themselves.
+        <code> store</code> keeps it in ~/.git-credentials; a keychain helper (osxkeychain, manager, libsecret) works as
+        well.
+      </p>
+      <CopyField label="Claude Code" value={claudeAddCommand(origin, marketplace)} />
+      <p className="muted">
+        Clone URL: <code>{cloneUrl(origin, marketplace)}</code>. Claude Code&apos;s background refresh runs git without
+        credential helpers, so an update may need <code>claude plugin marketplace update</code> by hand.
+      </p>
+      <button type="button" className="secondary" onClick={onDone}>
+        I have copied it
+      </button>
+    </section>
+  );
+}

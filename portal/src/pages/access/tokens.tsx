@@ -1,0 +1,177 @@
+// Personal access tokens (spec, Tokens): the caller's own, for git and Claude Code through the facade.
+// Create with scopes (marketplaces it may fetch; none ticked = every marketplace), push scopes (hosted
+// marketplaces) and an expiry; rotate (a new secret, same name, scopes and expiry); revoke.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, data } from '../../api/client';
+import { Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { ConfirmButton } from './confirm';
+import { expiresAtOf, personalExpiries, stateOf } from './expiry';
+import { ShownOnce, type Issued } from './shown-once';
+import { marketplacesQuery, tokensQuery, type Marketplace, type Token } from './queries';
+import { NameChecklist } from './checklist';
+
+function CreateToken({ marketplaces, onIssued }: { marketplaces: Marketplace[]; onIssued: (i: Issued) => void }) {
+  const queries = useQueryClient();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  const [pushScopes, setPushScopes] = useState<string[]>([]);
+  const [expiry, setExpiry] = useState('90');
+  const hosted = marketplaces.filter((m) => m.url === null).map((m) => m.name);
+  const create = useMutation({
+    mutationFn: () =>
+      data(
+        api.POST('/api/v1/tokens', {
+          body: { name, scopes, pushScopes, expiresAt: expiresAtOf(personalExpiries, expiry) },
+        }),
+      ),
+    onSuccess: (token) => {
+      onIssued({ name: token.name, token: token.token ?? '', scopes: token.scopes, rotated: false });
+      setName('');
+      setScopes([]);
+      setPushScopes([]);
+      void queries.invalidateQueries({ queryKey: tokensQuery.queryKey });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <form className="stack" onSubmit={submit} aria-labelledby="create-token-title">
+      <h3 id="create-token-title">New token</h3>
+      <label htmlFor="token-name">Name</label>
+      <input id="token-name" required value={name} onChange={(e) => setName(e.target.value)} placeholder="laptop" />
+      <NameChecklist
+        legend="Marketplaces it may fetch (none ticked: every marketplace)"
+        idPrefix="token-scope"
+        names={marketplaces.map((m) => m.name)}
+        chosen={scopes}
+        onChange={setScopes}
+      />
+      {hosted.length > 0 ? (
+        <NameChecklist
+          legend="Hosted marketplaces it may publish to (none ticked: nowhere)"
+          idPrefix="token-push"
+          names={hosted}
+          chosen={pushScopes}
+          onChange={setPushScopes}
+        />
+      ) : null}
+      <label htmlFor="token-expiry">Expires after</label>
+      <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+        {personalExpiries.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <ProblemNotice error={create.error} />
+      <div>
+        <button type="submit" disabled={create.isPending}>
+          Create token
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function TokenRow({ token, onIssued }: { token: Token; onIssued: (i: Issued) => void }) {
+  const queries = useQueryClient();
+  const refresh = () => void queries.invalidateQueries({ queryKey: tokensQuery.queryKey });
+  const rotate = useMutation({
+    mutationFn: () => data(api.POST('/api/v1/tokens/{id}/rotate', { params: { path: { id: token.id } } })),
+    onSuccess: (rotated) => {
+      onIssued({ name: rotated.name, token: rotated.token ?? '', scopes: rotated.scopes, rotated: true });
+      refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: () => data(api.DELETE('/api/v1/tokens/{id}', { params: { path: { id: token.id } } })),
+    onSuccess: refresh,
+  });
+  const state = stateOf(token);
+  return (
+    <tr>
+      <th scope="row">
+        {token.name}
+        {token.sessionDerived ? <span className="muted"> (from a session)</span> : null}
+      </th>
+      <td>{token.scopes.length ? token.scopes.join(', ') : <span className="muted">every marketplace</span>}</td>
+      <td>{token.pushScopes.length ? token.pushScopes.join(', ') : <span className="muted">none</span>}</td>
+      <td>
+        <When at={token.createdAt} />
+      </td>
+      <td>{token.expiresAt ? <When at={token.expiresAt} /> : <span className="muted">never</span>}</td>
+      <td>{token.lastUsedAt ? <When at={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
+      <td>
+        <StateBadge state={state} />
+      </td>
+      <td>
+        {state === 'active' ? (
+          <div className="row">
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Rotate ${token.name}`}
+              disabled={rotate.isPending}
+              onClick={() => rotate.mutate()}
+            >
+              Rotate
+            </button>
+            <ConfirmButton label="Revoke" confirmLabel={`Revoke ${token.name}`} onConfirm={() => revoke.mutate()} />
+          </div>
+        ) : null}
+        <ProblemNotice error={rotate.error ?? revoke.error} />
+      </td>
+    </tr>
+  );
+}
+
+function TokenTable({ tokens, onIssued }: { tokens: Token[]; onIssued: (i: Issued) => void }) {
+  if (tokens.length === 0) return <Empty>You have no tokens yet.</Empty>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Fetch</th>
+          <th scope="col">Publish</th>
+          <th scope="col">Created</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Last used</th>
+          <th scope="col">State</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {tokens.map((token) => (
+          <TokenRow key={token.id} token={token} onIssued={onIssued} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function PersonalTokens() {
+  const tokens = useQuery(tokensQuery);
+  const marketplaces = useQuery(marketplacesQuery);
+  const [issued, setIssued] = useState<Issued | null>(null);
+  const served = (marketplaces.data ?? []).filter((m) => m.servedSha !== null).map((m) => m.name);
+  // Active first, newest first: revoked and expired rows stay listed below (what the gateway answers).
+  const ordered = [...(tokens.data ?? [])].sort(
+    (a, b) => Number(stateOf(a) !== 'active') - Number(stateOf(b) !== 'active') || b.id - a.id,
+  );
+  return (
+    <section aria-labelledby="tokens-title">
+      <h2 id="tokens-title">Personal access tokens</h2>
+      <p className="muted">
+        For git and Claude Code: the token is the password of HTTP Basic on {location.origin}
+        /git/&lt;marketplace&gt;.git.
+      </p>
+      {issued ? <ShownOnce issued={issued} served={served} onDone={() => setIssued(null)} /> : null}
+      <Loaded query={tokens}>{() => <TokenTable tokens={ordered} onIssued={setIssued} />}</Loaded>
+      <Loaded query={marketplaces}>{(list) => <CreateToken marketplaces={list} onIssued={setIssued} />}</Loaded>
+    </section>
+  );
+}
