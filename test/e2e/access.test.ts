@@ -119,11 +119,27 @@ t.test('Access: a personal token from the portal clones for real, is shown once 
   t.notOk((await page.content()).includes(token), 'nor anywhere in the page');
   t.same(await page.evaluate(() => localStorage.length + sessionStorage.length), 0, 'nor in web storage');
 
-  await row.getByRole('button', { name: 'Revoke laptop' }).click();
-  await row.getByRole('button', { name: 'Confirm revoke' }).click();
-  await row.getByText('revoked').waitFor();
+  // Rotation: a new secret shown once again; the old one is revoked first (spec, Tokens).
+  await row.getByRole('button', { name: 'Rotate laptop' }).click();
+  await page.getByRole('heading', { name: 'Token rotated: laptop' }).waitFor();
+  const rotated = await page.getByLabel('Token', { exact: true }).inputValue();
+  t.not(rotated, token, 'rotation shows a new secret');
+  const rotatedClone = await page.getByLabel('git clone').inputValue();
   await gateway.settled();
-  const refused = await git([...args, 'again'], gitHome());
+  t.notOk((await git([...args, 'old'], gitHome())).ok, 'the old command fails after rotation');
+  const [, ...rotatedArgs] = words(rotatedClone);
+  t.ok((await git([...rotatedArgs, 'new'], gitHome())).ok, 'the new command clones');
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+
+  const active = page.getByRole('row', { name: /laptop/ }).filter({ hasText: 'active' });
+  await active.getByRole('button', { name: 'Revoke laptop' }).click();
+  await active.getByRole('button', { name: 'Confirm revoke' }).click();
+  await page
+    .getByRole('row', { name: /laptop/ })
+    .filter({ hasText: 'active' })
+    .waitFor({ state: 'detached' });
+  await gateway.settled();
+  const refused = await git([...rotatedArgs, 'again'], gitHome());
   t.notOk(refused.ok, 'the same clone command fails once the token is revoked');
   t.match(refused.stderr, /Authentication failed|401|could not read Username/, refused.stderr);
 
@@ -174,6 +190,7 @@ t.test('Access: an admin provisions a machine credential and grants a role', asy
     'the grant is on the server',
   );
   t.same(await seriousViolations(page), [], 'no serious or critical accessibility violation (admin view)');
+  await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
   await screenshot(page, 'access-admin');
 
   await grantRow.getByRole('button', { name: /^Remove alice/ }).click();

@@ -22,7 +22,11 @@ export function gitCloneCommand(origin: string, marketplace: string, token: stri
 export function credentialHelperSnippet(origin: string, token: string): string {
   return [
     `git config --global credential.${origin}.helper store`,
-    `printf 'url=${origin}/git/\\nusername=${gitUser}\\npassword=%s\\n\\n' '${token}' | git credential approve`,
+    `git credential approve <<EOF`,
+    `url=${origin}/git/`,
+    `username=${gitUser}`,
+    `password=${token}`,
+    `EOF`,
   ].join('\n');
 }
 

@@ -2,7 +2,7 @@
 // allowlist, a principal the ledger attributes its actions to, and a mandatory expiry. Every one is
 // listed, whoever provisioned it; the secret is shown once, at provisioning and at rotation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { NameChecklist } from './checklist';
@@ -14,9 +14,11 @@ type Secret = Readonly<{ name: string; principal: string; token: string }>;
 
 function MachineSecret({ secret, onDone }: { secret: Secret; onDone: () => void }) {
   const origin = location.origin;
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [secret]);
   return (
     <section className="notice notice-good shown-once" aria-labelledby="machine-secret-title">
-      <h3 id="machine-secret-title">
+      <h3 id="machine-secret-title" ref={heading} tabIndex={-1}>
         Machine credential {secret.name} for {secret.principal}
       </h3>
       <p>

@@ -1,7 +1,7 @@
 // A personal token's secret, shown once (spec: "appears only in the response that creates or rotates it,
 // never again"), with the commands that use it. It lives in this panel's state only: dismissing it or
 // leaving the page forgets it.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { CopyField } from '../../components/ui';
 import { claudeAddCommand, cloneUrl, credentialHelperSnippet, gitCloneCommand } from './commands';
 
@@ -20,9 +20,12 @@ export function ShownOnce({
   const choices = issued.scopes.length > 0 ? issued.scopes : served;
   const [marketplace, setMarketplace] = useState(choices[0] ?? 'marketplace');
   const origin = location.origin;
+  // Focus moves to the panel, so a screen reader announces the secret that appeared (and a rotation's new one).
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [issued]);
   return (
     <section className="notice notice-good shown-once" aria-labelledby="shown-once-title">
-      <h3 id="shown-once-title">
+      <h3 id="shown-once-title" ref={heading} tabIndex={-1}>
         {issued.rotated ? 'Token rotated' : 'Token created'}: {issued.name}
       </h3>
       <p>
