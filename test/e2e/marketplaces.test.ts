@@ -21,7 +21,8 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Marketplaces' }).click();
   await page.getByRole('heading', { level: 1, name: 'Marketplaces' }).waitFor();
-  t.ok(await page.getByText('No marketplace is registered yet.').isVisible(), 'an empty estate says so');
+  await page.getByText('No marketplace is registered yet.').waitFor();
+  t.pass('an empty estate says so');
 
   // spec, Registration rules: "origin upstream (default) requires url".
   await page.getByRole('button', { name: 'Register a marketplace' }).click();
@@ -74,11 +75,24 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await page.getByRole('heading', { level: 1, name: 'tidy' }).waitFor();
   t.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'after a reload the secret is gone');
   t.ok(await page.getByText('The secret was shown once').isVisible(), 'and the page says it was shown once');
+  await screenshot(page, 'marketplaces-detail');
   t.match(await page.getByRole('definition').filter({ hasText: 'webhook' }).first().textContent(), /webhook/);
+
+  // spec, Registration rules: "hosted requires url absent"; publishers push to /publish/{name}.
+  await page.getByRole('link', { name: 'All marketplaces' }).click();
+  await page.getByRole('button', { name: 'Register a marketplace' }).click();
+  await page.getByLabel('Name').fill('team-skills');
+  await page.getByLabel('Hosted: publishers push to the gateway').check();
+  t.equal(await page.getByLabel('Upstream clone URL').count(), 0, 'no URL for a hosted marketplace');
+  await page.getByLabel('Push policy').selectOption('allow-rewrite');
+  await page.getByRole('button', { name: 'Register', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'team-skills' }).waitFor();
+  t.ok(await page.getByText(`${baseUrl}/publish/team-skills`).isVisible(), 'its push URL shown');
 
   // The list, its filter.
   await page.getByRole('link', { name: 'All marketplaces' }).click();
   await page.getByRole('heading', { level: 1, name: 'Marketplaces' }).waitFor();
+  await page.getByText('2 marketplaces').waitFor();
   const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'tidy' }) });
   t.match(await listed.textContent(), /webhook.*1 held/, 'sync mode and the held snapshot in the list');
   t.same(await seriousViolations(page), [], 'the list: no serious accessibility violation');
@@ -87,7 +101,8 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await page.getByText('No marketplace matches').waitFor();
   await page.getByLabel('Filter').fill('TID');
   await listed.waitFor();
-  t.pass('the filter finds by name, whatever the case');
+  await page.getByText('1 of 2 marketplaces').waitFor();
+  t.equal(await page.getByRole('link', { name: 'team-skills' }).count(), 0, 'the filter finds by name, any case');
 
   // spec: "DELETE /api/v1/marketplaces/{name} {reason} required, non-empty".
   await page.getByRole('link', { name: 'tidy' }).click();
@@ -100,8 +115,14 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await page.getByText('Removed tidy.').waitFor();
   t.equal(new URL(page.url()).pathname, '/marketplaces', 'back at the list');
   t.equal(await page.getByRole('link', { name: 'tidy' }).count(), 0, 'no longer listed');
-  const live = await page.evaluate(async () => (await (await fetch('/api/v1/marketplaces')).json()) as unknown[]);
-  t.same(live, [], 'the API lists no live marketplace');
+  const live = await page.evaluate(
+    async () => (await (await fetch('/api/v1/marketplaces')).json()) as { name: string; url: string | null }[],
+  );
+  t.same(
+    live.map((m) => [m.name, m.url]),
+    [['team-skills', null]],
+    'the API lists only the hosted one',
+  );
 });
 
 t.test('a non-admin sees the marketplaces but no admin action, and forcing one gets 403', async (t) => {

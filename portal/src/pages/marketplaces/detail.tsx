@@ -82,7 +82,7 @@ function Snapshots({ m }: { m: Marketplace }) {
   const snapshots = liveSnapshots(m);
   if (snapshots.length === 0) return <Empty>No snapshot yet: ingest to capture the upstream’s default branch.</Empty>;
   return (
-    <table>
+    <table className="mp-table">
       <thead>
         <tr>
           <th scope="col">Snapshot</th>

@@ -12,6 +12,8 @@ import { readFlash } from './flash';
 
 const pageSize = 100;
 
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 type Row = Readonly<{ marketplace: Marketplace; held: number; haystack: string }>;
 
 function rowsOf(marketplaces: readonly Marketplace[]): Row[] {
@@ -74,14 +76,14 @@ function MarketplaceTable({ marketplaces }: { marketplaces: readonly Marketplace
         />
         <span className="muted" role="status">
           {matching.length === rows.length
-            ? `${rows.length} marketplaces`
-            : `${matching.length} of ${rows.length} marketplaces`}
+            ? plural(rows.length, 'marketplace')
+            : `${matching.length} of ${plural(rows.length, 'marketplace')}`}
         </span>
       </div>
       {matching.length === 0 ? (
         <Empty>No marketplace matches “{filter}”.</Empty>
       ) : (
-        <table>
+        <table className="mp-table">
           <caption className="mp-caption">
             Live marketplaces{visible.length < matching.length ? ` (first ${visible.length})` : ''}
           </caption>

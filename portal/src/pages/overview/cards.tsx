@@ -1,0 +1,105 @@
+// The overview's auditor cards: the newest ledger entries and adoption over the last 30 days.
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { Empty, Loaded, Sha, When } from '../../components/ui';
+import { adoptionQuery, adoptionRows, recentLedgerQuery, type Adoption } from './queries';
+
+export function RecentActivity() {
+  const ledger = useQuery(recentLedgerQuery());
+  return (
+    <section aria-labelledby="activity-title">
+      <h2 id="activity-title">Recent activity</h2>
+      <Loaded query={ledger}>
+        {(page) =>
+          page.entries.length === 0 ? (
+            <Empty>The ledger is empty.</Empty>
+          ) : (
+            <table className="mp-table">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Marketplace</th>
+                  <th scope="col">Who</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.entries.map((e) => (
+                  <tr key={e.id}>
+                    <td>
+                      <When at={e.ts} />
+                    </td>
+                    <td>
+                      <Link href={`~/audit/entries/${e.id}`}>{e.event}</Link>
+                    </td>
+                    <td>{e.marketplace || <span className="muted">—</span>}</td>
+                    <td>
+                      {e.principal} <span className="muted">({e.actorType})</span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+      <p>
+        <Link href="~/audit">Open the ledger browser</Link>
+      </p>
+    </section>
+  );
+}
+
+/** Share of a marketplace's fetches that took the commit served now. */
+const currentShare = (a: Adoption): string => {
+  const current = a.snapshots.filter((s) => s.current).reduce((n, s) => n + s.fetches, 0);
+  return a.fetches === 0 ? '—' : `${Math.round((100 * current) / a.fetches)} %`;
+};
+
+export function AdoptionGlance() {
+  const adoption = useQuery(adoptionQuery());
+  return (
+    <section aria-labelledby="adoption-title">
+      <h2 id="adoption-title">Adoption, last 30 days</h2>
+      <Loaded query={adoption}>
+        {(rows) => {
+          if (rows.length === 0) return <Empty>No fetch through the git facade in the last 30 days.</Empty>;
+          const top = [...rows].sort((a, b) => b.fetches - a.fetches).slice(0, adoptionRows);
+          return (
+            <table className="mp-table">
+              <thead>
+                <tr>
+                  <th scope="col">Marketplace</th>
+                  <th scope="col">Fetches</th>
+                  <th scope="col">Identities</th>
+                  <th scope="col">On the served commit</th>
+                  <th scope="col">Served commit</th>
+                  <th scope="col">Last fetch</th>
+                </tr>
+              </thead>
+              <tbody>
+                {top.map((a) => (
+                  <tr key={a.marketplace}>
+                    <th scope="row">{a.marketplace}</th>
+                    <td>{a.fetches}</td>
+                    <td>{a.identities}</td>
+                    <td>{currentShare(a)}</td>
+                    <td>
+                      <Sha sha={a.servedSha} />
+                    </td>
+                    <td>
+                      <When at={a.lastFetch} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          );
+        }}
+      </Loaded>
+      <p>
+        <Link href="~/audit/adoption">Adoption and staleness</Link>
+      </p>
+    </section>
+  );
+}

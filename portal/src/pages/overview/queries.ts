@@ -1,0 +1,28 @@
+// What the overview reads besides the marketplace list: the vetting outcome of the newest held snapshots
+// (to tell the blocked ones from those waiting for a decision), the newest ledger entries and adoption
+// (auditor or admin only: spec, Roles).
+import { api, data, type Body } from '../../api/client';
+
+export type Vetting = Body<'/api/v1/snapshots/{id}/vetting', 'get'>;
+export type LedgerEntry = Body<'/api/v1/audit', 'get'>['entries'][number];
+export type Adoption = Body<'/api/v1/adoption', 'get'>[number];
+
+/** How many held snapshots the overview asks the vetting outcome of (one request each). */
+export const vettingLookups = 25;
+export const recentEntries = 8;
+export const adoptionRows = 8;
+
+export const vettingQuery = (id: number) => ({
+  queryKey: ['overview', 'vetting', id],
+  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/vetting', { params: { path: { id } } })),
+});
+
+export const recentLedgerQuery = () => ({
+  queryKey: ['overview', 'audit'],
+  queryFn: () => data(api.GET('/api/v1/audit', { params: { query: { limit: recentEntries } } })),
+});
+
+export const adoptionQuery = () => ({
+  queryKey: ['overview', 'adoption'],
+  queryFn: () => data(api.GET('/api/v1/adoption')),
+});
