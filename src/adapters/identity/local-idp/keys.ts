@@ -1,10 +1,10 @@
 // The built-in issuer's secrets: its token signing key and the keys of its cookies, generated at
 // first start into the data directory (mode 0600) so that they survive a restart; never logged.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { localIdpDir, writePrivateFile } from './password.ts';
+import { ensureLocalIdpDir, localIdpDir, writePrivateFile } from './password.ts';
 
 export type LocalIdpKeys = Readonly<{ signingKey: JWK; cookieKeys: readonly string[] }>;
 
@@ -31,7 +31,7 @@ export async function loadOrCreateKeys(dataDir: string): Promise<LocalIdpKeys> {
     throw new Error(`${file} holds no keys of the built-in issuer; remove it to have new ones generated`);
   }
   const keys = await generate();
-  mkdirSync(localIdpDir(dataDir), { recursive: true, mode: 0o700 });
+  ensureLocalIdpDir(dataDir);
   writePrivateFile(file, `${JSON.stringify(keys)}\n`);
   return keys;
 }

@@ -32,6 +32,15 @@ const scrypt = (password: string, salt: Buffer, keyLength: number, options: Scry
 
 /** The directory of the built-in issuer's state under the data directory. */
 export const localIdpDir = (dataDir: string): string => join(dataDir, 'local-idp');
+/**
+ * The issuer's own directory, 0700, under a data directory created with the usual mode: a data directory
+ * made 0700 here would shut out the embedded PostgreSQL, which runs as the postgres user under root.
+ */
+export function ensureLocalIdpDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(localIdpDir(dataDir), { recursive: true, mode: 0o700 });
+}
+
 export const passwordFile = (dataDir: string): string => join(localIdpDir(dataDir), 'admin.password.json');
 
 /** 144 random bits in 24 URL-safe characters: strong, and copied without quoting. */
@@ -85,7 +94,7 @@ export function readPasswordRecord(dataDir: string): PasswordRecord | null {
 export async function resetPassword(dataDir: string, now: Date): Promise<string> {
   const password = generatePassword();
   const record = await hashPassword(password, now);
-  mkdirSync(localIdpDir(dataDir), { recursive: true, mode: 0o700 });
+  ensureLocalIdpDir(dataDir);
   writePrivateFile(passwordFile(dataDir), `${JSON.stringify(record, null, 2)}\n`);
   return password;
 }
