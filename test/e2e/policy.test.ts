@@ -110,12 +110,15 @@ t.test(
   },
 );
 
-t.test('Policy: an auditor reads the rules without an editor', async (t) => {
+t.test('Policy: an auditor reads the rules without an editor; an approver only has the playground', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
   const { baseUrl, login } = await startGatewayWithOidc(t, {
     env: { GATEWAY_ROLES_ADMINS: 'root' },
-    claimMappings: [{ claim: 'groups', value: 'auditors', role: 'auditor' }],
+    claimMappings: [
+      { claim: 'groups', value: 'auditors', role: 'auditor' },
+      { claim: 'groups', value: 'developers', role: 'approver', marketplace: 'acme' },
+    ],
   });
   const root = await login('root');
   const created = await root.request('/api/v1/policy/rules', {
@@ -130,4 +133,13 @@ t.test('Policy: an auditor reads the rules without an editor', async (t) => {
   t.equal(await page.getByRole('form', { name: 'New rule' }).count(), 0, 'no editor');
   t.equal(await page.getByRole('button', { name: /^(Edit|Delete) / }).count(), 0, 'no edit or delete');
   t.same(await seriousViolations(page), [], 'no serious or critical accessibility violation (auditor)');
+
+  // alice approves acme (a claim role) but is no auditor: the playground, no rule list, no 403 on the page.
+  const approver = await (await newContext(browser, baseUrl)).newPage();
+  await signInAtTestIdp(approver, 'alice');
+  await approver.goto('/policy');
+  await approver.getByRole('heading', { level: 2, name: 'Playground' }).waitFor();
+  t.equal(await approver.getByRole('heading', { name: 'Rules' }).count(), 0, 'no rule list for an approver');
+  t.equal(await approver.getByRole('alert').count(), 0, 'and no refusal shown');
+  t.same(await seriousViolations(approver), [], 'no serious or critical accessibility violation (approver)');
 });
