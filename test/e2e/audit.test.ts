@@ -82,6 +82,24 @@ t.test('an auditor finds the fetch in the ledger browser, reads an entry, pages 
   await noViolations(t, page, 'the ledger browser');
   await screenshot(page, 'audit-ledger');
 
+  // Issue 19: the ledger browser's first screen at 1,000,000 entries (bench/portal.ts): one page request.
+  const ledgerRequests: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/v1/audit') ledgerRequests.push(request.url());
+  });
+  await page.reload();
+  await page.getByRole('link', { name: `Entry ${newest.id}: ${newest.event}` }).waitFor();
+  t.equal(ledgerRequests.length, 1, 'a fresh first screen asks the ledger once');
+  t.same(
+    [...new URL(ledgerRequests[0] ?? 'http://x/').searchParams].sort(),
+    [
+      ['limit', '50'],
+      ['marketplace', 'acme'],
+    ],
+    'for one screen of the filtered ledger, newest first',
+  );
+  ledgerRequests.length = 0;
+
   // Paging by `before` with a screen of 10.
   await page.getByLabel('Entries a screen').selectOption('10');
   await page.getByRole('link', { name: `Entry ${newest.id}: ${newest.event}` }).waitFor();

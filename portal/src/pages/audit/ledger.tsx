@@ -10,6 +10,7 @@ import {
   defaultLedgerPageSize,
   ledgerPageSizes,
   ledgerQuery,
+  sendEarly,
   type LedgerEntry,
   type LedgerPage as Ledger,
 } from './queries';
@@ -36,6 +37,12 @@ function readSearch(search: string): Position {
     before: Number.isSafeInteger(before) && before > 0 ? before : 0,
     limit: (ledgerPageSizes as readonly number[]).includes(limit) ? limit : defaultLedgerPageSize,
   };
+}
+
+// Opened at the ledger (a deep link, a reload, the first screen): its one request goes out now.
+if (location.pathname === '/audit') {
+  const at = readSearch(location.search);
+  sendEarly(at.marketplace, at.before, at.limit);
 }
 
 function Filter({ marketplace, limit }: { marketplace: string | null; limit: number }) {
