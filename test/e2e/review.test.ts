@@ -74,6 +74,36 @@ const noDialogs = (page: Page): string[] => {
   return dialogs;
 };
 
+/** Every other section of the snapshot page, as a reviewer reads it before deciding. */
+async function walkTabs(t: Test, page: Page): Promise<void> {
+  const tabs = page.getByRole('navigation', { name: 'Snapshot sections' });
+  await tabs.getByRole('link', { name: 'New to consent' }).click();
+  await page.getByText('1 new hook or MCP server').waitFor();
+  const hook = page.getByRole('row', { name: /SessionStart/ });
+  t.match(await hook.textContent(), /^Hooktools.*scripts\/setup\.sh/, 'the hook a user would newly consent to');
+  t.equal(await page.getByText(/Nothing of this marketplace is served yet/).count(), 1, 'no baseline: all new');
+  t.same(await seriousViolations(page), [], 'consent: no serious or critical accessibility violation');
+
+  await tabs.getByRole('link', { name: 'Content' }).click();
+  await page.getByRole('heading', { level: 3, name: 'tools' }).waitFor();
+  t.match(await page.locator('.card.plugin').textContent(), /shiny.*SessionStart/, 'skills and hooks listed');
+  t.same(await seriousViolations(page), [], 'content: no serious or critical accessibility violation');
+
+  await tabs.getByRole('link', { name: 'File diffs' }).click();
+  await page.getByText('Nothing is served yet: every file is added.', { exact: false }).waitFor();
+  t.equal(await page.locator('summary', { hasText: 'plugins/tools/scripts/setup.sh' }).count(), 1);
+  t.match(await page.locator('.diff-add', { hasText: 'curl -s' }).first().textContent(), /^\+curl -s/, 'added line');
+  t.same(await seriousViolations(page), [], 'file diffs: no serious or critical accessibility violation');
+
+  await tabs.getByRole('link', { name: 'Licenses and checks' }).click();
+  await page.getByRole('heading', { level: 2, name: 'Policy denials' }).waitFor();
+  t.match(await page.getByRole('row', { name: /MIT/ }).first().textContent(), /MIT/, 'the license report');
+  await page.getByText(/undecided: approve as someone other than the ingesting principal/).waitFor();
+  await page.getByText('No plugin name collides with another served marketplace.').waitFor();
+  await page.getByText('No policy rule is enabled.').waitFor();
+  t.same(await seriousViolations(page), [], 'checks: no serious or critical accessibility violation');
+}
+
 t.test('a blocked snapshot: queue, finding to its line, waiver, approval; upstream HTML stays inert', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
@@ -99,9 +129,17 @@ t.test('a blocked snapshot: queue, finding to its line, waiver, approval; upstre
   await page.getByRole('heading', { level: 1, name: `Snapshot ${snapshot.id} of acme` }).waitFor();
   await page.getByText('Vetting outcome: BLOCKED').waitFor();
   t.ok(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), 'approve waits for a waiver');
-  t.equal(await page.getByRole('button', { name: 'Approve with override' }).count(), 1, 'an admin may override');
+  const override = page.getByText('Override the blocked outcome (admin)');
+  t.equal(await override.count(), 1, 'an admin may override');
+  await override.click();
+  t.ok(await page.getByRole('button', { name: 'Approve with override' }).isDisabled(), 'once a reason is given');
+  await page.getByLabel(/Reason for approving over/).fill('an emergency fix');
+  t.ok(await page.getByRole('button', { name: 'Approve with override' }).isEnabled());
+  await override.click();
   t.same(await seriousViolations(page), [], 'snapshot: no serious or critical accessibility violation');
   await screenshot(page, 'review-snapshot');
+  await walkTabs(t, page);
+  await page.getByRole('link', { name: 'Vetting report' }).click();
 
   // Follow the finding to its line.
   await page.getByRole('link', { name: blockedAt }).first().click();
@@ -125,7 +163,7 @@ t.test('a blocked snapshot: queue, finding to its line, waiver, approval; upstre
   await page.getByText('Vetting outcome: CLEAR_WITH_WAIVERS').waitFor();
   const waiverRow = page.getByRole('row', { name: /hooks-remote-code-execution/ }).filter({ hasText: 'root' });
   t.match(await waiverRow.textContent(), /SNAPSHOT.*reviewed with the plugin owners/, 'the waiver is listed');
-  t.equal(await page.getByRole('button', { name: 'Approve with override' }).count(), 0, 'no override needed now');
+  t.equal(await page.getByText('Override the blocked outcome (admin)').count(), 0, 'no override needed now');
   t.same(await seriousViolations(page), [], 'snapshot with a waiver: no serious or critical violation');
 
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
@@ -166,9 +204,9 @@ t.test('a reviewer without the admin role sees no override, and forcing one from
   await page.getByRole('link', { name: `Snapshot ${snapshot.id} of acme` }).click();
   await page.getByText('Vetting outcome: BLOCKED').waitFor();
   await page.getByRole('button', { name: 'Waive hooks-remote-code-execution' }).waitFor();
-  t.equal(await page.getByRole('button', { name: 'Approve with override' }).count(), 0, 'no override action');
+  t.equal(await page.getByText('Override the blocked outcome').count(), 0, 'no override action');
   t.equal(await page.getByLabel(/Reason for approving over/).count(), 0, 'no override reason field');
-  t.notMatch(await page.getByRole('alert').or(page.locator('.notice-warn')).first().textContent(), /override/);
+  t.notMatch(await page.locator('.notice-warn').first().textContent(), /override/, 'the notice offers waivers only');
   t.same(await seriousViolations(page), [], 'no serious or critical accessibility violation');
 
   // spec, decisions route: "BLOCKED refuses with 409 vetting-blocked unless an admin sends overrideReason".
@@ -196,4 +234,54 @@ t.test('a reviewer without the admin role sees no override, and forcing one from
     'held',
     'still held',
   );
+
+  // She may waive (an approver of acme); a policy rule then refuses the approval, and the page shows the
+  // problem document's denials[] (spec, Policy: "Any match … refuses with 409 naming all deciding rules").
+  const rule = await root.request('/api/v1/policy/rules', {
+    method: 'POST',
+    json: {
+      name: 'no-hooks',
+      description: 'no plugin may register hooks',
+      expression: 'snapshot.plugins.exists(p, size(p.hooks) > 0)',
+    },
+  });
+  t.equal(rule.status, 200, 'rule created');
+  await page.getByRole('button', { name: 'Waive hooks-remote-code-execution' }).click();
+  await page.getByLabel('Justification').fill('reviewed');
+  await page.getByRole('button', { name: 'Create waiver' }).click();
+  await page.getByText('Vetting outcome: CLEAR_WITH_WAIVERS').waitFor();
+  await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  const refusal = page.locator('.notice-error', { hasText: 'Policy denials' });
+  await refusal.waitFor();
+  t.match(await refusal.textContent(), /Rule no-hooks: matched/, 'the deciding rule is named');
+  t.equal(await page.getByRole('alert').count(), 1, 'the problem document is shown');
+  t.same(await seriousViolations(page), [], 'a refusal: no serious or critical accessibility violation');
+});
+
+t.test('an auditor who approves nothing reads the snapshot, without decisions or file previews', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const oidc = await startGatewayWithOidc(t, {
+    env: { GATEWAY_ROLES_ADMINS: 'root' },
+    accounts: { olive: { email: 'olive@example.test', preferred_username: 'olive', groups: ['auditors'] } },
+    claimMappings: [{ claim: 'groups', value: 'auditors', role: 'auditor' }],
+  });
+  const upstream = await serveUpstream(t, acme());
+  const snapshot = await blockedSnapshot(t, await oidc.login('root'), upstream.url);
+
+  const page = await (await newContext(browser, oidc.baseUrl)).newPage();
+  await signInAtTestIdp(page, 'olive');
+  await page.goto(`/review/${snapshot.id}`);
+  await page.getByText('Vetting outcome: BLOCKED').waitFor();
+  await page.getByText('deciding on it needs the approver role for acme').waitFor();
+  t.equal(await page.getByRole('button', { name: /^(Approve|Reject|Waive)/ }).count(), 0, 'no decision, no waiver');
+  await page.getByRole('navigation', { name: 'Snapshot sections' }).getByRole('link', { name: 'File diffs' }).click();
+  // spec, Snapshots: "preview: delta against the commit currently served; 403" without standing.
+  await page.getByText('File previews need the approver role for this marketplace, or the admin role.').waitFor();
+  t.same(await seriousViolations(page), [], 'a refused preview: no serious or critical accessibility violation');
+  await page.goto(`/review/${snapshot.id}/file?path=${encodeURIComponent('plugins/tools/scripts/setup.sh')}#L4`);
+  await page.getByText('Previewing files needs the approver role for this marketplace, or the admin role.').waitFor();
+  t.equal(await page.locator('#L4').count(), 0, 'no file text');
+  await page.goto('/review');
+  await page.getByText('No snapshot is waiting for review in the marketplaces you approve.').waitFor();
 });

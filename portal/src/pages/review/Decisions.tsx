@@ -79,16 +79,20 @@ function Override({ onOverride, pending }: { onOverride: (reason: string) => voi
     if (reason.trim()) onOverride(reason.trim());
   };
   return (
-    <form className="stack override" onSubmit={submit}>
-      <h3>Override the blocked outcome (admin)</h3>
-      <label htmlFor="override-reason">Reason for approving over the blocking findings (recorded on the ledger)</label>
-      <textarea id="override-reason" required rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
-      <div className="row">
-        <button type="submit" className="danger" disabled={pending || !reason.trim()}>
-          Approve with override
-        </button>
-      </div>
-    </form>
+    <details className="override">
+      <summary>Override the blocked outcome (admin)</summary>
+      <form className="stack" onSubmit={submit}>
+        <label htmlFor="override-reason">
+          Reason for approving over the blocking findings (recorded on the ledger)
+        </label>
+        <textarea id="override-reason" required rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+        <div className="row">
+          <button type="submit" className="danger" disabled={pending || !reason.trim()}>
+            Approve with override
+          </button>
+        </div>
+      </form>
+    </details>
   );
 }
 

@@ -19,7 +19,7 @@ function heldOf(marketplaces: readonly Marketplace[], approves: (name: string) =
 
 function Outcome({ outcome }: { outcome: string | undefined }) {
   if (!outcome) return <span className="muted">…</span>;
-  return <StateBadge state={outcome === 'BLOCKED' ? 'blocked' : outcome.toLowerCase().replace(/_/g, ' ')} />;
+  return <StateBadge state={outcome} />;
 }
 
 function QueueTable({ held }: { held: readonly Held[] }) {

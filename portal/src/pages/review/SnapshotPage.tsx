@@ -47,7 +47,7 @@ function Summary({ located }: { located: Located }) {
   const rows: [string, ReactNode][] = [
     ['Marketplace', marketplace.name],
     ['State', <StateBadge key="s" state={snapshot.state} />],
-    ['Vetting', outcome ? <StateBadge key="v" state={outcome === 'BLOCKED' ? 'blocked' : outcome} /> : '…'],
+    ['Vetting', outcome ? <StateBadge key="v" state={outcome} /> : '…'],
     ['Commit', <Sha key="c" sha={snapshot.sha} />],
     ['Served now', <Sha key="v" sha={marketplace.servedSha} />],
     ['Captured', <When key="w" at={snapshot.createdAt} />],
