@@ -15,7 +15,7 @@ export function NameChecklist({
   const toggle = (name: string, on: boolean) =>
     onChange(on ? [...chosen, name] : chosen.filter((entry) => entry !== name));
   return (
-    <fieldset className="checklist">
+    <fieldset className="name-checklist">
       <legend>{legend}</legend>
       {names.length === 0 ? <p className="muted">None registered.</p> : null}
       <ul>

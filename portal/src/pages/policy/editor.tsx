@@ -51,7 +51,7 @@ export function RuleEditor({ rule, onDone }: { rule: Rule | null; onDone: () => 
       <label htmlFor="rule-description">Description</label>
       <input id="rule-description" value={description} onChange={(e) => setDescription(e.target.value)} />
       <label htmlFor="rule-expression">Expression (CEL, true denies the approval)</label>
-      <div className={compileError ? 'expression expression-error' : 'expression'}>
+      <div className={compileError ? 'policy-expression policy-expression-error' : 'policy-expression'}>
         <textarea
           id="rule-expression"
           required
@@ -64,7 +64,7 @@ export function RuleEditor({ rule, onDone }: { rule: Rule | null; onDone: () => 
           placeholder='findings.exists(f, f.severity == "HIGH" && !f.waived)'
         />
         {compileError ? (
-          <p id="rule-expression-error" className="compile-error" role="alert">
+          <p id="rule-expression-error" className="policy-compile-error" role="alert">
             {compileError}
           </p>
         ) : (

@@ -52,7 +52,7 @@ function Decisions({ decisions }: { decisions: readonly Decision[] }) {
               {d.enabled ? null : <span className="muted"> (disabled)</span>}
             </th>
             <td>
-              <code className="expression-text">{d.expression}</code>
+              <code className="policy-expression-text">{d.expression}</code>
             </td>
             <td>
               <DecisionText verdict={d.verdict} />

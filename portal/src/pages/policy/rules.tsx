@@ -19,7 +19,7 @@ function RuleRow({ rule, admin, onEdit }: { rule: Rule; admin: boolean; onEdit: 
       <th scope="row">{rule.name}</th>
       <td>{rule.description || <span className="muted">—</span>}</td>
       <td>
-        <code className="expression-text">{rule.expression}</code>
+        <code className="policy-expression-text">{rule.expression}</code>
       </td>
       <td>{rule.enabled ? 'enabled' : <span className="muted">disabled</span>}</td>
       <td>
