@@ -101,17 +101,18 @@ export async function portalBenchmark(): Promise<void> {
         log,
         env: { GATEWAY_LOG_LEVEL: 'warn' },
       });
+      // The ledger first: the projection numbers the registrations' entries after the highest id there.
+      client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await fillByInsert(client, { marketplaces: 50, entries: cfg.ledgerEntries });
+      await client.query('analyze ledger_entries');
+      log(`portal: ${fmt(cfg.ledgerEntries)} ledger entries written`);
       const api = devSession(gateway.url, 'root');
       for (let i = 0; i < cfg.marketplaces; i++) {
         const name = `team-${String(i).padStart(4, '0')}-skills`;
         await api.expect(`register ${name}`, 201, api.post('/api/v1/marketplaces', { name, origin: 'hosted' }));
       }
       log(`portal: ${cfg.marketplaces} marketplaces registered`);
-      client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      await fillByInsert(client, { marketplaces: 50, entries: cfg.ledgerEntries });
-      await client.query('analyze ledger_entries');
-      log(`portal: ${fmt(cfg.ledgerEntries)} ledger entries written`);
       browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
       const firstRow = async (page: Page) => {
         await page.locator('main table tbody tr').first().waitFor();
