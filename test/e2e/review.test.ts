@@ -285,3 +285,67 @@ t.test('an auditor who approves nothing reads the snapshot, without decisions or
   await page.goto('/review');
   await page.getByText('No snapshot is waiting for review in the marketplaces you approve.').waitFor();
 });
+
+t.test(
+  'an admin approves over a blocked outcome with a reason, revokes a waiver, and rejects a snapshot',
+  async (t) => {
+    const browser = await openBrowser(t);
+    if (!browser) return;
+    const oidc = await startGatewayWithOidc(t, { env: { GATEWAY_ROLES_ADMINS: 'root' } });
+    const upstream = await serveUpstream(t, acme());
+    const root = await oidc.login('root');
+    const first = await blockedSnapshot(t, root, upstream.url);
+
+    const page = await (await newContext(browser, oidc.baseUrl)).newPage();
+    await signInAtTestIdp(page, 'root');
+    await page.goto(`/review/${first.id}`);
+    await page.getByText('Vetting outcome: BLOCKED').waitFor();
+    await page.getByText('Override the blocked outcome (admin)').click();
+    await page.getByLabel(/Reason for approving over/).fill('incident 42: the fix must ship tonight');
+    await page.getByRole('button', { name: 'Approve with override' }).click();
+    await page.getByText('Approved: the facade now serves').waitFor();
+    const ledger = await root.getJson<{ entries: { event: string; detail: string | null }[] }>(
+      '/api/v1/audit?marketplace=acme',
+    );
+    t.match(
+      ledger.body.entries.find((e) => e.event === 'snapshot-approved')?.detail,
+      /override: incident 42: the fix must ship tonight/,
+      'the override reason is recorded on the approval',
+    );
+
+    // A second commit: a waiver made through the API, revoked from the page; then the snapshot rejected.
+    await upstream.commit({ 'plugins/tools/scripts/setup.sh': `${setupScript}echo again\n` }, 'second');
+    const second = (await (await root.request('/api/v1/marketplaces/acme/ingest', { method: 'POST' })).json()) as Held;
+    const waiver = await root.request(`/api/v1/snapshots/${second.id}/waivers`, {
+      method: 'POST',
+      json: {
+        ruleId: 'hooks-remote-code-execution',
+        scope: 'SNAPSHOT',
+        justification: 'temporary',
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    t.equal(waiver.status, 201, 'waiver created');
+    const { id: waiverId } = (await waiver.json()) as { id: number };
+    // In the page, not a reload: the first snapshot's decision must not linger on the second's page.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
+    await page.getByRole('link', { name: `Snapshot ${second.id} of acme` }).click();
+    await page.getByText('Vetting outcome: CLEAR_WITH_WAIVERS').waitFor();
+    t.equal(await page.getByText('Approved: the facade now serves').count(), 0, 'no decision carried over');
+    await page.getByRole('button', { name: `Revoke waiver ${waiverId}` }).click();
+    await page.getByText('Vetting outcome: BLOCKED').waitFor();
+    t.match(
+      await page.getByRole('row', { name: /temporary/ }).textContent(),
+      /revoked/,
+      'the revoked waiver stays listed',
+    );
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, reject' }).click();
+    await page.getByText(`Rejected: snapshot ${second.id} will not be served.`).waitFor();
+    const after = (await root.getJson<{ name: string; servedSha: string; snapshots: Held[] }[]>('/api/v1/marketplaces'))
+      .body[0]!;
+    t.equal(after.snapshots.find((s) => s.id === second.id)?.state, 'rejected', 'rejected');
+    t.equal(after.servedSha, first.sha, 'the overridden snapshot is still the one served');
+    t.same(await seriousViolations(page), [], 'no serious or critical accessibility violation');
+  },
+);

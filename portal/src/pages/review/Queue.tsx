@@ -74,7 +74,8 @@ function QueueTable({ held }: { held: readonly Held[] }) {
 
 export function Queue() {
   const session = useSession();
-  const marketplaces = useQuery(marketplacesQuery());
+  // Read again on every visit: a snapshot ingested a moment ago belongs in the queue.
+  const marketplaces = useQuery({ ...marketplacesQuery(), refetchOnMount: 'always' });
   return (
     <Page title="Review queue">
       <Loaded query={marketplaces}>

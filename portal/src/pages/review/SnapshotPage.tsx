@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
 import { useSession } from '../../api/session';
-import { Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
 import { Decisions } from './Decisions';
 import { Checks } from './Checks';
 import { Consent, Inventory } from './Content';
@@ -107,11 +107,12 @@ function Snapshot({ located, tab }: { located: Located; tab: Tab }) {
 export function SnapshotPage({ id }: { id: number }) {
   const requested = new URLSearchParams(useSearch()).get('tab');
   const tab: Tab = tabs.find((t) => t.key === requested)?.key ?? 'vetting';
-  const marketplaces = useQuery(marketplacesQuery());
+  const marketplaces = useQuery({ ...marketplacesQuery(), refetchOnMount: 'always' });
   return (
     <Loaded query={marketplaces}>
       {(list) => {
         const located = Number.isInteger(id) ? locate(list, id) : null;
+        if (!located && marketplaces.isFetching) return <Loading />;
         if (!located)
           return (
             <Page title="Snapshot not found">

@@ -112,6 +112,8 @@ export function WaiverForm({ id, finding, onDone }: { id: number; finding: Waiva
 export function Waivers({ marketplace, id, canRevoke }: { marketplace: string; id: number; canRevoke: boolean }) {
   const list = useQuery({
     queryKey: waiversKey(marketplace),
+    // Marketplace-wide: a waiver made for another snapshot (or through the API) shows on the next visit.
+    refetchOnMount: 'always',
     queryFn: () => data(api.GET('/api/v1/marketplaces/{name}/waivers', { params: { path: { name: marketplace } } })),
   });
   const settle = useSettle(id);

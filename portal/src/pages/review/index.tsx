@@ -1,5 +1,6 @@
 // The review section: the queue of held snapshots (/review), a snapshot's page (/review/<id>) and the
-// preview of one of its files (/review/<id>/file?path=<path>#L<line>).
+// preview of one of its files (/review/<id>/file?path=<path>#L<line>). Keyed by id, so that no decision
+// or form of one snapshot lingers on the page of the next.
 import { Route, Switch } from 'wouter';
 import { Page } from '../../components/ui';
 import { FilePreview } from './FilePreview';
@@ -18,8 +19,8 @@ export default function ReviewPages() {
   return (
     <Switch>
       <Route path="/" component={Queue} />
-      <Route path="/:id/file">{(params) => <FilePreview id={Number(params.id)} />}</Route>
-      <Route path="/:id">{(params) => <SnapshotPage id={Number(params.id)} />}</Route>
+      <Route path="/:id/file">{(params) => <FilePreview key={params.id} id={Number(params.id)} />}</Route>
+      <Route path="/:id">{(params) => <SnapshotPage key={params.id} id={Number(params.id)} />}</Route>
       <Route component={NoSuchPage} />
     </Switch>
   );

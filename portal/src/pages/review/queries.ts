@@ -43,7 +43,9 @@ const path = (id: number) => ({ params: { path: { id } } });
 
 export const snapshotKey = (id: number, what: string) => ['snapshot', id, what] as const;
 
+/** Read again on every visit: the outcome is recomputed from the waivers active at that instant (spec). */
 export const vettingQuery = (id: number) => ({
+  refetchOnMount: 'always' as const,
   queryKey: snapshotKey(id, 'vetting'),
   queryFn: () => data(api.GET('/api/v1/snapshots/{id}/vetting', path(id))),
 });
