@@ -2,6 +2,7 @@
 // preview of one of its files (/review/<id>/file?path=<path>#L<line>). Keyed by id, so that no decision
 // or form of one snapshot lingers on the page of the next.
 import { Route, Switch } from 'wouter';
+import './review.css';
 import { Page } from '../../components/ui';
 import { FilePreview } from './FilePreview';
 import { Queue } from './Queue';
@@ -17,11 +18,13 @@ function NoSuchPage() {
 
 export default function ReviewPages() {
   return (
-    <Switch>
-      <Route path="/" component={Queue} />
-      <Route path="/:id/file">{(params) => <FilePreview key={params.id} id={Number(params.id)} />}</Route>
-      <Route path="/:id">{(params) => <SnapshotPage key={params.id} id={Number(params.id)} />}</Route>
-      <Route component={NoSuchPage} />
-    </Switch>
+    <div className="review">
+      <Switch>
+        <Route path="/" component={Queue} />
+        <Route path="/:id/file">{(params) => <FilePreview key={params.id} id={Number(params.id)} />}</Route>
+        <Route path="/:id">{(params) => <SnapshotPage key={params.id} id={Number(params.id)} />}</Route>
+        <Route component={NoSuchPage} />
+      </Switch>
+    </div>
   );
 }
