@@ -28,6 +28,14 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await page.getByRole('button', { name: 'Register a marketplace' }).click();
   t.same(await seriousViolations(page), [], 'the registration form: no serious accessibility violation');
   await page.getByLabel('Name').fill('tidy');
+  // "502: upstream unreadable …; nothing is registered. The problem carries reason, rootCause, nextStep."
+  await page.getByLabel('Upstream clone URL').fill('http://127.0.0.1:9/missing.git');
+  await page.getByRole('button', { name: 'Register', exact: true }).click();
+  const refusal = page.getByRole('alert');
+  await refusal.waitFor();
+  t.match(await refusal.textContent(), /\(502\)/, 'the refusal is shown with its status');
+  t.ok(await page.getByText(/^Next step: /).isVisible(), 'with the next step the gateway suggests');
+  t.equal(new URL(page.url()).pathname, '/marketplaces', 'still on the form');
   await page.getByLabel('Upstream clone URL').fill(upstream.url);
   await page.getByRole('button', { name: 'Register', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'tidy' }).waitFor();
