@@ -138,7 +138,14 @@ export function RemoveMarketplace({ name }: { name: string }) {
       {confirming ? (
         <form className="stack" onSubmit={submit}>
           <label htmlFor="remove-reason">Reason (recorded on the ledger)</label>
-          <textarea id="remove-reason" required rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
+          <textarea
+            id="remove-reason"
+            autoFocus
+            required
+            rows={3}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+          />
           <ActionProblem error={remove.error} />
           <div className="row">
             <button type="submit" className="danger" disabled={remove.isPending || !reason.trim()}>

@@ -76,6 +76,7 @@ export function RegisterMarketplace({ onCancel }: { onCancel: () => void }) {
         <input
           id="register-name"
           required
+          autoFocus
           pattern="[a-z0-9][a-z0-9_\-]{0,62}"
           aria-describedby="register-name-help"
           value={name}
