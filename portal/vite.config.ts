@@ -14,7 +14,9 @@ export default defineConfig({
     // No inline script or style anywhere: the gateway's Content-Security-Policy forbids them.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
-    chunkSizeWarningLimit: 400,
+    // One script for the whole portal (App.tsx); its gzipped size is measured against the 300 KB budget by
+    // bench/portal.ts, so Vite's warning only names the raw size.
+    chunkSizeWarningLimit: 800,
   },
   server: {
     proxy: Object.fromEntries(

@@ -98,7 +98,7 @@ function GrantRow({ grant }: { grant: Grant }) {
 
 export function RoleGrants() {
   const grants = useQuery(grantsQuery);
-  const marketplaces = useQuery(marketplacesQuery);
+  const marketplaces = useQuery(marketplacesQuery());
   return (
     <section aria-labelledby="grants-title">
       <h2 id="grants-title">Role grants</h2>

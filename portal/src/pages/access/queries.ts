@@ -2,9 +2,10 @@
 // panel that shows them once.
 import { api, data, type Body } from '../../api/client';
 
+export { marketplacesQuery, type Marketplace } from '../../api/marketplaces';
+
 export type Token = Body<'/api/v1/tokens', 'get'>[number];
 export type Grant = Body<'/api/v1/roles', 'get'>[number];
-export type Marketplace = Body<'/api/v1/marketplaces', 'get'>[number];
 
 export const tokensQuery = { queryKey: ['tokens'], queryFn: () => data(api.GET('/api/v1/tokens')) };
 export const machineQuery = {
@@ -12,10 +13,6 @@ export const machineQuery = {
   queryFn: () => data(api.GET('/api/v1/tokens/machine')),
 };
 export const grantsQuery = { queryKey: ['roles'], queryFn: () => data(api.GET('/api/v1/roles')) };
-export const marketplacesQuery = {
-  queryKey: ['marketplaces'],
-  queryFn: () => data(api.GET('/api/v1/marketplaces')),
-};
 
 /** The machine API's closed allowlist of scopes (spec, Authentication / Machine API). */
 export const apiScopeNames = [

@@ -155,7 +155,7 @@ function TokenTable({ tokens, onIssued }: { tokens: Token[]; onIssued: (i: Issue
 
 export function PersonalTokens() {
   const tokens = useQuery(tokensQuery);
-  const marketplaces = useQuery(marketplacesQuery);
+  const marketplaces = useQuery(marketplacesQuery());
   const [issued, setIssued] = useState<Issued | null>(null);
   const served = (marketplaces.data ?? []).filter((m) => m.servedSha !== null).map((m) => m.name);
   // Active first, newest first: revoked and expired rows stay listed below (what the gateway answers).

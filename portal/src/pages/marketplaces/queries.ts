@@ -1,18 +1,10 @@
-// The marketplace list as every page of this section reads it: GET /api/v1/marketplaces answers all live
-// marketplaces with their snapshots (spec: "no per-marketplace endpoint exists"), so the detail page picks
-// its marketplace out of the same cached answer.
-import { api, data, type Body } from '../../api/client';
+// What the marketplace pages derive from the one marketplace list (api/marketplaces.ts): the detail page
+// picks its marketplace out of the same cached answer.
+import type { Marketplace, Snapshot } from '../../api/marketplaces';
 
-export type Marketplace = Body<'/api/v1/marketplaces', 'get'>[number];
-export type Snapshot = Marketplace['snapshots'][number];
+export { marketplacesKey, marketplacesQuery, type Marketplace, type Snapshot } from '../../api/marketplaces';
+
 export type SyncMode = Marketplace['syncMode'];
-
-export const marketplacesKey = ['marketplaces'] as const;
-
-export const marketplacesQuery = () => ({
-  queryKey: marketplacesKey,
-  queryFn: () => data(api.GET('/api/v1/marketplaces')),
-});
 
 /** Upstream (read from a clone URL) or hosted (publishers push to /publish/{name}). */
 export const originOf = (m: Marketplace): 'upstream' | 'hosted' => (m.url === null ? 'hosted' : 'upstream');

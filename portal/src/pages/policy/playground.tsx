@@ -141,7 +141,7 @@ function PlaygroundForm({ choices, rules }: { choices: Choice[]; rules: readonly
 
 export function Playground() {
   const session = useSession();
-  const marketplaces = useQuery(marketplacesQuery);
+  const marketplaces = useQuery(marketplacesQuery());
   // The rule list is for auditors and admins; an approver tries expressions of their own.
   const rules = useQuery({ ...rulesQuery, enabled: session.auditor });
   return (

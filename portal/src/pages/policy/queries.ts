@@ -1,15 +1,12 @@
 // The Policy section's reads: the rules (auditor or admin) and the snapshots a playground can use.
 import { api, ApiError, data, type Body } from '../../api/client';
 
+export { marketplacesQuery, type Marketplace } from '../../api/marketplaces';
+
 export type Rule = Body<'/api/v1/policy/rules', 'get'>[number];
-export type Marketplace = Body<'/api/v1/marketplaces', 'get'>[number];
 export type Verdict = Body<'/api/v1/policy/playground', 'post'>;
 
 export const rulesQuery = { queryKey: ['policy', 'rules'], queryFn: () => data(api.GET('/api/v1/policy/rules')) };
-export const marketplacesQuery = {
-  queryKey: ['marketplaces'],
-  queryFn: () => data(api.GET('/api/v1/marketplaces')),
-};
 
 export const playground = (snapshotId: number, expression: string): Promise<Verdict> =>
   data(api.POST('/api/v1/policy/playground', { body: { snapshotId, expression } }));

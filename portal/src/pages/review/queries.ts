@@ -2,9 +2,10 @@
 // (spec: "no per-marketplace endpoint exists"), so the queue and a snapshot's marketplace both come from
 // that one cached answer (the same query key as the marketplace pages); every other read is per snapshot.
 import { api, ApiError, data, type Body } from '../../api/client';
+import type { Marketplace, Snapshot } from '../../api/marketplaces';
 
-export type Marketplace = Body<'/api/v1/marketplaces', 'get'>[number];
-export type Snapshot = Marketplace['snapshots'][number];
+export { marketplacesKey, marketplacesQuery, type Marketplace, type Snapshot } from '../../api/marketplaces';
+
 export type VettingReport = Body<'/api/v1/snapshots/{id}/vetting', 'get'>;
 export type Verdict = NonNullable<VettingReport['run']>['verdicts'][number];
 export type Finding = Verdict['findings'][number];
@@ -13,13 +14,6 @@ export type Inventory = Body<'/api/v1/snapshots/{id}/content', 'get'>;
 export type Plugin = Inventory['plugins'][number];
 export type ContentDiff = Body<'/api/v1/snapshots/{id}/content-diff', 'get'>;
 export type FileDiff = Body<'/api/v1/snapshots/{id}/diff', 'get'>;
-
-export const marketplacesKey = ['marketplaces'] as const;
-
-export const marketplacesQuery = () => ({
-  queryKey: marketplacesKey,
-  queryFn: () => data(api.GET('/api/v1/marketplaces')),
-});
 
 /** A held snapshot waits for a decision (spec, Snapshot state: approve and reject start from held or revoked). */
 export const awaitsReview = (s: Snapshot): boolean => s.state === 'held' && !s.deleted_at;
