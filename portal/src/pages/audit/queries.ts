@@ -26,10 +26,10 @@ const readLedger = (marketplace: string | null, before: number, limit: number) =
   );
 
 /**
- * The first screen's request, sent as soon as this section's script loads rather than after React reveals
- * the page (React 19 holds a resolved Suspense boundary back for up to 300 ms, and a query starts only once
- * its component is committed). Taken once, by the query with the same key within seconds; still one request
- * a screen.
+ * The first screen's request, sent when the portal's script loads at /audit, alongside the session's own
+ * GET /api/v1/me rather than after it (a query starts only once its page is committed, which waits for the
+ * session). Taken once, by the query with the same key within seconds; still one request a screen. A caller
+ * who may not read the ledger gets the page's own notice; the early 403 is dropped.
  */
 let early: { key: string; answer: Promise<LedgerPage>; sentAt: number } | null = null;
 
