@@ -2,6 +2,7 @@
 // "Cancel", so nothing is revoked or removed by a stray click (no window.confirm: it is modal, unstyled
 // and invisible to the page's own focus order).
 import { useState } from 'react';
+import { ProblemNotice } from '../../components/ui';
 
 export function ConfirmButton({
   label,
@@ -41,5 +42,40 @@ export function ConfirmButton({
         Cancel
       </button>
     </span>
+  );
+}
+
+type Action = Readonly<{ isPending: boolean; error: unknown; mutate: () => void }>;
+
+/** The last cell of a credential's row: rotate and revoke while it is active, and what either refused. */
+export function CredentialActions({
+  name,
+  active,
+  rotate,
+  revoke,
+}: {
+  name: string;
+  active: boolean;
+  rotate: Action;
+  revoke: Action;
+}) {
+  return (
+    <td>
+      {active ? (
+        <div className="row">
+          <button
+            type="button"
+            className="secondary"
+            aria-label={`Rotate ${name}`}
+            disabled={rotate.isPending}
+            onClick={() => rotate.mutate()}
+          >
+            Rotate
+          </button>
+          <ConfirmButton label="Revoke" confirmLabel={`Revoke ${name}`} onConfirm={() => revoke.mutate()} />
+        </div>
+      ) : null}
+      <ProblemNotice error={rotate.error ?? revoke.error} />
+    </td>
   );
 }

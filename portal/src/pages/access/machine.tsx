@@ -6,7 +6,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { NameChecklist } from './checklist';
-import { ConfirmButton } from './confirm';
+import { CredentialActions } from './confirm';
 import { expiresAtOf, machineExpiries, stateOf } from './expiry';
 import { apiScopeNames, machineQuery, type Token } from './queries';
 
@@ -132,23 +132,7 @@ function MachineRow({ token, onIssued }: { token: Token; onIssued: (s: Secret) =
       <td>
         <StateBadge state={state} />
       </td>
-      <td>
-        {state === 'active' ? (
-          <div className="row">
-            <button
-              type="button"
-              className="secondary"
-              aria-label={`Rotate ${token.name}`}
-              disabled={rotate.isPending}
-              onClick={() => rotate.mutate()}
-            >
-              Rotate
-            </button>
-            <ConfirmButton label="Revoke" confirmLabel={`Revoke ${token.name}`} onConfirm={() => revoke.mutate()} />
-          </div>
-        ) : null}
-        <ProblemNotice error={rotate.error ?? revoke.error} />
-      </td>
+      <CredentialActions name={token.name} active={state === 'active'} rotate={rotate} revoke={revoke} />
     </tr>
   );
 }

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
-import { ConfirmButton } from './confirm';
+import { CredentialActions } from './confirm';
 import { expiresAtOf, personalExpiries, stateOf } from './expiry';
 import { ShownOnce, type Issued } from './shown-once';
 import { marketplacesQuery, tokensQuery, type Marketplace, type Token } from './queries';
@@ -107,23 +107,7 @@ function TokenRow({ token, onIssued }: { token: Token; onIssued: (i: Issued) => 
       <td>
         <StateBadge state={state} />
       </td>
-      <td>
-        {state === 'active' ? (
-          <div className="row">
-            <button
-              type="button"
-              className="secondary"
-              aria-label={`Rotate ${token.name}`}
-              disabled={rotate.isPending}
-              onClick={() => rotate.mutate()}
-            >
-              Rotate
-            </button>
-            <ConfirmButton label="Revoke" confirmLabel={`Revoke ${token.name}`} onConfirm={() => revoke.mutate()} />
-          </div>
-        ) : null}
-        <ProblemNotice error={rotate.error ?? revoke.error} />
-      </td>
+      <CredentialActions name={token.name} active={state === 'active'} rotate={rotate} revoke={revoke} />
     </tr>
   );
 }
