@@ -25,7 +25,7 @@ t.test('a first run: the printed password signs in at /local-idp and the portal 
   await signInAtLocalIdp(page, run.password!);
   t.equal(new URL(page.url()).origin, run.baseUrl);
   t.match(await page.getByText('Signed in as').textContent(), /Signed in as admin/);
-  await page.getByRole('link', { name: 'Marketplaces' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Marketplaces' }).click();
   await page
     .getByRole('button', { name: /register/i })
     .first()
