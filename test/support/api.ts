@@ -3,7 +3,7 @@ import type { TestGateway } from './gateway.ts';
 export type ApiAnswer = { status: number; headers: Headers; body: any; text: string };
 
 /** A session client through the development hatch, echoing the XSRF cookie on state-changing calls. */
-export function devSession(gw: TestGateway, user: string, groups?: string) {
+export function devSession(gw: Pick<TestGateway, 'fetch'>, user: string, groups?: string) {
   let xsrf: string | undefined;
   const call = async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
     if (!xsrf)
