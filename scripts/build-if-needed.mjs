@@ -1,6 +1,6 @@
 // prestart: compile to dist/ when it is missing or older than any source file, so that
 // `npm ci && npm start` works on a fresh clone and a restart after an edit runs the edit. The same for
-// the portal (Vite, into dist/portal).
+// the portal (Vite, into dist/portal) and the SBOM (dist/sbom.cdx.json, from the lock files: scripts/sbom.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,15 +14,16 @@ const newest = (dir) =>
 const stale = (target, sources) => !existsSync(target) || statSync(target).mtimeMs < sources;
 const configs = Math.max(statSync('package.json').mtimeMs, statSync('tsconfig.json').mtimeMs);
 
-// `--portal`: only the portal (the test command, before tests that load it in a browser).
-const portalOnly = process.argv.includes('--portal');
-if (!portalOnly && stale('dist/src/main.js', Math.max(newest('src'), configs))) {
+// `--portal`, `--sbom`: only those (the test command, before the tests that need them); none: everything.
+const only = ['--portal', '--sbom'].filter((flag) => process.argv.includes(flag));
+const wanted = (flag) => only.length === 0 || only.includes(flag);
+if (only.length === 0 && stale('dist/src/main.js', Math.max(newest('src'), configs))) {
   process.stderr.write('building the gateway (tsc)…\n');
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
 }
-if (stale('dist/portal/index.html', Math.max(newest('portal'), configs))) {
+if (wanted('--portal') && stale('dist/portal/index.html', Math.max(newest('portal'), configs))) {
   process.stderr.write('building the portal (vite)…\n');
   // The portal is a package of its own (portal/package.json, installed by the root's postinstall), so
   // that its React never meets the one tap's reporter needs.
@@ -30,4 +31,12 @@ if (stale('dist/portal/index.html', Math.max(newest('portal'), configs))) {
     cwd: 'portal',
     stdio: 'inherit',
   });
+}
+// The SBOM describes the lock files (and which of the portal's packages its source imports).
+const sbomSources = ['package-lock.json', 'portal/package-lock.json', 'scripts/sbom.mjs'].map(
+  (f) => statSync(f).mtimeMs,
+);
+if (wanted('--sbom') && stale('dist/sbom.cdx.json', Math.max(...sbomSources, newest('portal/src'), configs))) {
+  process.stderr.write('writing the SBOM (cyclonedx-npm)…\n');
+  execFileSync(process.execPath, ['scripts/sbom.mjs'], { stdio: 'inherit' });
 }

@@ -104,6 +104,11 @@ try {
     const { code: buildCode } = await run(process.execPath, ['scripts/build-if-needed.mjs', '--portal'], env, true);
     if (buildCode !== 0) throw new Error('the portal build failed');
   }
+  // Tests that read the SBOM (/actuator/sbom, `gateway sbom`) get it written first, from the lock files.
+  if (testFiles.some((file) => /(?:^|\/)sbom[^/]*\.test\.ts$/.test(file))) {
+    const { code: buildCode } = await run(process.execPath, ['scripts/build-if-needed.mjs', '--sbom'], env, true);
+    if (buildCode !== 0) throw new Error('writing the SBOM failed');
+  }
   ({ code, output } = await run('npx', ['tap', ...testFiles], env, true));
 } finally {
   await stopDatabase();

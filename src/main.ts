@@ -7,6 +7,7 @@ import type { GatewayConfig } from './adapters/config/schema.ts';
 import { loadEstateFile } from './adapters/estate/estate-file.ts';
 import { DataDirLocked, runningEmbeddedUrl } from './adapters/postgres/database.ts';
 import { resetPassword } from './adapters/identity/local-idp/password.ts';
+import { readSbom, sbomFile } from './adapters/system/sbom.ts';
 import { estateSummary } from './domain/estate/estate-file.ts';
 import { buildVersion, createLogger, openCore, startGateway, type Gateway } from './gateway.ts';
 
@@ -22,6 +23,8 @@ Commands:
   local-idp reset-password
                           a new password for the built-in sign-in's account admin, printed once (only its
                           hash is kept, in <data-dir>/local-idp); needs no running gateway or database
+  sbom                    print this build's software bill of materials (CycloneDX JSON, as GET /actuator/sbom
+                          answers it); needs no configuration, database or running gateway
 
 Options:
   --config FILE           YAML configuration (default: $GATEWAY_CONFIG, else ./gateway.yaml if present)
@@ -192,6 +195,13 @@ async function resetLocalPassword(cfg: GatewayConfig): Promise<void> {
   process.stdout.write(`${password}\n`);
 }
 
+/** `gateway sbom`: the build's CycloneDX document on stdout, byte for byte what /actuator/sbom serves. */
+function printSbom(): void {
+  const sbom = readSbom();
+  if (!sbom) return fail(`this build carries no SBOM (${sbomFile()}): run npm run build`);
+  process.stdout.write(sbom.body);
+}
+
 async function main(argv: string[]): Promise<void> {
   let parsed;
   try {
@@ -230,6 +240,8 @@ async function main(argv: string[]): Promise<void> {
       return listKeys();
     case 'local-idp reset-password':
       return resetLocalPassword(config(values.config));
+    case 'sbom':
+      return printSbom();
     default:
       return fail(`unknown command '${command}'\n\n${usage}`);
   }

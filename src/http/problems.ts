@@ -66,6 +66,7 @@ const catalogue = {
   'estate-invalid': { status: 422, title: 'Estate file invalid' },
   'estate-not-configured': { status: 409, title: 'No estate file configured' },
   'portal-not-built': { status: 503, title: 'Portal not built' },
+  'sbom-not-built': { status: 503, title: 'SBOM not built' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;

@@ -40,6 +40,7 @@ import { publishRoutes } from './git/publish.route.ts';
 import { holdingsRoute } from './status/holdings.route.ts';
 import { prometheusRoute } from './actuator/prometheus.route.ts';
 import { healthRoute } from './actuator/health.route.ts';
+import { sbomRoute } from './actuator/sbom.route.ts';
 import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
 import { portalRoutes } from './portal/portal.route.ts';
@@ -178,4 +179,5 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   publishRoutes(app, deps, facadeCredentials);
   holdingsRoute(app, deps, facadeCredentials);
   prometheusRoute(app, deps);
+  sbomRoute(app);
 }

@@ -53,5 +53,6 @@ export const rejectionCodes = [
   'estate-invalid',
   'estate-not-configured',
   'portal-not-built',
+  'sbom-not-built',
 ] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

@@ -9,13 +9,14 @@ import type { Caller } from './caller.ts';
 import { cookieOptions, csrfCookie, csrfHeader, sessionCookie } from './cookies.ts';
 import type { TokenUseRecorder } from '../../application/token-use.ts';
 
-// Paths that need a caller: the management API, the OpenAPI document with its UI, and the metrics.
+// Paths that need a caller: the management API, the OpenAPI document with its UI, the metrics and the SBOM.
 const protectedPath = (path: string) =>
   path.startsWith('/api/') ||
   path === '/v3/api-docs' ||
   path === '/docs' ||
   path.startsWith('/docs/') ||
-  path === '/actuator/prometheus';
+  path === '/actuator/prometheus' ||
+  path === '/actuator/sbom';
 // Wire surfaces answer machines in their own protocols and carry no browser cookies.
 const wirePath = (path: string) =>
   ['/git/', '/status/', '/hooks/', '/publish/'].some((prefix) => path.startsWith(prefix));
