@@ -31,7 +31,7 @@ export function configurationPage(): string {
     'has no effect, and the gateway logs a warning naming the key at startup',
     '(`<key>: not built yet: the setting has no effect`).',
     '',
-    ...[...notBuiltBlocks(keys), ...values].map((item) => `- ${item}`),
+    ...notBuiltList([...notBuiltBlocks(keys), ...values]),
     '',
     '## Keys',
     '',
@@ -57,3 +57,8 @@ function notBuiltBlocks(keys: readonly ConfigKeyInfo[]): string[] {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) writeFileSync('docs/configuration.md', configurationPage());
+
+/** The list of what is not built, or a line saying that everything is. */
+function notBuiltList(items: readonly string[]): string[] {
+  return items.length === 0 ? ['None at present: every key has effect.'] : items.map((item) => `- ${item}`);
+}

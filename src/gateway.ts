@@ -31,8 +31,8 @@ import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
 import { projectionsFor } from './projections/registry.ts';
-import { GitStore } from './adapters/git/git-store.ts';
-import { CatalogStore } from './adapters/git/catalog-store.ts';
+import type { GitStore } from './adapters/git/git-store.ts';
+import { openGitStorage } from './adapters/storage/open.ts';
 import { CatalogBuilder } from './projections/catalog/catalog-builder.ts';
 import { Leadership, type LeaderDuty } from './projections/runner/leader.ts';
 import { ProjectionRunner } from './projections/runner/runner.ts';
@@ -164,14 +164,15 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
       store = await EventStoreDbEventStore.connect(config.eventStore.url);
       closers.push(() => store.close());
     }
-    const gitStore = new GitStore(join(config.dataDir, 'git'));
+    const { gitStore, catalogStore, close: closeStorage } = await openGitStorage(config, { pool, listener, logger });
+    closers.push(closeStorage);
     const catalog = config.catalog.enabled
       ? new CatalogBuilder({
           name: config.catalog.name,
           pool,
           store,
           gitStore,
-          catalogStore: new CatalogStore(join(gitStore.root, 'catalog')),
+          catalogStore,
           logger: logger.child({ component: 'catalog' }),
           now: () => systemClock.instant(),
         })

@@ -139,6 +139,7 @@ async function clearRepository(
     const externals = await unusedExternalPins(repo, named);
     await deleteRefs(repo, [...pins, ...staging.map((s) => s.ref), ...externals]);
     await pruneQuarantine(repo);
+    await deps.gitStore.quarantineChanged(marketplaceId);
     return staging;
   });
   return locked.acquired ? { busy: false, staging: locked.value } : { busy: true, staging: [] };

@@ -77,6 +77,7 @@ export async function ingest(
   } finally {
     if (fetch.refused) await pruneRefusedFetch(deps, marketplace.id);
   }
+  await deps.gitStore.quarantineChanged(marketplace.id);
   if (outcome.created) await vetAtIngestion(deps, outcome.snapshotId, marketplace, meta);
   return outcome;
 }

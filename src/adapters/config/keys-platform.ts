@@ -15,7 +15,7 @@ import {
   text,
   type ConfigKeySpec,
 } from './key-spec.ts';
-import { objectStoreKeys } from './keys-not-built.ts';
+import { objectStoreKeys } from './keys-object-store.ts';
 
 const claimMappings = (key: string, description: string): ConfigKeySpec<TArray<typeof ClaimMappingSchema>> => ({
   key,
@@ -104,8 +104,7 @@ export const platformKeys = {
       g('storage.backend'),
       storageBackends,
       'filesystem',
-      'Blob storage: the data directory, or an S3-compatible object store.',
-      { notBuiltValues: ['object-store'] },
+      'Git store: the data directory, or an S3-compatible object store with a local cache per replica.',
     ),
     objectStore: objectStoreKeys,
   },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { git, gitText } from './git-process.ts';
 import { readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
+import { repoKeys, type StoreReplication } from '../storage/replication.ts';
 
 /** A file of the catalog commit written from text, or a directory taken whole from a constituent's tree. */
 export type CatalogBlob = Readonly<{ path: string; text: string }>;
@@ -38,7 +39,10 @@ export class CatalogStore {
   private readonly views = new ServedViews();
   private readonly records = new Map<string, string>();
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly replication: StoreReplication | null = null,
+  ) {}
 
   get workPath(): string {
     return join(this.root, 'work.git');
@@ -210,6 +214,7 @@ export class CatalogStore {
     } finally {
       restamp(served);
     }
+    await this.replication?.changed(repoKeys.catalog(name));
   }
 
   /** Serves nothing under `name` any more (the facade answers 404); false when nothing was served. */
@@ -222,6 +227,7 @@ export class CatalogStore {
     } finally {
       restamp(served);
     }
+    await this.replication?.changed(repoKeys.catalog(name));
     return true;
   }
 

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
+import { repoKeys, type StoreReplication } from '../storage/replication.ts';
 import { externalRoot, manifestPath, type ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
 import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { resolveExternalSources } from './external-sources.ts';
@@ -20,12 +21,22 @@ export { defaultIngestLimits, UpstreamError, type IngestLimits } from './upstrea
 /**
  * The gateway's git storage under `<data-dir>/git`: per marketplace, a quarantine bare repository
  * (every captured commit pinned by `refs/quarantine/<sha>`) and a published one (exactly what the
- * facade serves).
+ * facade serves). On the object-store backend `root` is the replica's cache and `replication` shares each
+ * change through the bucket (adapters/storage/).
  */
 export class GitStore {
   private readonly views = new ServedViews();
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    /** How changes reach the other replicas (object-store backend); null on the filesystem backend. */
+    readonly replication: StoreReplication | null = null,
+  ) {}
+
+  /** After the quarantine changed (a capture, a push, a compaction): shares it with the other replicas. */
+  async quarantineChanged(marketplaceId: number): Promise<void> {
+    await this.replication?.changed(repoKeys.quarantine(marketplaceId));
+  }
 
   quarantinePath(marketplaceId: number): string {
     return join(this.root, 'quarantine', `${marketplaceId}.git`);
@@ -290,6 +301,8 @@ export class GitStore {
    * withdrawn commit cannot be fetched by id. Idempotent.
    */
   async converge(marketplaceId: number, desired: DesiredRefs): Promise<{ changed: boolean }> {
+    // What another replica captured is brought in first: the commits to publish come from it.
+    await this.replication?.refresh(repoKeys.quarantine(marketplaceId));
     const published = await this.ensurePublished(marketplaceId);
     const quarantine = this.quarantinePath(marketplaceId);
     const current = await this.refs(published);
@@ -316,6 +329,7 @@ export class GitStore {
       }
     }
     if (removed.length > 0) await pruneUnreachable(published);
+    if (commands.length > 0) await this.replication?.changed(repoKeys.published(marketplaceId));
     return { changed: commands.length > 0 };
   }
 }
