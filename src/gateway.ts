@@ -15,7 +15,9 @@ import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
 import { openPool, redactUrl, sql, type DatabasePool, type Interceptor } from './adapters/postgres/pool.ts';
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock, type Clock } from './adapters/system/clock.ts';
-import { createMetrics } from './adapters/system/metrics.ts';
+import { createMetrics, type Metrics } from './adapters/system/metrics.ts';
+import { measuredEventStore } from './adapters/eventstore/measured-event-store.ts';
+import { scrapeSources } from './application/metrics-sources.ts';
 import { secretBox, secretKey } from './adapters/system/secret-box.ts';
 import { builtInConnectors } from './adapters/vetting/registry.ts';
 import { scheduledIngestionDuty } from './application/scheduled-ingest.ts';
@@ -94,6 +96,7 @@ export type Core = Readonly<{
   catalog: CatalogBuilder | null;
   /** Wakes the leader's mirror duty after what is served changed. */
   mirrorSignal: MirrorSignal;
+  metrics: Metrics;
   close(): Promise<void>;
 }>;
 
@@ -164,6 +167,8 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
       store = await EventStoreDbEventStore.connect(config.eventStore.url);
       closers.push(() => store.close());
     }
+    const metrics = createMetrics();
+    store = measuredEventStore(store, metrics); // append latency and decisions (docs/metrics.md)
     const { gitStore, catalogStore, close: closeStorage } = await openGitStorage(config, { pool, listener, logger });
     closers.push(closeStorage);
     const catalog = config.catalog.enabled
@@ -190,20 +195,8 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
     );
     const leaderLock = new AdvisoryLock(database.url, leaderLockKey);
     closers.push(() => leaderLock.release());
-    return {
-      config,
-      logger,
-      database,
-      pool,
-      listener,
-      store,
-      runner,
-      leaderLock,
-      gitStore,
-      catalog,
-      mirrorSignal,
-      close,
-    };
+    const handles = { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, catalog };
+    return { ...handles, mirrorSignal, metrics, close };
   } catch (error) {
     await close();
     throw error;
@@ -233,6 +226,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     );
     await waiter.start();
     const deps = FirstRunSignIn.admit(signIn, await httpDeps(config, core, waiter));
+    core.metrics.readFrom(scrapeSources(deps, core.runner));
     if (options.clock) deps.clock = options.clock;
     const leadership = leaderDuties(config, core, deps);
     await leadership.start();
@@ -304,7 +298,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     ),
     facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
     auditExport: config.auditExport,
-    metrics: createMetrics(),
+    metrics: core.metrics,
     marketplaces: {
       allowedUrlSchemes: config.allowedUrlSchemes,
       minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs,

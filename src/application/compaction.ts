@@ -23,7 +23,7 @@ import { systemMeta } from './system-meta.ts';
 
 export type CompactionPorts = Pick<
   Ports,
-  'store' | 'waiter' | 'pool' | 'clock' | 'logger' | 'gitStore' | 'quarantineLocks' | 'access' | 'retention'
+  'store' | 'waiter' | 'pool' | 'clock' | 'logger' | 'gitStore' | 'quarantineLocks' | 'access' | 'retention' | 'metrics'
 >;
 
 /** spec, Limits: delivered or failed deliveries last updated more than 30 days ago are swept. */
@@ -86,6 +86,11 @@ export async function compactionPass(deps: CompactionPorts, meta: CommandMeta): 
   if (swept.length > 0) await recordStagingSweep(deps, swept, meta);
   const deliveries = await sweepDeliveries(deps, meta);
   const result = { selected: candidates.length, acted, swept: { stagingRefs: swept.length, deliveries } };
+  deps.metrics.retentionPasses.inc({
+    kind: 'compaction',
+    trigger: meta.actorType === 'system' ? 'scheduled' : 'on-demand',
+  });
+  deps.metrics.retentionSnapshots.inc({ action: 'purged' }, acted);
   if (candidates.length + swept.length + deliveries + busy.length > 0) log.info({ ...result, busy }, 'compaction pass');
   return result;
 }

@@ -68,6 +68,25 @@ export async function ingest(
   meta: CommandMeta,
   pushedTip?: string,
 ): Promise<IngestOutcome> {
+  // gateway_ingest_duration_seconds: the whole ingestion, vetting at ingestion included.
+  const end = deps.metrics.ingest.startTimer({ trigger });
+  try {
+    const outcome = await captureAndVet(deps, marketplace, trigger, meta, pushedTip);
+    end({ outcome: outcome.created ? 'captured' : 'unchanged' });
+    return outcome;
+  } catch (error) {
+    end({ outcome: 'failed' });
+    throw error;
+  }
+}
+
+async function captureAndVet(
+  deps: IngestPorts,
+  marketplace: MarketplaceRecord,
+  trigger: IngestTrigger,
+  meta: CommandMeta,
+  pushedTip?: string,
+): Promise<IngestOutcome> {
   const fetch = { refused: false };
   let outcome: IngestOutcome;
   try {

@@ -5,6 +5,7 @@ import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
 import type { DatabasePool } from '../adapters/postgres/pool.ts';
 import type { QuarantineLocks } from '../adapters/postgres/quarantine-locks.ts';
 import type { Clock } from '../adapters/system/clock.ts';
+import type { Metrics } from '../adapters/system/metrics.ts';
 import type { SecretBox } from '../adapters/system/secret-box.ts';
 import type { Connector } from '../adapters/vetting/connector.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
@@ -78,6 +79,8 @@ export type Ports = Readonly<{
   secrets: SecretBox;
   /** gateway.mirror.*: the URL template (null: no mirror), where its credentials are, how long a reconcile waits. */
   mirror: Readonly<{ url: string | null; credentials: SecretReference | null; reconcileWaitMs: number }>;
+  /** The instance's Prometheus metrics (docs/metrics.md): one registry per gateway, never a global. */
+  metrics: Metrics;
 }>;
 
 /** Who acts: enough to resolve roles (people also carry their identity-provider claims). */

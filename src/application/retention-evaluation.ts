@@ -22,7 +22,7 @@ import { softDeleteByPolicy, type DeletionPorts } from './snapshot-deletion.ts';
 import { requireAdminRole, requireAuditorRole } from './standing.ts';
 import { systemMeta } from './system-meta.ts';
 
-export type RetentionPorts = DeletionPorts & Pick<Ports, 'clock' | 'logger'>;
+export type RetentionPorts = DeletionPorts & Pick<Ports, 'clock' | 'logger' | 'metrics'>;
 
 /** Who asked for a pass: an admin on demand, or null for the scheduler (principal `system`). */
 export type PassCaller = Readonly<{ actor: Actor; meta: CommandMeta }> | null;
@@ -139,6 +139,8 @@ export async function evaluateRetention(
   // Appended after every deletion of the pass: one wait shows them all (the marks on snapshot reads, the ledger).
   await deps.waiter.waitFor(position, ['snapshots', 'ledger']);
   log.info(evaluated, 'retention pass finished');
+  deps.metrics.retentionPasses.inc({ kind: 'evaluation', trigger: evaluated.trigger });
+  deps.metrics.retentionSnapshots.inc({ action: 'soft-deleted' }, acted);
   return { selected: evaluated.selected, acted };
 }
 

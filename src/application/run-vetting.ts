@@ -17,7 +17,7 @@ import { reject } from './rejected.ts';
 /** What a vetting run uses: the chain's settings, the pinned tree, ids, and the stores it records in. */
 export type VettingPorts = Pick<
   Ports,
-  'store' | 'waiter' | 'pool' | 'clock' | 'ids' | 'logger' | 'gitStore' | 'vetting'
+  'store' | 'waiter' | 'pool' | 'clock' | 'ids' | 'logger' | 'gitStore' | 'vetting' | 'metrics'
 >;
 
 export type VettedMarketplace = Readonly<{ id: number; name: string }>;
@@ -65,11 +65,13 @@ async function scan(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: V
     {
       mode: settings.mode,
       timeoutMs: deps.vetting.timeoutMs,
-      onVerdict: (v) =>
+      onVerdict: (v) => {
+        deps.metrics.vetting.observe({ connector: v.connector, verdict: v.state }, v.elapsedMs / 1000);
         log.info(
           { connector: v.connector, state: v.state, findings: v.findings.length, elapsedMs: Math.round(v.elapsedMs) },
           'connector finished',
-        ),
+        );
+      },
     },
   );
   // Plugins the ingest withheld are reported whatever the chain (unresolved-sources.ts).

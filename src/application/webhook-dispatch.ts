@@ -22,7 +22,7 @@ export type WebhookSettings = Readonly<{
   batchSize: number;
 }>;
 
-export type DispatchPorts = Pick<Ports, 'pool' | 'clock' | 'secrets' | 'logger' | 'store' | 'waiter'>;
+export type DispatchPorts = Pick<Ports, 'pool' | 'clock' | 'secrets' | 'logger' | 'store' | 'waiter' | 'metrics'>;
 
 /** The reactor that applies what the dispatcher records (src/projections/webhooks/deliveries.reactor.ts). */
 const deliveriesReactor = ['webhook-deliveries'];
@@ -72,6 +72,7 @@ async function attempt(
   const number = delivery.attempts + 1;
   const at = deps.clock.instant();
   const outcome = result.ok ? 'delivered' : number >= settings.maxAttempts ? 'failed' : 'retrying';
+  deps.metrics.deliveries.inc({ kind: delivery.batch === null ? 'webhook' : 'audit-batch', outcome });
   const delay = backoffAfter(number, settings.baseBackoffMs, settings.maxBackoffMs);
   const attempted = fact('webhook-delivery-attempted', {
     deliveryId: delivery.id,

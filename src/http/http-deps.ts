@@ -8,7 +8,6 @@ import type {
 } from 'fastify';
 import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
-import type { Metrics } from '../adapters/system/metrics.ts';
 import type { Ports } from '../application/ports.ts';
 import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
 
@@ -32,7 +31,6 @@ export type HttpDeps = Ports &
     /** Builds and serves the virtual catalog; null when it is disabled. */
     catalogBuilder: CatalogBuilder | null;
     facade: Readonly<{ idpBearerEnabled: boolean }>;
-    metrics: Metrics;
     auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
     sync: Readonly<{ maxWebhookBodyBytes: number }>;
     /** gateway.estate.file: the declared estate, re-read at each reconciliation; null when none. */

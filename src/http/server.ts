@@ -45,6 +45,7 @@ import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
 import { portalRoutes } from './portal/portal.route.ts';
 import { securityHeaders } from './portal/security-headers.ts';
+import { measureRequests } from './request-metrics.ts';
 
 export type { HttpApp, HttpDeps } from './http-deps.ts';
 
@@ -53,6 +54,7 @@ registerAjvFormats();
 /** Builds the HTTP application; the caller listens and closes. Every surface is registered here. */
 export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   const app = createApp(deps);
+  measureRequests(app, deps.metrics);
   problemHandlers(app, deps);
   await app.register(cookie);
   await app.register(helmet, securityHeaders);

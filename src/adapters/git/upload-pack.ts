@@ -17,6 +17,8 @@ export type UploadPackRun = Readonly<{
   beforePack(): Promise<void>;
   /** Told why `beforePack` refused the fetch. */
   refused(error: unknown): void;
+  /** Told once, when `out` closes, how many bytes of git's output went to it and whether it ended in full (metrics). */
+  sent?(bytes: number, complete: boolean): void;
 }>;
 
 /**
@@ -30,9 +32,15 @@ export function streamUploadPack(run: UploadPackRun): void {
   const child = spawnGit(['upload-pack', '--stateless-rpc', run.repo], env);
   child.stdin?.on('error', () => {});
   child.stdin?.end(run.body);
+  let bytes = 0;
   out.on('close', () => {
     if (child.exitCode === null) child.kill('SIGKILL');
+    run.sent?.(bytes, out.writableFinished);
   });
+  const write = (part: Buffer) => {
+    bytes += part.length;
+    out.write(part);
+  };
   const detector = new PackStartDetector(run.version);
   const held: Buffer[] = [];
   let starting: Promise<void> | null = null;
@@ -42,8 +50,9 @@ export function streamUploadPack(run: UploadPackRun): void {
     child.stdout?.pause();
     starting = run.beforePack().then(
       () => {
-        for (const part of held.splice(0)) out.write(part);
+        for (const part of held.splice(0)) write(part);
         child.stdout?.removeAllListeners('data');
+        child.stdout?.on('data', (chunk: Buffer) => (bytes += chunk.length));
         child.stdout?.pipe(out);
         child.stdout?.resume();
       },
@@ -56,7 +65,7 @@ export function streamUploadPack(run: UploadPackRun): void {
   });
   child.stdout?.on('end', () => {
     if (!starting) {
-      for (const part of held.splice(0)) out.write(part);
+      for (const part of held.splice(0)) write(part);
       out.end();
     }
   });

@@ -11,6 +11,7 @@ import { advertisedFrom, attributeWant, isAdvertised, type Advertised } from '..
 import { liveMarketplaceByName } from '../../projections/marketplaces/marketplaces.queries.ts';
 import { mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
+import { countFetch, type FetchOutcome, type FetchPhase } from './facade-metrics.ts';
 import {
   advertise,
   facadeMeta,
@@ -106,28 +107,35 @@ async function uploadPack(
   if (Number(request.headers['content-length']) > requestLimits.maxBodyBytes)
     return text(reply.header('connection', 'close'), 413, 'request body too large');
   const version = protocolOf(request);
+  const count = (phase: FetchPhase, outcome: FetchOutcome, bytes = 0) =>
+    countFetch(deps.metrics, target.marketplace.name, version, phase, outcome, bytes);
   const read = await readUploadPackRequest(request.body, {
     version,
     gzip: request.headers['content-encoding'] === 'gzip',
   });
   // The rest of a refused body is never read: the connection closes after the answer.
+  if (!read.ok) count('upload-pack', 'refused');
   if (!read.ok) return text(reply.header('connection', 'close'), read.status, read.reason);
   const { body, request: parsed } = read;
   if (version === 2 && parsed.command !== 'ls-refs' && parsed.command !== 'fetch') {
+    count('upload-pack', 'refused');
     return text(reply, 400, `unsupported protocol v2 command '${parsed.command ?? ''}'`);
   }
   if (version === 2 && parsed.command === 'ls-refs') {
     // The refs alone, answered from the served view (no pack, nothing recorded).
     const refs = await target.view.lsRefs(body);
+    count('ls-refs', 'served', refs.length);
     return reply.code(200).header('content-type', resultType).header('cache-control', 'no-cache').send(refs);
   }
   const foreign = parsed.wants.find((want) => !isAdvertised(target.advertised, want));
   if (foreign !== undefined || parsed.wantRefs.length > 0) {
     // Answered inside the protocol, so the client shows "remote error: upload-pack: not our ref".
+    count('upload-pack', 'refused');
     resultStream(reply).end(encodePktLine(`ERR upload-pack: not our ref ${foreign ?? parsed.wantRefs[0]}\n`));
     return undefined;
   }
   // spec: one entry per wanted object (git may send the same want twice, for HEAD and for main)
+  let failed = false;
   const wants = [...new Set(parsed.wants)].map((sha) => ({ sha, ref: attributeWant(target.advertised, sha) }));
   streamUploadPack({
     repo: target.repo,
@@ -137,7 +145,11 @@ async function uploadPack(
     // The ledger append is synchronous: when it fails, nothing is served.
     beforePack: () =>
       recordFetch(deps, accessOf(target), wants, facadeMeta(request, target.caller, deps.clock.instant())),
-    refused: (error) => request.log.error({ err: error }, 'ledger append failed: the fetch is refused'),
+    refused: (error) => {
+      failed = true;
+      request.log.error({ err: error }, 'ledger append failed: the fetch is refused');
+    },
+    sent: (bytes, complete) => count('upload-pack', failed || !complete ? 'failed' : 'served', bytes),
   });
   return undefined;
 }
@@ -172,6 +184,7 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
         await recordAdvertisement(deps, accessOf(target), target.advertised.main, meta);
         const version = protocolOf(request);
         const advertisement = await target.view.advertisement(version);
+        countFetch(deps.metrics, target.marketplace.name, version, 'info-refs', 'served', advertisement.length);
         return advertise(reply, 'git-upload-pack', advertisement, version === 0);
       });
 
