@@ -25,6 +25,7 @@ const catalogue = {
   conflict: { status: 409, title: 'Conflicting change' },
   'projection-lag': { status: 503, title: 'Read models are catching up' },
   'database-unavailable': { status: 503, title: 'Database unavailable' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal error' },
   'invalid-name': { status: 422, title: 'Invalid name' },
   'marketplace-name-taken': { status: 409, title: 'Marketplace name taken' },

@@ -16,6 +16,7 @@ import {
   type ConfigKeySpec,
 } from './key-spec.ts';
 import { objectStoreKeys } from './keys-object-store.ts';
+import { trustedProxiesKey } from './keys-limits.ts';
 
 const claimMappings = (key: string, description: string): ConfigKeySpec<TArray<typeof ClaimMappingSchema>> => ({
   key,
@@ -73,6 +74,7 @@ export const platformKeys = {
       { positive: true },
     ),
     bodyLimitBytes: count(g('server.body-limit-bytes'), 1048576, 'Largest accepted request body, in bytes.'),
+    trustedProxies: trustedProxiesKey,
   },
   log: { level: choice(g('log.level'), logLevels, 'info', 'Minimum level of log lines written to stdout.') },
   database: {

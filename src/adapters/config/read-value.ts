@@ -99,6 +99,8 @@ function readList(spec: ConfigKeySpec, value: unknown, fail: Fail): string[] {
     if (typeof item !== 'string' || item === '') {
       throw fail(`must be a non-empty string, got ${show(item, spec.secret)}`, `${spec.key}[${i}]`);
     }
+    const problem = spec.check?.(item) ?? null;
+    if (problem !== null) throw fail(problem, `${spec.key}[${i}]`);
     return item;
   });
 }

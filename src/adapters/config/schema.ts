@@ -7,6 +7,7 @@ import { keysOf, objectSchemaOf, type PlacedKeySpec } from './key-spec.ts';
 import { auditExportKeys, marketplaceKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
 import { estateFileKeys } from './keys-estate.ts';
 import { localIdpKeys } from './keys-local-idp.ts';
+import { rateLimitKeys } from './keys-limits.ts';
 import { mirrorKeys } from './keys-mirror.ts';
 import { retentionKeys } from './keys-retention.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
@@ -40,6 +41,7 @@ export const configDescription = {
   auditExport: auditExportKeys,
   vetting: vettingKeys,
   retention: retentionKeys,
+  rateLimit: rateLimitKeys,
   ...credentialKeys,
   ...estateFileKeys,
   ...mirrorKeys,

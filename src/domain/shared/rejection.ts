@@ -12,6 +12,7 @@ export const rejectionCodes = [
   'conflict',
   'projection-lag',
   'database-unavailable',
+  'rate-limited',
   'internal-error',
   'invalid-name',
   'marketplace-name-taken',
