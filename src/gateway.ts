@@ -309,6 +309,8 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     mirror: mirrorSettings(config.mirror),
     sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },
     estate: { file: config.estate.file },
+    rateLimit: config.rateLimit,
+    trustedProxies: config.server.trustedProxies,
     vetting: {
       connectors: builtInConnectors({ http: config.vetting.http }),
       timeoutMs: config.vetting.timeoutMs,

@@ -10,6 +10,7 @@ import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { Ports } from '../application/ports.ts';
 import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
+import type { RateLimitSettings } from './limits/rate-limits.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -36,4 +37,8 @@ export type HttpDeps = Ports &
     /** gateway.estate.file: the declared estate, re-read at each reconciliation; null when none. */
     estate: Readonly<{ file: string | null }>;
     checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
+    /** gateway.rate-limit.*; absent: nothing is limited. */
+    rateLimit?: RateLimitSettings;
+    /** gateway.server.trusted-proxies: whose X-Forwarded-For names the client address; absent or empty: none. */
+    trustedProxies?: readonly string[];
   }>;

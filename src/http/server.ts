@@ -33,6 +33,7 @@ import { meRoute } from './api/session/me.route.ts';
 import { machineTokenRoutes } from './api/tokens/machine-tokens.route.ts';
 import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
 import { registerAuthentication } from './auth/authenticate.ts';
+import { registerRateLimits } from './limits/rate-limits.ts';
 import { loginRoutes } from './auth/login.route.ts';
 import { TokenUseRecorder } from '../application/token-use.ts';
 import { facadeRoutes } from './git/facade.route.ts';
@@ -59,6 +60,7 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   await app.register(cookie);
   await app.register(helmet, securityHeaders);
   const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
+  await registerRateLimits(app, deps); // before authentication: the address is counted first
   registerAuthentication(app, deps, tokenUse);
   await openApi(app, deps);
   routes(app, deps, tokenUse);
@@ -76,6 +78,8 @@ function createApp(deps: HttpDeps): HttpApp {
     requestTimeout: 120_000,
     connectionTimeout: 0,
     keepAliveTimeout: 10_000,
+    // Behind a reverse proxy: the client address is the first in X-Forwarded-For that is not a trusted proxy.
+    trustProxy: deps.trustedProxies?.length ? [...deps.trustedProxies] : false,
     // Strict bodies: unknown properties are refused (422), not stripped; nothing is coerced in a body.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
