@@ -4,7 +4,7 @@
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
-//                audit-sink, retention, portal (default: all, in that order)
+//                audit-sink, retention, portal, replicas (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -33,6 +33,8 @@
 //   BENCH_RETENTION_ELIGIBLE, BENCH_RETENTION_PARKED, BENCH_RETENTION_FILE_KB
 // portal (bench/portal.ts, needs Chromium): BENCH_PORTAL_MARKETPLACES (500), BENCH_PORTAL_LEDGER_ENTRIES (1000000),
 //   BENCH_PORTAL_RUNS (10)
+// rate-limit (bench/rate-limit.ts): BENCH_RATE_LIMIT_CLIENTS (8), BENCH_RATE_LIMIT_SECONDS (15), BENCH_RATE_LIMIT_ROUNDS (2)
+// replicas (bench/replicas.ts): BENCH_REPLICAS_APPROVALS (10), BENCH_REPLICAS_FAILOVERS (3)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
@@ -50,8 +52,11 @@ import { vettingBenchmark } from './vetting.ts';
 import { vettingCorpusBenchmark } from './vetting-corpus.ts';
 import { realMarketplaceBenchmark } from './real-marketplace.ts';
 import { portalBenchmark } from './portal.ts';
+import { rateLimitBenchmark } from './rate-limit.ts';
+import { replicasBenchmark } from './replicas.ts';
 import { retentionBenchmark } from './retention.ts';
 import { webhooksBenchmark } from './webhooks.ts';
+import { objectStoreBenchmark } from './object-store.ts';
 
 const benchmarks = {
   eventstore: eventStoreBenchmark,
@@ -69,6 +74,9 @@ const benchmarks = {
   'audit-sink': auditSinkBenchmark,
   retention: retentionBenchmark,
   portal: portalBenchmark,
+  'rate-limit': rateLimitBenchmark,
+  'object-store': objectStoreBenchmark,
+  replicas: replicasBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
