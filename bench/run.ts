@@ -33,7 +33,6 @@
 //   BENCH_RETENTION_ELIGIBLE, BENCH_RETENTION_PARKED, BENCH_RETENTION_FILE_KB
 // portal (bench/portal.ts, needs Chromium): BENCH_PORTAL_MARKETPLACES (500), BENCH_PORTAL_LEDGER_ENTRIES (1000000),
 //   BENCH_PORTAL_RUNS (10)
-// rate-limit (bench/rate-limit.ts): BENCH_RATE_LIMIT_CLIENTS (8), BENCH_RATE_LIMIT_SECONDS (15), BENCH_RATE_LIMIT_ROUNDS (2)
 // replicas (bench/replicas.ts): BENCH_REPLICAS_APPROVALS (10), BENCH_REPLICAS_FAILOVERS (3)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
@@ -52,11 +51,9 @@ import { vettingBenchmark } from './vetting.ts';
 import { vettingCorpusBenchmark } from './vetting-corpus.ts';
 import { realMarketplaceBenchmark } from './real-marketplace.ts';
 import { portalBenchmark } from './portal.ts';
-import { rateLimitBenchmark } from './rate-limit.ts';
 import { replicasBenchmark } from './replicas.ts';
 import { retentionBenchmark } from './retention.ts';
 import { webhooksBenchmark } from './webhooks.ts';
-import { objectStoreBenchmark } from './object-store.ts';
 
 const benchmarks = {
   eventstore: eventStoreBenchmark,
@@ -74,8 +71,6 @@ const benchmarks = {
   'audit-sink': auditSinkBenchmark,
   retention: retentionBenchmark,
   portal: portalBenchmark,
-  'rate-limit': rateLimitBenchmark,
-  'object-store': objectStoreBenchmark,
   replicas: replicasBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
