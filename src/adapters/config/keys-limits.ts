@@ -5,12 +5,17 @@ import type { StringCheck } from './checks.ts';
 import { g } from './key-values.ts';
 import { duration, flag, integer, list } from './key-spec.ts';
 
+const who = {
+  api: 'one credential (session or machine credential)',
+  facade: 'one credential (personal access token or identity-provider bearer token)',
+} as const;
+
 const budget = (surface: 'api' | 'facade', per: 'credential' | 'address', fallback: number, paths: string) =>
   integer(
     g(`rate-limit.${surface}.per-${per}`),
     fallback,
-    `Requests to ${paths} one ${per === 'credential' ? 'credential (session, machine credential or personal access token)' : 'client address'} ` +
-      'may make per window, on each replica; over it the request is answered 429 with Retry-After. 0 means no budget of this kind.',
+    `Requests to ${paths} ${per === 'credential' ? who[surface] : 'one client address'} may make per window, ` +
+      'on each replica; over it the request is answered 429 with Retry-After. 0 means no budget of this kind.',
   );
 
 export const rateLimitKeys = {
@@ -27,16 +32,16 @@ export const rateLimitKeys = {
   ),
   api: {
     perCredential: budget('api', 'credential', 1200, '/api/v1/**'),
-    perAddress: budget('api', 'address', 3000, '/api/v1/**'),
+    perAddress: budget('api', 'address', 6000, '/api/v1/**'),
   },
   facade: {
     perCredential: budget(
       'facade',
       'credential',
-      3000,
+      6000,
       '/git/**, /publish/** and /status/v1/** (a clone is 2 or 3 requests)',
     ),
-    perAddress: budget('facade', 'address', 6000, '/git/**, /publish/** and /status/v1/**'),
+    perAddress: budget('facade', 'address', 20000, '/git/**, /publish/** and /status/v1/**'),
   },
 };
 
