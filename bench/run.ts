@@ -4,7 +4,7 @@
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
-//                audit-sink, retention, portal, replicas (default: all, in that order)
+//                audit-sink, retention, portal, replicas, object-store (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -34,6 +34,8 @@
 // portal (bench/portal.ts, needs Chromium): BENCH_PORTAL_MARKETPLACES (500), BENCH_PORTAL_LEDGER_ENTRIES (1000000),
 //   BENCH_PORTAL_RUNS (10)
 // replicas (bench/replicas.ts): BENCH_REPLICAS_APPROVALS (10), BENCH_REPLICAS_FAILOVERS (3)
+// object-store (bench/object-store.ts): BENCH_OS_PLUGINS, BENCH_OS_FILES_PER_PLUGIN, BENCH_OS_COMMITS, BENCH_OS_CLONES (10),
+//   BENCH_OS_APPROVALS (5)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
@@ -54,6 +56,7 @@ import { portalBenchmark } from './portal.ts';
 import { replicasBenchmark } from './replicas.ts';
 import { retentionBenchmark } from './retention.ts';
 import { webhooksBenchmark } from './webhooks.ts';
+import { objectStoreBenchmark } from './object-store.ts';
 
 const benchmarks = {
   eventstore: eventStoreBenchmark,
@@ -72,6 +75,7 @@ const benchmarks = {
   retention: retentionBenchmark,
   portal: portalBenchmark,
   replicas: replicasBenchmark,
+  'object-store': objectStoreBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
