@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { startTestGateway } from '../../support/gateway.ts';
-import { documentedMetrics, familyOf, scrape } from './exposition.ts';
+import { documentedMetrics, familyOf, scrape, valueOf } from './exposition.ts';
 
 // issue 20, item 4: "Metrics on /actuator/prometheus, documented in docs/metrics.md ... A sample Grafana dashboard
 // in ops/". The brief: a test that parses docs/metrics.md's metric names and checks the set equals the set the
@@ -18,6 +18,18 @@ t.test('docs/metrics.md lists exactly the gateway_* metrics the registry exposes
   t.strictSame([...gatewayTypes.keys()].sort(), [...documented.keys()].sort(), 'the same names');
   for (const [name, type] of gatewayTypes) t.equal(documented.get(name), type, `${name} is documented as a ${type}`);
   t.ok(exposed.types.has('process_cpu_user_seconds_total'), 'the default process metrics stay');
+});
+
+t.test('one registry per gateway: two gateways in one process count apart', async (t) => {
+  const dev = { GATEWAY_DEV_INSECURE_AUTH: 'true' };
+  const [a, b] = [await startTestGateway(t, dev), await startTestGateway(t, dev)];
+  // A path no route serves: scraping itself (its health probe, the scrape) never hits it.
+  const health = { method: 'GET', route: 'unmatched', status: '404' };
+  const count = 'gateway_http_request_duration_seconds_count';
+  const [beforeA, beforeB] = [await scrape(a), await scrape(b)];
+  for (let i = 0; i < 3; i += 1) await a.fetch('/nowhere');
+  t.equal(valueOf(await scrape(a), count, health) - valueOf(beforeA, count, health), 3, 'A counts its own requests');
+  t.equal(valueOf(await scrape(b), count, health), valueOf(beforeB, count, health), 'B counts none of them');
 });
 
 t.test('every documented metric carries an example PromQL that names only documented metrics', async (t) => {
