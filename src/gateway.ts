@@ -40,7 +40,7 @@ import { Leadership, type LeaderDuty } from './projections/runner/leader.ts';
 import { ProjectionRunner } from './projections/runner/runner.ts';
 import { ProjectionWaiter } from './projections/runner/wait-for.ts';
 import { reconcilePublication } from './projections/publication/reconcile.ts';
-import { FirstRunSignIn, type Notice } from './local-idp.ts';
+import { FirstRunSignIn, type Notice } from './gateway-local-idp.ts';
 
 const root = join(
   dirname(fileURLToPath(import.meta.url)),
