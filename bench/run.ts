@@ -33,6 +33,7 @@
 //   BENCH_RETENTION_ELIGIBLE, BENCH_RETENTION_PARKED, BENCH_RETENTION_FILE_KB
 // portal (bench/portal.ts, needs Chromium): BENCH_PORTAL_MARKETPLACES (500), BENCH_PORTAL_LEDGER_ENTRIES (1000000),
 //   BENCH_PORTAL_RUNS (10)
+// rate-limit (bench/rate-limit.ts): BENCH_RATE_LIMIT_CLIENTS (8), BENCH_RATE_LIMIT_SECONDS (10), BENCH_RATE_LIMIT_ROUNDS (4)
 // replicas (bench/replicas.ts): BENCH_REPLICAS_APPROVALS (10), BENCH_REPLICAS_FAILOVERS (3)
 // object-store (bench/object-store.ts): BENCH_OS_PLUGINS, BENCH_OS_FILES_PER_PLUGIN, BENCH_OS_COMMITS, BENCH_OS_CLONES (10),
 //   BENCH_OS_APPROVALS (5)
@@ -53,6 +54,7 @@ import { vettingBenchmark } from './vetting.ts';
 import { vettingCorpusBenchmark } from './vetting-corpus.ts';
 import { realMarketplaceBenchmark } from './real-marketplace.ts';
 import { portalBenchmark } from './portal.ts';
+import { rateLimitBenchmark } from './rate-limit.ts';
 import { replicasBenchmark } from './replicas.ts';
 import { retentionBenchmark } from './retention.ts';
 import { webhooksBenchmark } from './webhooks.ts';
@@ -74,6 +76,7 @@ const benchmarks = {
   'audit-sink': auditSinkBenchmark,
   retention: retentionBenchmark,
   portal: portalBenchmark,
+  'rate-limit': rateLimitBenchmark,
   replicas: replicasBenchmark,
   'object-store': objectStoreBenchmark,
 } as const;

@@ -57,7 +57,20 @@ t.test('all defaults with no file', async (t) => {
   t.same(config.allowedUrlSchemes, ['http', 'https']);
   t.equal(config.devInsecureAuth, false);
   t.equal(config.baseUrl, 'http://127.0.0.1:8080', 'the default port');
-  t.same(config.server, { host: '127.0.0.1', port: 8080, shutdownTimeoutMs: 10_000, bodyLimitBytes: 1_048_576 });
+  t.same(config.server, {
+    host: '127.0.0.1',
+    port: 8080,
+    shutdownTimeoutMs: 10_000,
+    bodyLimitBytes: 1_048_576,
+    trustedProxies: [],
+  });
+  // Issue 20 item 5: limiting is on by default, with budgets far above normal use.
+  t.same(config.rateLimit, {
+    enabled: true,
+    windowMs: 60_000,
+    api: { perCredential: 1200, perAddress: 6000 },
+    facade: { perCredential: 6000, perAddress: 20000 },
+  });
   t.equal(config.log.level, 'info');
   t.equal(config.database.url, null);
   t.same(config.eventStore, { backend: 'postgres', url: null });
@@ -176,7 +189,13 @@ t.test('the YAML file overrides defaults; omitted keys keep them', async (t) => 
   t.equal(config.dataDir, '/var/lib/gateway');
   t.equal(config.devInsecureAuth, true);
   t.equal(config.baseUrl, 'https://gw.example.com/base', 'trailing slash removed');
-  t.same(config.server, { host: '0.0.0.0', port: 0, shutdownTimeoutMs: 250, bodyLimitBytes: 1_048_576 });
+  t.same(config.server, {
+    host: '0.0.0.0',
+    port: 0,
+    shutdownTimeoutMs: 250,
+    bodyLimitBytes: 1_048_576,
+    trustedProxies: [],
+  });
   t.equal(config.log.level, 'debug');
   t.equal(config.database.url, 'postgres://gw@db/gw');
   t.equal(config.webhooks.maxAttempts, 3);
