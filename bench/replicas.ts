@@ -14,16 +14,24 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { sharedDirectory, startReplicaSet, type Replica, type ReplicaSet } from '../test/support/replicas.ts';
+import {
+  objectStore,
+  sharedDirectory,
+  startReplicaSet,
+  type Replica,
+  type ReplicaSet,
+  type ReplicaStorage,
+} from '../test/support/replicas.ts';
 import { devSession } from './bench-gateway.ts';
 import { openBenchDatabase, type BenchDatabase } from './database.ts';
-import { benchScratch, envInt, log, sleep } from './env.ts';
+import { benchScratch, envChoice, envInt, log, sleep } from './env.ts';
 import { buildMarketplaceRepo, gitIn, startGitHttpServer, type GitHttpServer } from './git-repos.ts';
 import { figure, figureMarkdown, figureTable, latencies, machine, writeResultFiles, type Figure } from './report.ts';
 
 const config = () => ({
   approvals: envInt('BENCH_REPLICAS_APPROVALS', 10, 1),
   failovers: envInt('BENCH_REPLICAS_FAILOVERS', 3, 1),
+  storage: envChoice('BENCH_REPLICAS_STORAGE', ['shared-directory', 'object-store'], 'shared-directory'),
 });
 type Config = ReturnType<typeof config>;
 
@@ -143,9 +151,11 @@ export async function replicasBenchmark(): Promise<void> {
   let set: ReplicaSet | null = null;
   let http: GitHttpServer | null = null;
   let client: pg.Client | null = null;
+  let closeS3 = async () => {};
   const close = async () => {
     await client?.end().catch(() => {});
     await set?.close().catch(() => {});
+    await closeS3().catch(() => {});
     await http?.close().catch(() => {});
     await database?.close().catch(() => {});
   };
@@ -153,7 +163,14 @@ export async function replicasBenchmark(): Promise<void> {
     database = await openBenchDatabase(log);
     const made = await upstreamMarketplace(scratch.root, startGitHttpServer);
     http = made.http;
-    const storage = sharedDirectory(scratch.root);
+    let storage: ReplicaStorage = sharedDirectory(scratch.root);
+    if (cfg.storage === 'object-store') {
+      // s3rver on loopback (test/support/s3.ts), loaded only for this variant.
+      const { startS3 } = await import('../test/support/s3.ts');
+      const s3 = await startS3(null);
+      closeS3 = s3.close;
+      storage = objectStore({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint });
+    }
     set = await startReplicaSet({
       databaseUrl: database.url,
       root: scratch.root,
@@ -216,7 +233,8 @@ function report(
     figures,
     ms: { servedFromAnswer: served.fromAnswer.map((n) => round(n)), pollsUntilServed: served.polls, failovers },
   };
-  const files = writeResultFiles('replicas', data, markdown(data, figures));
+  const name = cfg.storage === 'object-store' ? 'replicas-object-store' : 'replicas';
+  const files = writeResultFiles(name, data, markdown(data, figures));
   log(`wrote ${files.json} and ${files.md}`);
 }
 
@@ -247,9 +265,14 @@ Two \`gateway serve\` processes on one PostgreSQL database; ${data.storage}.
 
 **Approval on A, served by B**: ${data.config.approvals} rounds of an upstream commit, an ingest and an approval
 through A; then B's \`info/refs\` (protocol v0) polled every 5 ms until it advertises the commit as
-\`refs/heads/main\`. On a shared directory the approval answers only once the leader's publication projection has
-converged the published repository (read-your-writes), and B's in-memory refs are dropped by the repository's
-stamp file, so B serves the commit on its first request.
+\`refs/heads/main\`. ${
+    data.config.storage === 'shared-directory'
+      ? "On a shared directory the approval answers only once the leader's publication projection has converged " +
+        "the published repository (read-your-writes), and B's in-memory refs are dropped by the repository's stamp " +
+        'file, so B serves the commit on its first request.'
+      : "On the object store B serves from its own cache, which it brings up to date when the leader's new " +
+        'generation of the repository is announced (a PostgreSQL notification, or the poll as a fallback).'
+  }
 
 **Failover**: ${data.config.failovers} rounds of \`kill -9\` of the replica holding the leader lock, a command
 (a hosted marketplace registered) sent through the survivor at once, and the \`marketplaces\` read model polled every
@@ -264,6 +287,6 @@ A host that vanishes without closing its socket holds the lock until PostgreSQL'
 | ---: | --- | ---: | ---: | ---: |
 ${rounds}
 
-Produced by \`npm run bench\` (BENCH_ONLY=replicas for this part).
+Produced by \`npm run bench\` (BENCH_ONLY=replicas for this part; BENCH_REPLICAS_STORAGE=${data.config.storage}).
 `;
 }
