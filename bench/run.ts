@@ -34,7 +34,8 @@
 // portal (bench/portal.ts, needs Chromium): BENCH_PORTAL_MARKETPLACES (500), BENCH_PORTAL_LEDGER_ENTRIES (1000000),
 //   BENCH_PORTAL_RUNS (10)
 // rate-limit (bench/rate-limit.ts): BENCH_RATE_LIMIT_CLIENTS (8), BENCH_RATE_LIMIT_SECONDS (10), BENCH_RATE_LIMIT_ROUNDS (4)
-// replicas (bench/replicas.ts): BENCH_REPLICAS_APPROVALS (10), BENCH_REPLICAS_FAILOVERS (3)
+// replicas (bench/replicas.ts): BENCH_REPLICAS_APPROVALS (10), BENCH_REPLICAS_FAILOVERS (3),
+//   BENCH_REPLICAS_STORAGE (shared-directory, or object-store on s3rver: results in replicas-object-store.{json,md})
 // object-store (bench/object-store.ts): BENCH_OS_PLUGINS, BENCH_OS_FILES_PER_PLUGIN, BENCH_OS_COMMITS, BENCH_OS_CLONES (10),
 //   BENCH_OS_APPROVALS (5)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
