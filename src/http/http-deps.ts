@@ -10,7 +10,7 @@ import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { Ports } from '../application/ports.ts';
 import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
-import type { RateLimitSettings } from './limits/rate-limits.ts';
+import type { RateLimitSettings } from './limits/rate-limit-settings.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,

@@ -13,10 +13,9 @@ import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { instanceOf, problemFor, sendProblem } from '../problems.ts';
 import { text } from '../git/wire.ts';
 
-export type Budget = Readonly<{ perCredential: number; perAddress: number }>;
+import type { RateLimitSettings } from './rate-limit-settings.ts';
 
-/** gateway.rate-limit.*: a budget of 0 means no budget of that kind. */
-export type RateLimitSettings = Readonly<{ enabled: boolean; windowMs: number; api: Budget; facade: Budget }>;
+export type { Budget, RateLimitSettings } from './rate-limit-settings.ts';
 
 type Surface = 'api' | 'facade';
 type Per = 'credential' | 'address';
