@@ -4,7 +4,7 @@
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
-//                audit-sink, retention, portal, replicas, object-store (default: all, in that order)
+//                audit-sink, retention, portal, rate-limit, object-store, replicas (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -78,8 +78,8 @@ const benchmarks = {
   retention: retentionBenchmark,
   portal: portalBenchmark,
   'rate-limit': rateLimitBenchmark,
-  replicas: replicasBenchmark,
   'object-store': objectStoreBenchmark,
+  replicas: replicasBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 

@@ -77,7 +77,7 @@ t.test('all defaults with no file', async (t) => {
   t.same(config.projections, { waitTimeoutMs: 5_000, batchSize: 500 });
   t.same(config.storage, {
     backend: 'filesystem',
-    objectStore: { bucket: null, region: null, endpoint: null, cacheDir: null },
+    objectStore: { bucket: null, region: null, endpoint: null, cacheDir: null, pollIntervalMs: 5000 },
   });
   t.same(config.oidc, {
     issuer: null,
@@ -204,7 +204,13 @@ t.test('the YAML file overrides defaults; omitted keys keep them', async (t) => 
   t.equal(config.webhooks.batchSize, 50, 'sibling keeps its default');
   t.same(config.storage, {
     backend: 'object-store',
-    objectStore: { bucket: 'blobs', region: 'eu-west-1', endpoint: 'http://minio:9000', cacheDir: null },
+    objectStore: {
+      bucket: 'blobs',
+      region: 'eu-west-1',
+      endpoint: 'http://minio:9000',
+      cacheDir: null,
+      pollIntervalMs: 5000,
+    },
   });
   t.same(config.oidc.scopes, ['openid']);
   t.same(config.roles.admins, ['alice', 'bob']);
@@ -466,7 +472,13 @@ t.test('storage backend', async (t) => {
     GATEWAY_STORAGE_OBJECT_STORE_BUCKET: 'b',
     GATEWAY_STORAGE_OBJECT_STORE_REGION: 'r',
   });
-  t.same(viaEnv.storage.objectStore, { bucket: 'b', region: 'r', endpoint: null, cacheDir: null });
+  t.same(viaEnv.storage.objectStore, {
+    bucket: 'b',
+    region: 'r',
+    endpoint: null,
+    cacheDir: null,
+    pollIntervalMs: 5000,
+  });
 });
 
 t.test('dev-insecure-auth cannot be combined with an identity provider', async (t) => {
