@@ -22,6 +22,8 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     auditExport: { defaultPageSize: 100, maxPageSize: 1000, lagMs: 0 },
     sync: { maxWebhookBodyBytes: 1_048_576 },
     estate: { file: null },
+    trustedProxies: [],
+    rateLimit: undefined,
   };
   // Anything else is reached only when a request is served, which never happens here.
   const deps = new Proxy(known, {

@@ -4064,6 +4064,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policy/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which served and held snapshots an expression would deny, and why; nothing is recorded
+         * @description Evaluates a CEL expression, as a rule would be at approve, against every served (approved) and every held snapshot of the live marketplaces, with the caller as the approver and now as the instant; nothing is stored or recorded (no event, no ledger entry). A match or an evaluation error counts as a denial, as enforcement does. Served snapshots come first, then held ones, newest first; at most `limit` (default 200, at most 500) are evaluated and `truncated` says when some were left out. Only the policy is answered: the vetting gate and the minimum release age are not. Auditor or admin; sessions only (no machine scope names it).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        expression: string;
+                        limit?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            expression: string;
+                            /** Format: date-time */
+                            at: string;
+                            /** @description served and held snapshots of the live marketplaces */
+                            total: number;
+                            evaluated: number;
+                            truncated: boolean;
+                            denied: number;
+                            allowed: number;
+                            snapshots: {
+                                id: number;
+                                marketplace: string;
+                                sha: string;
+                                state: "approved" | "held";
+                                decision: "deny" | "allow";
+                                outcome: ("matched" | "error") | null;
+                                error: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/snapshots/{id}/files": {
         parameters: {
             query?: never;
@@ -7333,6 +7432,43 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/actuator/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The running build's software bill of materials (CycloneDX JSON)
+         * @description Made at build time from the lock files: the production dependencies and the libraries bundled into the portal.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

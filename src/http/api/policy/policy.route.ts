@@ -9,6 +9,7 @@ import {
 import { policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
 import { callerOf, metaFor, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { dryRunRoute } from './dry-run.route.ts';
 import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['policy'];
@@ -33,13 +34,14 @@ const ruleView = (r: PolicyRuleRecord) => ({ ...r });
 
 const description = `Policy rules are CEL expressions evaluated at approve, after the vetting gate and before any state change: every enabled rule that matches, or fails to evaluate, refuses the approval (409 \`policy-denied\` with \`denials[]\`), with one policy-denied ledger entry per deciding rule. Disabling a rule is the off-switch.\n\n${policyVariablesDoc}`;
 
-/** Every policy route: the rules (create, list, replace, delete) and the playground. */
+/** Every policy route: the rules (create, list, replace, delete), the playground and the dry run. */
 export function policyRoutes(app: HttpApp, deps: HttpDeps): void {
   createRuleRoute(app, deps);
   listRulesRoute(app, deps);
   replaceRuleRoute(app, deps);
   deleteRuleRoute(app, deps);
   playgroundRoute(app, deps);
+  dryRunRoute(app, deps);
 }
 
 function createRuleRoute(app: HttpApp, deps: HttpDeps): void {

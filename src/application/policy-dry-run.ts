@@ -1,0 +1,148 @@
+import { compilePolicy, evaluatePolicy, type CompiledPolicy } from '../adapters/policy/cel.ts';
+import { liveMarketplaces, type MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
+import { snapshotsOf, type SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
+import { latestRun, waiversOf, type WaiverRecord } from '../projections/vetting/vetting.queries.ts';
+import type { RoleAssignment } from '../domain/role/permissions.ts';
+import { policyVariablesOf, snapshotTree } from './policy-evaluation.ts';
+import type { Actor, Ports } from './ports.ts';
+import { reject } from './rejected.ts';
+import { requireAuditorRole } from './standing.ts';
+
+export type DryRunPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces'>;
+
+/** At most this many snapshots are evaluated by one dry run (each reads a pinned tree from git). */
+export const dryRunMaxSnapshots = 500;
+export const dryRunDefaultSnapshots = 200;
+// Trees read at once: the machine's git and disk are shared with the facade.
+const concurrency = 4;
+
+export type DryRunVerdict = Readonly<{
+  id: number;
+  marketplace: string;
+  sha: string;
+  state: 'approved' | 'held';
+  decision: 'deny' | 'allow';
+  /** Why it would deny: the rule matched, or it failed to evaluate (enforcement denies both). */
+  outcome: 'matched' | 'error' | null;
+  error: string | null;
+}>;
+
+export type DryRunAnswer = Readonly<{
+  expression: string;
+  at: string;
+  /** Served (approved) and held snapshots of live marketplaces, soft-deleted ones left out. */
+  total: number;
+  evaluated: number;
+  truncated: boolean;
+  denied: number;
+  allowed: number;
+  snapshots: DryRunVerdict[];
+}>;
+
+type Candidate = Readonly<{
+  snapshot: SnapshotRecord & { state: 'approved' | 'held' };
+  marketplace: MarketplaceRecord;
+}>;
+
+/** Served snapshots first, then held ones; newest first within each: the ones a limit keeps. */
+async function candidates(deps: Pick<Ports, 'pool'>): Promise<Candidate[]> {
+  const marketplaces = await liveMarketplaces(deps.pool);
+  const byId = new Map(marketplaces.map((m) => [m.id, m]));
+  const snapshots = await snapshotsOf(
+    deps.pool,
+    marketplaces.map((m) => m.id),
+  );
+  const rank = (s: SnapshotRecord) => (s.state === 'approved' ? 0 : 1);
+  return snapshots
+    .filter((s): s is Candidate['snapshot'] => (s.state === 'approved' || s.state === 'held') && s.deletedAt === null)
+    .sort((a, b) => rank(a) - rank(b) || b.id - a.id)
+    .map((snapshot) => ({ snapshot, marketplace: byId.get(snapshot.marketplaceId) as MarketplaceRecord }));
+}
+
+type Shared = Readonly<{
+  program: CompiledPolicy;
+  at: string;
+  approver: Readonly<{ principal: string; roles: readonly RoleAssignment[] }>;
+  waivers: (marketplaceId: number) => Promise<readonly WaiverRecord[]>;
+}>;
+
+async function verdictOf(deps: DryRunPorts, shared: Shared, { snapshot, marketplace }: Candidate) {
+  const base = { id: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha, state: snapshot.state };
+  let result: { matched: boolean } | { error: string };
+  try {
+    const [tree, run, waivers] = await Promise.all([
+      snapshotTree(deps, snapshot),
+      latestRun(deps.pool, snapshot.id),
+      shared.waivers(marketplace.id),
+    ]);
+    const facts = { snapshot, marketplace, tree, run, waivers, approver: shared.approver };
+    const variables = policyVariablesOf(
+      { ...facts, minimumReleaseAgeMs: deps.marketplaces.minimumReleaseAgeMs },
+      shared.at,
+    );
+    result = evaluatePolicy(shared.program, variables);
+  } catch (error) {
+    // A tree that cannot be read is an evaluation error: the approval would fail as well.
+    result = { error: `the snapshot's variables could not be read: ${(error as Error).message}` };
+  }
+  if ('error' in result) return { ...base, decision: 'deny', outcome: 'error', error: result.error } as const;
+  return result.matched
+    ? ({ ...base, decision: 'deny', outcome: 'matched', error: null } as const)
+    : ({ ...base, decision: 'allow', outcome: null, error: null } as const);
+}
+
+/** Maps `items` through `fn`, at most `limit` at a time, keeping their order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Issue 21, item 5: evaluates `expression` against every served and every held snapshot as if `actor`
+ * approved each at `at`, and answers which it would deny and why. Nothing is stored or recorded.
+ * 422 invalid-expression when it does not compile (like rule creation); 403 unless auditor or admin.
+ */
+export async function policyDryRun(
+  deps: DryRunPorts,
+  actor: Actor,
+  expression: string,
+  at: string,
+  limit = dryRunDefaultSnapshots,
+): Promise<DryRunAnswer> {
+  const roles = await requireAuditorRole(deps, actor);
+  const compiled = compilePolicy(expression);
+  if (!compiled.ok) throw reject('invalid-expression', compiled.error);
+  const all = await candidates(deps);
+  const chosen = all.slice(0, Math.min(limit, dryRunMaxSnapshots));
+  const waivers = new Map<number, Promise<readonly WaiverRecord[]>>();
+  const shared: Shared = {
+    program: compiled.program,
+    at,
+    approver: { principal: actor.principal, roles },
+    waivers: (id) => {
+      let read = waivers.get(id);
+      if (!read) waivers.set(id, (read = waiversOf(deps.pool, id)));
+      return read;
+    },
+  };
+  const snapshots = await mapBounded(chosen, concurrency, (c) => verdictOf(deps, shared, c));
+  const denied = snapshots.filter((s) => s.decision === 'deny').length;
+  return {
+    expression,
+    at,
+    total: all.length,
+    evaluated: snapshots.length,
+    truncated: chosen.length < all.length,
+    denied,
+    allowed: snapshots.length - denied,
+    snapshots,
+  };
+}
