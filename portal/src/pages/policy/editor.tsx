@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { ProblemNotice } from '../../components/ui';
+import { DryRun } from './dry-run';
 import { compileErrorOf, rulesQuery, type Rule } from './queries';
 
 export function RuleEditor({ rule, onDone }: { rule: Rule | null; onDone: () => void }) {
@@ -74,6 +75,7 @@ export function RuleEditor({ rule, onDone }: { rule: Rule | null; onDone: () => 
           </p>
         )}
       </div>
+      <DryRun expression={expression} />
       <div className="row">
         <input id="rule-enabled" type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
         <label htmlFor="rule-enabled">Enabled (applies at the very next approval)</label>
