@@ -11,6 +11,7 @@ import { adoptionRoutes } from './api/adoption/adoption.route.ts';
 import { auditRoutes } from './api/audit/audit.route.ts';
 import { auditSinkRoutes } from './api/audit/sinks.route.ts';
 import { catalogRoutes } from './api/catalog/catalog.route.ts';
+import { managedSettingsRoute } from './api/clients/managed-settings.route.ts';
 import { compactRoute } from './api/retention/compact.route.ts';
 import { mirrorRoutes } from './api/mirror/mirror.route.ts';
 import { estateRoutes } from './api/estate/estate.route.ts';
@@ -170,6 +171,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   auditSinkRoutes(app, deps);
   adoptionRoutes(app, deps);
   catalogRoutes(app, deps);
+  managedSettingsRoute(app, deps);
   retentionCandidatesRoute(app, deps);
   retentionEvaluateRoute(app, deps);
   compactRoute(app, deps);

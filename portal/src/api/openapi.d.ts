@@ -6815,6 +6815,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clients/managed-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Claude Code managed settings for the organisation (any signed-in caller)
+         * @description A managed-settings.json for /etc/claude-code/ (or the platform equivalent): extraKnownMarketplaces registers the catalog (when enabled; else every live marketplace) or the chosen marketplaces through the facade, and strictKnownMarketplaces admits the gateway's host alone. Contains no secret: clients authenticate to /git with their own personal token. Sent as a download (Content-Disposition: attachment). 404 names unknown marketplaces.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Comma-separated names: the catalog and/or live marketplaces (at most 100) */
+                    marketplaces?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A Claude Code managed-settings.json */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Each chosen marketplace (or the catalog), registered under its gateway name */
+                            extraKnownMarketplaces: {
+                                [key: string]: {
+                                    source: {
+                                        /** @enum {string} */
+                                        source: "git";
+                                        /** @description <base-url>/git/<name>.git: the marketplace through the facade */
+                                        url: string;
+                                    };
+                                };
+                            };
+                            /** @description One entry: the gateway's hostname, anchored and escaped; clients may add nothing else */
+                            strictKnownMarketplaces: {
+                                /** @enum {string} */
+                                source: "hostPattern";
+                                hostPattern: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/retention/candidates": {
         parameters: {
             query?: never;
