@@ -180,6 +180,7 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
           catalogStore,
           logger: logger.child({ component: 'catalog' }),
           now: () => systemClock.instant(),
+          guard: config.catalog.guard,
         })
       : null;
     const mirrorSignal = new MirrorSignal();

@@ -10,6 +10,12 @@ export const marketplaceKeys = {
     name: text(g('catalog.name'), 'catalog', 'Name of the aggregated catalog marketplace (a marketplace name).', {
       pattern: catalogNamePattern,
     }),
+    guard: flag(
+      g('catalog.guard'),
+      false,
+      'List the first-party gateway-guard plugin in the catalog: its SessionStart hook warns users whose ' +
+        'installed marketplaces carry revoked content (docs/guard.md).',
+    ),
   },
   sync: {
     schedule: text(

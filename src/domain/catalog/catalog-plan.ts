@@ -48,7 +48,12 @@ export type CatalogRecord = Readonly<{
   constituents: readonly CatalogConstituent[];
   collisions: readonly CatalogCollision[];
   skipped: readonly Skipped[];
+  /** The fingerprint of the gateway-guard plugin the catalog carries (gateway.catalog.guard); absent without it. */
+  guard?: string;
 }>;
+
+/** A plugin of the gateway's own that the catalog lists besides the constituents' (guard-plugin.ts). */
+export type FirstPartyPlugin = Readonly<{ entry: Readonly<Record<string, unknown>>; fingerprint: string }>;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -162,12 +167,18 @@ export function catalogFiles(
     plan: CatalogPlan;
     listed: readonly Candidate[];
     missing: readonly Skipped[];
+    guard?: FirstPartyPlugin | null;
   }>,
 ): CatalogFiles {
   const { catalog, generatedAt, plan } = input;
-  const plugins = [...input.listed]
-    .sort((a, b) => byText(a.name, b.name))
-    .map((candidate) => ({ ...candidate.entry, source: `./${catalogPluginPath(candidate)}` }));
+  const guard = input.guard ?? null;
+  const entries = input.listed.map((candidate): Readonly<Record<string, unknown>> => ({
+    ...candidate.entry,
+    source: `./${catalogPluginPath(candidate)}`,
+  }));
+  const plugins = [...entries, ...(guard === null ? [] : [guard.entry])].sort((a, b) =>
+    byText(String(a.name), String(b.name)),
+  );
   const manifest = {
     name: catalog,
     owner: { name: 'Skill Marketplace Gateway' },
@@ -181,6 +192,7 @@ export function catalogFiles(
     constituents: plan.constituents,
     collisions: plan.collisions,
     skipped: [...plan.skipped, ...input.missing],
+    ...(guard === null ? {} : { guard: guard.fingerprint }),
   };
   const message = [
     `Catalog ${catalog}: ${plugins.length} plugin${plugins.length === 1 ? '' : 's'} from ${plan.constituents.length} marketplace${plan.constituents.length === 1 ? '' : 's'}`,
@@ -240,19 +252,25 @@ export function readCatalogRecord(text: string | null): CatalogRecord | null {
           .filter((s): s is Json => isObject(s) && isText(s.marketplace) && isText(s.name) && isText(s.reason))
           .map((s) => ({ marketplace: s.marketplace as string, name: s.name as string, reason: s.reason as string }))
       : [],
+    ...(isText(value.guard) ? { guard: value.guard } : {}),
   };
 }
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Whether a served catalog was built, in this layout and under this name, from exactly these commits. */
+/**
+ * Whether a served catalog was built, in this layout and under this name, from exactly these commits, with
+ * the guard plugin of this fingerprint (null: without it).
+ */
 export function isCurrent(
   record: CatalogRecord | null,
   catalog: string,
   constituents: readonly CatalogConstituent[],
+  guard: string | null = null,
 ): boolean {
   if (record === null || record.format !== catalogFormat || record.catalog !== catalog) return false;
+  if ((record.guard ?? null) !== guard) return false;
   const ordered = [...constituents].sort((a, b) => byText(a.marketplace, b.marketplace));
   return (
     record.constituents.length === ordered.length &&

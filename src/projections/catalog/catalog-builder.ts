@@ -16,7 +16,7 @@ import { streams } from '../../domain/shared/streams.ts';
 import { liveMarketplaces } from '../marketplaces/marketplaces.queries.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 import { outsideTransaction } from '../runner/outside-transaction.ts';
-import { composeCatalog, type EstateConstituent } from './catalog-composition.ts';
+import { composeCatalog, guardFingerprint, type EstateConstituent } from './catalog-composition.ts';
 import {
   appendOnce,
   builderPrincipal,
@@ -54,6 +54,8 @@ export type CatalogBuilderDeps = Readonly<{
   debounceMs?: number;
   /** marketplace.json files over this size are read as unreadable. */
   maxManifestBytes?: number;
+  /** gateway.catalog.guard: the catalog also lists the gateway-guard plugin (docs/guard.md). */
+  guard?: boolean;
 }>;
 
 const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision => ({
@@ -239,7 +241,12 @@ export class CatalogBuilder {
       return { revision: null, position: await recordWithdrawal(this.deps, servedSha, trigger, actor) };
     }
 
-    if (!force && servedSha !== null && served !== null && isCurrent(served, name, constituents)) {
+    if (
+      !force &&
+      servedSha !== null &&
+      served !== null &&
+      isCurrent(served, name, constituents, this.deps.guard ? guardFingerprint : null)
+    ) {
       // Already served. Recorded unless an earlier build served it and failed to append.
       return {
         revision: revisionOf(servedSha, served),

@@ -12,6 +12,13 @@ import {
   type Skipped,
 } from '../../domain/catalog/catalog-plan.ts';
 import type { CatalogConstituent } from '../../domain/catalog/catalog.events.ts';
+import { createHash } from 'node:crypto';
+import {
+  guardCatalogEntry,
+  guardPluginDir,
+  guardPluginFiles,
+  guardPluginName,
+} from '../../domain/catalog/guard-plugin.ts';
 
 /** A live marketplace's served tip, with the marketplace's id (its quarantine and constituent repository). */
 export type EstateConstituent = CatalogConstituent & { marketplaceId: number };
@@ -22,7 +29,14 @@ export type CompositionDeps = Readonly<{
   catalogStore: CatalogStore;
   now(): string;
   maxManifestBytes?: number;
+  /** gateway.catalog.guard: the catalog carries the gateway-guard plugin. */
+  guard?: boolean;
 }>;
+
+/** What identifies the guard plugin's content: a catalog built with another one is rebuilt. */
+export const guardFingerprint = createHash('sha256')
+  .update(JSON.stringify([guardCatalogEntry, Object.entries(guardPluginFiles)]))
+  .digest('hex');
 
 export type ComposedCatalog = Readonly<{
   sha: string;
@@ -55,19 +69,50 @@ export async function composeCatalog(
       })),
     ),
   );
-  const { listed, missing } = await pluginTrees(catalogStore, plan);
+  const trees = await pluginTrees(catalogStore, plan);
+  const { listed, missing } = deps.guard ? withoutReserved(trees) : trees;
   const generatedAt = deps.now();
-  const files = catalogFiles({ catalog: name, generatedAt, plan, listed: listed.map((l) => l.candidate), missing });
+  const files = catalogFiles({
+    catalog: name,
+    generatedAt,
+    plan,
+    listed: listed.map((l) => l.candidate),
+    missing,
+    guard: deps.guard ? { entry: guardCatalogEntry, fingerprint: guardFingerprint } : null,
+  });
+  const guardBlobs = deps.guard
+    ? Object.entries(guardPluginFiles).map(([path, text]) => ({ path: `${guardPluginDir}/${path}`, text }))
+    : [];
   const sha = await catalogStore.commit({
     blobs: [
       { path: catalogManifestPath, text: files.manifest },
       { path: catalogRecordPath, text: files.recordText },
+      ...guardBlobs,
     ],
     trees: listed.map((l) => ({ path: catalogPluginPath(l.candidate), tree: l.tree })),
     message: files.message,
     generatedAt,
   });
   return { sha, record: files.record, plan, plugins: listed.length };
+}
+
+/** With the guard on, its name is the gateway's: a constituent's plugin of that name is skipped, and says why. */
+function withoutReserved({ listed, missing }: { listed: Listed[]; missing: Skipped[] }): {
+  listed: Listed[];
+  missing: Skipped[];
+} {
+  const reserved = listed.filter((l) => l.candidate.name === guardPluginName);
+  return {
+    listed: listed.filter((l) => l.candidate.name !== guardPluginName),
+    missing: [
+      ...missing,
+      ...reserved.map(({ candidate }) => ({
+        marketplace: candidate.marketplace,
+        name: candidate.name,
+        reason: `the name ${guardPluginName} is the gateway's own plugin in this catalog (gateway.catalog.guard)`,
+      })),
+    ],
+  };
 }
 
 /** Each candidate's tree in its constituent commit; a candidate whose directory is missing is skipped. */
