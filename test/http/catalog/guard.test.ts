@@ -19,6 +19,7 @@ import {
   freshHome,
   runBounded,
   shown,
+  storeCredential,
   type ClaudeCode,
 } from '../claude/claude-code-cli.ts';
 import { approveMarketplace, type Revision } from './support.ts';
@@ -238,10 +239,40 @@ if (!cli.ok) {
       'held through the catalog',
     );
 
+    // The other credential git may hold: a credential helper (`git credential fill`), no extra header.
+    storeCredential(home, gw.url, 'alice', token);
+    const viaHelper = { ...env, GIT_CONFIG_COUNT: '0' };
+    const helped = await runHook(handler.command, viaHelper, pluginRoot, home, handler.timeout);
+    t.match(
+      helped.stdout,
+      `catalog holds acme@${acme.sha.slice(0, 12)}, revoked on the gateway`,
+      `with the credential from git's credential helper, the same warning: ${helped.stderr}`,
+    );
+
     const update = await run(['plugin', 'marketplace', 'update', 'catalog']);
     t.ok(update.ok, `claude plugin marketplace update catalog: ${shown(update, token)}`);
     const updated = await sessionStart();
     t.same({ code: updated.code, stdout: updated.stdout }, { code: 0, stdout: '' }, 'after the update: all clear');
+
+    // A credential the gateway refuses: one line, and the session goes on.
+    const tokens = await expectJson<Array<{ id: number }>>(
+      t,
+      await session(gw, 'alice').get('/api/v1/tokens'),
+      200,
+      'tokens',
+    );
+    t.equal(
+      (await session(gw, 'alice').delete(`/api/v1/tokens/${tokens[0]!.id}`)).status,
+      204,
+      'alice revokes her token',
+    );
+    const refused = await sessionStart();
+    t.equal(refused.code, 0, 'exit 0 with a refused credential');
+    t.match(
+      (JSON.parse(refused.stdout || '{}') as { systemMessage?: string }).systemMessage ?? '',
+      `${gw.url} refused the credential git has for it`,
+      `a one-line note: ${refused.stdout}`,
+    );
 
     await vettingOfTheGuard(t, root);
 
