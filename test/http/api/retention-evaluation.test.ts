@@ -18,6 +18,7 @@ import {
   day,
   eventually,
   expectProblem,
+  tokenRow,
   inMs,
   ledger,
   machine,
@@ -222,23 +223,26 @@ t.test('the criteria, the veto, the dry run and the pass over a scripted estate'
   t.test('every refusal changes nothing', async (t) => {
     await root.post('/api/v1/roles', { principal: 'dana', role: 'auditor' });
     await root.post('/api/v1/roles', { principal: 'bot', role: 'admin' });
-    const bot = async (apiScopes: string[]) =>
-      machine(
-        gw,
-        (
-          await root.post('/api/v1/tokens/machine', {
-            principal: 'bot',
-            name: `bot ${apiScopes.join(' ')}`,
-            apiScopes,
-            expiresAt: new Date(time.clock.now().getTime() + 10 * day).toISOString(), // on the gateway's clock
-          })
-        ).body.token as string,
-      );
+    const botIds: number[] = [];
+    const bot = async (apiScopes: string[]) => {
+      const minted = await root.post('/api/v1/tokens/machine', {
+        principal: 'bot',
+        name: `bot ${apiScopes.join(' ')}`,
+        apiScopes,
+        expiresAt: new Date(time.clock.now().getTime() + 10 * day).toISOString(), // on the gateway's clock
+      });
+      botIds.push(minted.body.id as number);
+      return machine(gw, minted.body.token as string);
+    };
     const reader = await bot(['retention:read']);
     const other = await bot(['audit:read']);
-    // Each credential used once first: its use is recorded (token-used) at most once a minute.
+    // Each credential used once first: its use is recorded (token-used) at most once a minute, off the request
+    // path, so it is settled before the refusals' "nothing changed" snapshots (it raced under load).
     t.equal((await reader.get('/api/v1/retention/candidates')).status, 200, 'retention:read reaches the candidates');
     t.equal((await other.get('/api/v1/audit')).status, 200, 'audit:read reaches the ledger');
+    await eventually(async () =>
+      (await Promise.all(botIds.map((id) => tokenRow(gw, id)))).every((row) => row?.last_used_at != null),
+    );
     const refusals: Array<[string, () => Promise<Response>, number, string]> = [
       [
         'candidates by a user with no role',
