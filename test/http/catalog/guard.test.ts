@@ -166,8 +166,10 @@ if (!cli.ok) {
     const run = (args: readonly string[]) =>
       runBounded(cli.cli.command, args, { cwd: home, env, timeoutMs: cliTimeoutMs });
 
-    const add = await run(['plugin', 'marketplace', 'add', `${gw.url}/git/catalog.git`]);
-    t.ok(add.ok, `claude plugin marketplace add: ${shown(add, token)}`);
+    for (const marketplace of ['catalog', 'acme']) {
+      const add = await run(['plugin', 'marketplace', 'add', `${gw.url}/git/${marketplace}.git`]);
+      t.ok(add.ok, `claude plugin marketplace add ${marketplace}: ${shown(add, token)}`);
+    }
     for (const plugin of ['gateway-guard', 'alpha']) {
       const install = await run(['plugin', 'install', `${plugin}@catalog`]);
       t.ok(install.ok, `claude plugin install ${plugin}@catalog: ${shown(install, token)}`);
@@ -196,8 +198,8 @@ if (!cli.ok) {
     const before = await sessionStart();
     t.equal(
       (await answered()) - approvedBefore,
-      2,
-      'the hook asked about the two commits the catalog was composed from, both approved',
+      3,
+      'the hook asked about the two commits the catalog was composed from and the one acme serves directly',
     );
     t.same(
       { code: before.code, stdout: before.stdout },
@@ -232,6 +234,8 @@ if (!cli.ok) {
       'names the marketplace and the commit',
     );
     t.match(message, 'claude plugin marketplace update catalog', 'and what to run');
+    t.match(message, `acme holds acme@${acme.sha.slice(0, 12)}`, 'a marketplace added directly from the gateway too');
+    t.match(message, 'claude plugin marketplace update acme', 'with its own advice');
     t.notMatch(message, 'studio', 'the approved constituent is not named');
     t.equal(output.hookSpecificOutput?.additionalContext, message, 'Claude is told the same');
     t.ok(
@@ -251,6 +255,8 @@ if (!cli.ok) {
 
     const update = await run(['plugin', 'marketplace', 'update', 'catalog']);
     t.ok(update.ok, `claude plugin marketplace update catalog: ${shown(update, token)}`);
+    const removed = await run(['plugin', 'marketplace', 'remove', 'acme']);
+    t.ok(removed.ok, `claude plugin marketplace remove acme (it is gone from the gateway): ${shown(removed, token)}`);
     const updated = await sessionStart();
     t.same({ code: updated.code, stdout: updated.stdout }, { code: 0, stdout: '' }, 'after the update: all clear');
 
