@@ -4,6 +4,7 @@ import { Page } from '../../components/ui';
 import { useSession } from '../../api/session';
 import { RoleGrants } from './grants';
 import { MachineCredentials } from './machine';
+import { ManagedSettings } from './managed-settings';
 import { PersonalTokens } from './tokens';
 import './access.css';
 
@@ -12,6 +13,7 @@ export default function AccessPages() {
   return (
     <Page title="Access">
       <PersonalTokens />
+      <ManagedSettings />
       {session.admin ? (
         <>
           <MachineCredentials />
