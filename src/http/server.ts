@@ -10,6 +10,7 @@ import { apiDocsRoute } from './actuator/api-docs.route.ts';
 import { adoptionRoutes } from './api/adoption/adoption.route.ts';
 import { auditRoutes } from './api/audit/audit.route.ts';
 import { auditSinkRoutes } from './api/audit/sinks.route.ts';
+import { timeTravelRoutes } from './api/audit/time-travel.route.ts';
 import { catalogRoutes } from './api/catalog/catalog.route.ts';
 import { managedSettingsRoute } from './api/clients/managed-settings.route.ts';
 import { compactRoute } from './api/retention/compact.route.ts';
@@ -170,6 +171,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   auditRoutes(app, deps);
   auditSinkRoutes(app, deps);
   adoptionRoutes(app, deps);
+  timeTravelRoutes(app, deps);
   catalogRoutes(app, deps);
   managedSettingsRoute(app, deps);
   retentionCandidatesRoute(app, deps);

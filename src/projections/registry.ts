@@ -16,6 +16,7 @@ import { rolesProjection } from './roles/roles.projection.ts';
 import type { Projection } from './runner/projection.ts';
 import { snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { tokensProjection } from './tokens/tokens.projection.ts';
+import { timeTravelProjection } from './time-travel/time-travel.projection.ts';
 import { webhooksProjection } from './webhooks/webhooks.projection.ts';
 import { deliveriesReactor } from './webhooks/deliveries.reactor.ts';
 
@@ -46,6 +47,7 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   ledgerProjection,
   deliveriesReactor,
   adoptionProjection,
+  timeTravelProjection,
   publicationProjection({
     gitStore: deps.gitStore,
     store: deps.store ?? null,
