@@ -24,6 +24,7 @@ import { scheduledIngestionDuty } from './application/scheduled-ingest.ts';
 import { vettingDuties } from './application/sweeps.ts';
 import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
 import { auditPushDuty } from './application/audit-sink-push.ts';
+import { auditSigningKey, checkpointDuties } from './application/audit-checkpoint.ts';
 import { retentionDuty } from './application/retention-evaluation.ts';
 import { compactionDuty } from './application/compaction.ts';
 import { mirrorDuty, mirrorSettings } from './application/mirror-duty.ts';
@@ -299,6 +300,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     ),
     facade: { idpBearerEnabled: config.facade.idpBearerEnabled },
     auditExport: config.auditExport,
+    auditSigning: await auditSigningKey(config.auditExport.signingKey, config.dataDir),
     metrics: core.metrics,
     marketplaces: {
       allowedUrlSchemes: config.allowedUrlSchemes,
@@ -373,7 +375,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
 function outboundDuties(deps: HttpDeps, config: GatewayConfig): LeaderDuty[] {
   const dispatch = webhookDispatchDuty(deps, config.webhooks, httpTransport, () => push.wake());
   const push = auditPushDuty(deps, config.auditExport, () => dispatch.wake());
-  return [dispatch, push];
+  return [dispatch, push, ...checkpointDuties(deps, config.auditExport.checkpointIntervalMs)];
 }
 
 /** Stop accepting, let in-flight requests finish (bounded), then stop the rest in reverse order. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { auditVerify } from './audit-verify-cli.ts';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { builtNote, configKeys, startupWarnings } from './adapters/config/describe.ts';
@@ -25,10 +26,16 @@ Commands:
                           hash is kept, in <data-dir>/local-idp); needs no running gateway or database
   sbom                    print this build's software bill of materials (CycloneDX JSON, as GET /actuator/sbom
                           answers it); needs no configuration, database or running gateway
+  audit verify FILE [--public-key KEY --checkpoints FILE]
+                          check an exported ledger (NDJSON) offline: recompute its hash chain and check the
+                          signed checkpoints (GET /api/v1/audit/checkpoints) with the public key (a JWK file,
+                          GET /api/v1/audit/public-key); exit 1 naming the first entry that breaks (docs/audit.md)
 
 Options:
   --config FILE           YAML configuration (default: $GATEWAY_CONFIG, else ./gateway.yaml if present)
   --json                  (projections status) machine-readable output
+  --public-key KEY        (audit verify) the checkpoint signing key's public JWK, a file or the JSON itself
+  --checkpoints FILE      (audit verify) the signed checkpoints, as GET /api/v1/audit/checkpoints answers them
   -h, --help              this text
   -v, --version           the build's version
 
@@ -211,6 +218,8 @@ async function main(argv: string[]): Promise<void> {
       options: {
         config: { type: 'string' },
         json: { type: 'boolean' },
+        'public-key': { type: 'string' },
+        checkpoints: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -228,6 +237,13 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (positionals[0] === 'estate') return estateCheck(positionals.slice(1), values.config);
+  if (positionals[0] === 'audit') {
+    const [sub, file, ...rest] = positionals.slice(1);
+    if (sub !== 'verify' || file === undefined || rest.length > 0)
+      return fail(`usage: gateway audit verify FILE [--public-key KEY --checkpoints FILE]\n\n${usage}`);
+    process.exitCode = await auditVerify(file, values['public-key'], values.checkpoints);
+    return;
+  }
   const command = positionals.join(' ');
   switch (command) {
     case 'serve':

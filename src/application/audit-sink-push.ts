@@ -2,6 +2,7 @@ import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import { fact } from '../domain/events.ts';
 import { streams } from '../domain/shared/streams.ts';
+import { latestCheckpoint } from '../projections/ledger/checkpoints.queries.ts';
 import { ledgerAfter, ledgerSpanAfter, type LedgerEntry } from '../projections/ledger/ledger.queries.ts';
 import type { DueBatch } from '../projections/webhooks/deliveries.queries.ts';
 import { idleSinks, type IdleSink } from '../projections/webhooks/sinks.queries.ts';
@@ -33,15 +34,20 @@ export const exportEntry = (e: LedgerEntry) => ({
   sha: e.sha,
   detail: e.detail,
   token_id: e.tokenId,
+  hash: e.hash,
+  prev_hash: e.prevHash,
 });
 
 /**
  * The body of an audit batch, built when it is sent: `{type: 'audit.batch', timestamp, data: {sink, from, to,
- * entries[]}}`. The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
+ * entries[], checkpoint}}`. The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
  */
 export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
   const entries = await ledgerAfter(deps.pool, batch.from, batch.to - batch.from);
-  const data = { sink: batch.sink, from: batch.from, to: batch.to, entries: entries.map(exportEntry) };
+  // issue 21: the latest signed head when the batch was offered goes with it, so a sink can check the chain
+  // it receives, and every attempt still sends the same bytes.
+  const checkpoint = await latestCheckpoint(deps.pool, batch.at);
+  const data = { sink: batch.sink, from: batch.from, to: batch.to, entries: entries.map(exportEntry), checkpoint };
   return JSON.stringify({ type: 'audit.batch', timestamp: batch.at, data });
 }
 

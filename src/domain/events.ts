@@ -1,4 +1,5 @@
 import type { AccessEvent } from './access/access.events.ts';
+import type { AuditEvent } from './audit/audit.events.ts';
 import type { CatalogEvent } from './catalog/catalog.events.ts';
 import type { CompactionEvent } from './compaction/compaction.events.ts';
 import type { EstateEvent } from './estate/estate.events.ts';
@@ -32,7 +33,8 @@ export type DomainEvent =
   | CompactionEvent
   | WebhookEvent
   | RetentionEvent
-  | EstateEvent;
+  | EstateEvent
+  | AuditEvent;
 export type DomainEventType = DomainEvent['type'];
 
 export const domainEventTypes = [
@@ -101,6 +103,7 @@ export const domainEventTypes = [
   'estate-reconcile-triggered',
   'estate-reconciliation-failed',
   'marketplace-upstream-unreachable',
+  'audit-checkpoint-signed',
 ] as const satisfies readonly DomainEventType[];
 
 // Compile-time check that the list above names every member of the union.

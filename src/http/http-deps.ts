@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AuditSigningKey } from '../adapters/system/audit-signing-key.ts';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -33,6 +34,8 @@ export type HttpDeps = Ports &
     catalogBuilder: CatalogBuilder | null;
     facade: Readonly<{ idpBearerEnabled: boolean }>;
     auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
+    /** The key that signs ledger checkpoints (docs/audit.md); absent in tools and tests that build deps by hand. */
+    auditSigning?: AuditSigningKey;
     sync: Readonly<{ maxWebhookBodyBytes: number }>;
     /** gateway.estate.file: the declared estate, re-read at each reconciliation; null when none. */
     estate: Readonly<{ file: string | null }>;

@@ -5922,6 +5922,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Signed heads of the ledger, newest first, paged by entry id */
+        get: {
+            parameters: {
+                query?: {
+                    before?: number;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            checkpoints: {
+                                /** @description The entry whose hash is signed (the head when signed). */
+                                entryId: number;
+                                /** @description That entry hash. */
+                                hash: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the leader signed it.
+                                 */
+                                signedAt: string;
+                                /** @description The signing key id (RFC 7638 thumbprint of the public JWK). */
+                                kid: string;
+                                /** @description Compact JWS, EdDSA (Ed25519), payload {entryId, hash, signedAt}. */
+                                jws: string;
+                            }[];
+                            nextBefore?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit/public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Ed25519 public key (JWK) that verifies ledger checkpoints */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The public JWK that verifies checkpoint signatures (docs/audit.md). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            x: string;
+                            kid: string;
+                            /** @enum {string} */
+                            alg: "EdDSA";
+                            /** @enum {string} */
+                            use: "sig";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit": {
         parameters: {
             query?: never;
@@ -5964,6 +6118,10 @@ export interface paths {
                                 detail: string | null;
                                 tokenId: number | null;
                                 credential_kind: string | null;
+                                /** @description SHA-256 (hex) of prevHash and the canonical JSON of the entry (docs/audit.md). */
+                                hash: string;
+                                /** @description The previous entry hash; 64 zeros for entry 1. */
+                                prevHash: string;
                             }[];
                             nextBefore?: number;
                             total: number;
@@ -6595,212 +6753,6 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audit/served": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What each marketplace and the catalog served at an instant (auditor or admin)
-         * @description Answered from the recorded events (docs/audit-time-travel.md): a marketplace is listed from its registration until its removal; what it serves changes on snapshot-approved (that commit), on the revocation of the served snapshot and on removal (null). The catalog is its last catalog-rebuilt (null sha: withdrawn), null before the first. Each instant is the one the event was recorded at.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The instant asked about (ISO-8601 with a time zone); default now. */
-                    at?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            at: string;
-                            marketplaces: {
-                                marketplace: string;
-                                marketplaceId: number;
-                                /** @description The commit at refs/heads/main; null: nothing. */
-                                sha: string | null;
-                                snapshotId: number | null;
-                                /** @description When what it served last changed. */
-                                since: string | null;
-                            }[];
-                            catalog: {
-                                name: string;
-                                sha: string | null;
-                                /** Format: date-time */
-                                since: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/holders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every identity that had fetched a snapshot's commit by an instant (auditor or admin)
-         * @description A holder is an identity whose upload-pack wants included the snapshot's commit from its own marketplace (via marketplace), or a catalog revision built from that commit (via catalog), recorded by `at`. A ref advertisement (info-refs) transfers nothing and makes no holder; nor does a fetch of a later commit that merely has this one in its history. fetches counts the upload-pack events.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The instant asked about (ISO-8601 with a time zone); default now. */
-                    at?: string;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            at: string;
-                            snapshotId: number;
-                            marketplace: string;
-                            marketplaceId: number;
-                            sha: string;
-                            holders: {
-                                principal: string;
-                                /** Format: date-time */
-                                firstFetch: string;
-                                /** Format: date-time */
-                                lastFetch: string;
-                                fetches: number;
-                                credentialKinds: string[];
-                                via: ("marketplace" | "catalog")[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8771,7 +8723,27 @@ export interface webhooks {
                                 detail: string | null;
                                 /** @description The credential of a facade or machine API entry; null on interactive admin entries. */
                                 token_id: number | null;
+                                /** @description SHA-256 (hex) of prev_hash and the canonical JSON of the entry (docs/audit.md). */
+                                hash: string;
+                                /** @description The previous entry hash; 64 zeros for entry 1 (docs/audit.md). */
+                                prev_hash: string;
                             }[];
+                            /** @description The latest signed checkpoint of the ledger when the batch was sent; null before the first. */
+                            checkpoint: {
+                                /** @description The entry whose hash is signed (the head when signed). */
+                                entryId: number;
+                                /** @description That entry hash. */
+                                hash: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the leader signed it.
+                                 */
+                                signedAt: string;
+                                /** @description The signing key id (RFC 7638 thumbprint of the public JWK). */
+                                kid: string;
+                                /** @description Compact JWS, EdDSA (Ed25519), payload {entryId, hash, signedAt}. */
+                                jws: string;
+                            } | null;
                         };
                     };
                 };

@@ -113,6 +113,18 @@ export const auditExportKeys = {
     10000,
     'Cap on the page size of GET /api/v1/audit and the export.',
   ),
+  checkpointIntervalMs: duration(
+    g('audit-export.checkpoint-interval'),
+    '1m',
+    'Interval at which the leader signs the ledger head when it moved (docs/audit.md).',
+    { positive: true },
+  ),
+  signingKey: optionalText(
+    g('audit-export.signing-key'),
+    'Ed25519 private JWK that signs ledger checkpoints; unset means one is generated into the data ' +
+      'directory (replicas must share it: set this).',
+    { secret: true },
+  ),
 };
 
 export const vettingKeys = {

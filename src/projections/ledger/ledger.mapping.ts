@@ -338,6 +338,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
     case 'marketplace-name-released':
     case 'webhook-delivery-attempted': // delivering is not an act to audit: each batch would feed the next
     case 'audit-batch-offered':
+    case 'audit-checkpoint-signed': // signing the head is not an entry: it would move the head it signs
       return [];
     default: // webhook subscribers and audit sinks, with the acting admin as principal
       return [{ detail: targetLedgerDetail(event) }];

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { sql } from '../../adapters/postgres/pool.ts';
+import { sql, type DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
+import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
 import type { Projection } from '../runner/projection.ts';
+import { chainHash, genesisHash } from './ledger.chain.ts';
+import type { LedgerDraft } from './ledger.fields.ts';
 import { ledgerDrafts } from './ledger.mapping.ts';
 
-export const ledgerProjection: Projection = {
-  name: 'ledger',
-  version: 1,
-  tables: ['ledger_entries'],
-  createSql: [
-    `
+// Version 2 (issue 21): hash and prev_hash on every entry, and the signed checkpoints of the head.
+const createSql = [
+  `
     create table ledger_entries (
       id bigint primary key,
       position bigint not null,
@@ -23,20 +23,31 @@ export const ledgerProjection: Projection = {
       sha text,
       detail text,
       token_id bigint,
-      credential_kind text
+      credential_kind text,
+      hash text not null,
+      prev_hash text not null
     )`,
-    'create index ledger_entries_marketplace on ledger_entries (marketplace, id)',
-    'create index ledger_entries_position on ledger_entries (position)',
-  ],
-  async apply(tx, events) {
-    const drafts = events.flatMap(ledgerDrafts);
-    if (drafts.length === 0) return;
-    const last = await tx.oneFirst(sql.type(z.object({ id: z.bigint() }))`
-      select coalesce(max(id), 0)::bigint as id from ledger_entries`);
-    const rows = drafts.map((draft, index) => ({
-      id: (last + BigInt(index + 1)).toString(),
-      position: draft.position.toString(),
-      ts: draft.ts,
+  'create index ledger_entries_marketplace on ledger_entries (marketplace, id)',
+  'create index ledger_entries_position on ledger_entries (position)',
+  `
+    create table audit_checkpoints (
+      position bigint primary key,
+      entry_id bigint not null,
+      hash text not null,
+      signed_at timestamptz not null,
+      kid text not null,
+      jws text not null
+    )`,
+];
+
+/** The rows of a batch of drafts after entry `lastId` whose hash is `lastHash`; `hashing` off only for the bench. */
+export function ledgerRows(drafts: readonly LedgerDraft[], lastId: number, lastHash: string, hashing = true) {
+  let prev = lastHash;
+  return drafts.map((draft, index) => {
+    const fields = {
+      id: lastId + index + 1,
+      // The instant as every read answers it (ISO-8601, milliseconds), so the export hashes back the same.
+      ts: new Date(draft.ts).toISOString(),
       source: draft.source,
       principal: draft.principal,
       actor_type: draft.actorType,
@@ -47,13 +58,58 @@ export const ledgerProjection: Projection = {
       sha: draft.sha,
       detail: draft.detail,
       token_id: draft.tokenId,
+    };
+    const hash = hashing ? chainHash(prev, fields) : prev;
+    const row = {
+      ...fields,
+      position: draft.position.toString(),
       credential_kind: draft.credentialKind,
-    }));
-    await tx.query(sql.unsafe`
-      insert into ledger_entries
-      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
-        id bigint, position bigint, ts timestamptz, source text, principal text, actor_type text,
-        marketplace text, marketplace_id bigint, event text, ref text, sha text, detail text,
-        token_id bigint, credential_kind text)`);
-  },
-};
+      hash,
+      prev_hash: prev,
+    };
+    prev = hash;
+    return row;
+  });
+}
+
+async function appendEntries(tx: DatabaseTransactionConnection, drafts: LedgerDraft[], hashing: boolean) {
+  const last = await tx.maybeOne(sql.type(z.object({ id: z.bigint(), hash: z.string() }))`
+    select id, hash from ledger_entries order by id desc limit 1`);
+  const rows = ledgerRows(drafts, last ? Number(last.id) : 0, last?.hash ?? genesisHash, hashing);
+  await tx.query(sql.unsafe`
+    insert into ledger_entries
+      (id, position, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail,
+       token_id, credential_kind, hash, prev_hash)
+    select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(
+      id bigint, position bigint, ts timestamptz, source text, principal text, actor_type text,
+      marketplace text, marketplace_id bigint, event text, ref text, sha text, detail text,
+      token_id bigint, credential_kind text, hash text, prev_hash text)`);
+}
+
+async function storeCheckpoints(tx: DatabaseTransactionConnection, events: readonly RecordedEvent[]) {
+  const rows = events
+    .filter((e) => e.type === 'audit-checkpoint-signed')
+    .map((e) => ({ position: e.position.toString(), ...(e.data as Record<string, unknown>) }));
+  if (rows.length === 0) return;
+  await tx.query(sql.unsafe`
+    insert into audit_checkpoints (position, entry_id, hash, signed_at, kid, jws)
+    select position, "entryId", hash, "signedAt", kid, jws from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      as x(position bigint, "entryId" bigint, hash text, "signedAt" timestamptz, kid text, jws text)`);
+}
+
+/** The ledger read model; `hashing: false` exists only for bench/audit-chain.ts (the cost of the chain). */
+export function ledgerProjectionOf(options: Readonly<{ hashing: boolean }>): Projection {
+  return {
+    name: 'ledger',
+    version: 2,
+    tables: ['ledger_entries', 'audit_checkpoints'],
+    createSql,
+    async apply(tx, events) {
+      const drafts = events.flatMap(ledgerDrafts);
+      if (drafts.length > 0) await appendEntries(tx, drafts, options.hashing);
+      await storeCheckpoints(tx, events);
+    },
+  };
+}
+
+export const ledgerProjection: Projection = ledgerProjectionOf({ hashing: true });

@@ -15,6 +15,8 @@ const LedgerRow = z.object({
   detail: z.string().nullable(),
   token_id: z.bigint().nullable(),
   credential_kind: z.string().nullable(),
+  hash: z.string(),
+  prev_hash: z.string(),
 });
 
 export type LedgerEntry = Readonly<{
@@ -31,9 +33,12 @@ export type LedgerEntry = Readonly<{
   detail: string | null;
   tokenId: number | null;
   credential_kind: string | null;
+  /** issue 21: the chain (ledger.chain.ts), additive to the spec's fields. */
+  hash: string;
+  prevHash: string;
 }>;
 
-const columns = sql.fragment`id, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind`;
+const columns = sql.fragment`id, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind, hash, prev_hash`;
 
 const toEntry = (row: z.infer<typeof LedgerRow>): LedgerEntry => ({
   id: Number(row.id),
@@ -49,6 +54,8 @@ const toEntry = (row: z.infer<typeof LedgerRow>): LedgerEntry => ({
   detail: row.detail,
   tokenId: row.token_id === null ? null : Number(row.token_id),
   credential_kind: row.credential_kind,
+  hash: row.hash,
+  prevHash: row.prev_hash,
 });
 
 /** Entries in ledger order after `after`, none younger than `notAfter` (the export's cursor form). */

@@ -4,6 +4,7 @@ import { exportEntry } from '../../../application/audit-sink-push.ts';
 import { requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
+import { auditCheckpointRoutes } from './checkpoints.route.ts';
 
 const tags = ['audit'];
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -23,6 +24,8 @@ const Entry = Type.Object({
   detail: NullableString,
   tokenId: NullableInteger,
   credential_kind: NullableString,
+  hash: Type.String({ description: 'SHA-256 (hex) of prevHash and the canonical JSON of the entry (docs/audit.md).' }),
+  prevHash: Type.String({ description: 'The previous entry hash; 64 zeros for entry 1.' }),
 });
 
 const Page = Type.Object({
@@ -40,6 +43,7 @@ const exportLine = (e: LedgerEntry) => JSON.stringify(exportEntry(e));
 export function auditRoutes(app: HttpApp, deps: HttpDeps): void {
   const { defaultPageSize, maxPageSize, lagMs } = deps.auditExport;
   const clamp = (limit: number | undefined) => Math.min(Math.max(limit ?? defaultPageSize, 1), maxPageSize);
+  auditCheckpointRoutes(app, deps);
 
   app.get(
     '/api/v1/audit',

@@ -141,6 +141,17 @@ export const ExportEntry = Type.Object({
   token_id: Type.Union([Type.Integer(), Type.Null()], {
     description: 'The credential of a facade or machine API entry; null on interactive admin entries.',
   }),
+  hash: text('SHA-256 (hex) of prev_hash and the canonical JSON of the entry (docs/audit.md).'),
+  prev_hash: text('The previous entry hash; 64 zeros for entry 1 (docs/audit.md).'),
+});
+
+/** A signed head of the ledger (docs/audit.md), as GET /api/v1/audit/checkpoints lists it. */
+export const LedgerCheckpoint = Type.Object({
+  entryId: id('The entry whose hash is signed (the head when signed).'),
+  hash: text('That entry hash.'),
+  signedAt: instant('When the leader signed it.'),
+  kid: text('The signing key id (RFC 7638 thumbprint of the public JWK).'),
+  jws: text('Compact JWS, EdDSA (Ed25519), payload {entryId, hash, signedAt}.'),
 });
 
 const auditBatch = Type.Object({
@@ -148,6 +159,9 @@ const auditBatch = Type.Object({
   from: id('The cursor the batch starts after (exclusive): the id of the last entry delivered before it.'),
   to: id('The id of the last entry in the batch; the cursor moves here once the batch is delivered (2xx).'),
   entries: Type.Array(ExportEntry, { description: 'Ledger entries after from up to to, in ledger order.' }),
+  checkpoint: Type.Union([LedgerCheckpoint, Type.Null()], {
+    description: 'The latest signed checkpoint of the ledger when the batch was sent; null before the first.',
+  }),
 });
 
 const snapshotSoftDeleted = Type.Object({
