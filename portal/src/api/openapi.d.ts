@@ -6778,6 +6778,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/served": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What each marketplace and the catalog served at an instant (auditor or admin)
+         * @description Answered from the recorded events (docs/audit-time-travel.md): a marketplace is listed from its registration until its removal; what it serves changes on snapshot-approved (that commit), on the revocation of the served snapshot and on removal (null). The catalog is its last catalog-rebuilt (null sha: withdrawn), null before the first. Each instant is the one the event was recorded at.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The instant asked about (ISO-8601 with a time zone); default now. */
+                    at?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            at: string;
+                            marketplaces: {
+                                marketplace: string;
+                                marketplaceId: number;
+                                /** @description The commit at refs/heads/main; null: nothing. */
+                                sha: string | null;
+                                snapshotId: number | null;
+                                /** @description When what it served last changed. */
+                                since: string | null;
+                            }[];
+                            catalog: {
+                                name: string;
+                                sha: string | null;
+                                /** Format: date-time */
+                                since: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every identity that had fetched a snapshot's commit by an instant (auditor or admin)
+         * @description A holder is an identity whose upload-pack wants included the snapshot's commit from its own marketplace (via marketplace), or a catalog revision built from that commit (via catalog), recorded by `at`. A ref advertisement (info-refs) transfers nothing and makes no holder; nor does a fetch of a later commit that merely has this one in its history. fetches counts the upload-pack events.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The instant asked about (ISO-8601 with a time zone); default now. */
+                    at?: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            at: string;
+                            snapshotId: number;
+                            marketplace: string;
+                            marketplaceId: number;
+                            sha: string;
+                            holders: {
+                                principal: string;
+                                /** Format: date-time */
+                                firstFetch: string;
+                                /** Format: date-time */
+                                lastFetch: string;
+                                fetches: number;
+                                credentialKinds: string[];
+                                via: ("marketplace" | "catalog")[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog": {
         parameters: {
             query?: never;
