@@ -95,7 +95,7 @@ const handle = dispatch<Batch>({
 
 export const timeTravelProjection: Projection = {
   name: 'time-travel',
-  version: 1,
+  version: 2,
   tables: [
     'time_travel_marketplaces',
     'time_travel_served',
@@ -119,7 +119,8 @@ export const timeTravelProjection: Projection = {
       snapshot_id bigint
     )`,
     'create index time_travel_served_marketplace on time_travel_served (marketplace_id, position)',
-    'create index time_travel_served_name on time_travel_served (marketplace, position)',
+    // the catalog's revisions (served?at= reads the last one before an instant)
+    'create index time_travel_served_catalog on time_travel_served (position) where marketplace_id is null',
     `create table time_travel_snapshots (
       snapshot_id bigint primary key,
       marketplace_id bigint not null,
