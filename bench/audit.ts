@@ -231,12 +231,14 @@ export async function fillByInsert(client: pg.Client, cfg: Readonly<{ marketplac
   ];
   await client.query(
     `
-    insert into ledger_entries (id, position, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind)
+    insert into ledger_entries (id, position, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind, hash, prev_hash)
     select g, g, now(), '10.' || (g % 256) || '.' || ((g / 256) % 256) || '.1', 'user' || (g % 300) || '@example.com', 'human',
       case when g <= 70 then $2 else ($1::text[])[1 + (hashint4(g::int) & 2147483647) % cardinality($1::text[])] end,
       null, case when g % 5 = 0 then 'info-refs' else 'upload-pack' end,
       case when g % 4 = 0 then 'refs/heads/main' else 'refs/tags/v1.' || (g % 30) || '.0' end,
-      md5(g::text) || substr(md5((g + 1)::text), 1, 8), null, g % 2000, 'pat'
+      md5(g::text) || substr(md5((g + 1)::text), 1, 8), null, g % 2000, 'pat',
+      -- placeholders of the chain's shape (issue 21): these rows are read and pushed, never verified
+      lpad(to_hex(g), 64, '0'), lpad(to_hex(g - 1), 64, '0')
     from generate_series(1, $3::bigint) g`,
     [names, rare.name, cfg.entries],
   );

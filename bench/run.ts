@@ -4,7 +4,7 @@
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
-//                audit-sink, retention, portal, rate-limit, object-store, replicas (default: all, in that order)
+//                audit-sink, retention, portal, rate-limit, object-store, replicas, audit-chain (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -38,12 +38,15 @@
 //   BENCH_REPLICAS_STORAGE (shared-directory, or object-store on s3rver: results in replicas-object-store.{json,md})
 // object-store (bench/object-store.ts): BENCH_OS_PLUGINS, BENCH_OS_FILES_PER_PLUGIN, BENCH_OS_COMMITS, BENCH_OS_CLONES (10),
 //   BENCH_OS_APPROVALS (5)
+// audit-chain (bench/audit-chain.ts): BENCH_CHAIN_ENTRIES (1000000, the export verified), BENCH_CHAIN_PROJECTED
+//   (100000, entries projected with and without hashing), BENCH_CHAIN_BATCH (500), BENCH_CHAIN_ROUNDS (7)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
 import { adoptionBenchmark } from './adoption.ts';
 import { auditBenchmark } from './audit.ts';
 import { auditSinkBenchmark } from './audit-sink.ts';
+import { auditChainBenchmark } from './audit-chain.ts';
 import { log } from './env.ts';
 import { eventStoreBenchmark } from './eventstore.ts';
 import { externalsBenchmark } from './externals.ts';
@@ -80,6 +83,7 @@ const benchmarks = {
   'rate-limit': rateLimitBenchmark,
   'object-store': objectStoreBenchmark,
   replicas: replicasBenchmark,
+  'audit-chain': auditChainBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 

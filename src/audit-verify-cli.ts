@@ -64,7 +64,9 @@ export async function auditVerify(
     heads = verified.heads;
   }
   const verifier = new ChainVerifier(heads);
+  const started = performance.now();
   const broken = await scan(file, verifier);
+  const seconds = (performance.now() - started) / 1000;
   if (broken) {
     process.stdout.write(`${file}: chain broken at ${where(broken)}: ${broken.reason}\n`);
     return 1;
@@ -76,7 +78,7 @@ export async function auditVerify(
       `${verifier.checkedHeads} signed checkpoint(s) match` +
       (beyond > 0 ? `, ${beyond} signed checkpoint(s) name entries outside the file` : '') +
       (publicKey === undefined ? ' (no checkpoints given: the chain alone is checked)' : '') +
-      '\n',
+      `; ${seconds.toFixed(2)} s, ${Math.round(verifier.entries / Math.max(seconds, 0.001))} entries/s\n`,
   );
   return 0;
 }

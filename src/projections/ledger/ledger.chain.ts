@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The tamper-evident chain over the ledger (issue 21, docs/audit.md): every entry's hash is
@@ -45,5 +45,5 @@ export function canonicalEntry(e: ChainedFields): string {
 }
 
 export function chainHash(prevHash: string, e: ChainedFields): string {
-  return createHash('sha256').update(prevHash, 'utf8').update(canonicalEntry(e), 'utf8').digest('hex');
+  return hash('sha256', prevHash + canonicalEntry(e), 'hex');
 }
