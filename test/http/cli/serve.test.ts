@@ -98,7 +98,7 @@ t.test(
 
     const status = await run(['projections', 'status'], env);
     t.equal(status.code, 0, "status reads the running gateway's database");
-    t.match(status.output, /^ledger\s+1\s+\d+\s+\d+\s+0\s+yes$/m);
+    t.match(status.output, /^ledger\s+2\s+\d+\s+\d+\s+0\s+yes$/m);
 
     const rebuildWhileRunning = await run(['projections', 'rebuild'], env);
     t.equal(rebuildWhileRunning.code, 1);
