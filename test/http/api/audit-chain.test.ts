@@ -4,7 +4,7 @@
 // entry that breaks the chain or a checkpoint." Done when: "editing one row of the ledger table by hand makes
 // `gateway audit verify` name that entry; a rebuild reproduces every hash".
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompactSign, compactVerify, generateKeyPair, importJWK } from 'jose';
 import t, { type Test } from 'tap';
@@ -131,6 +131,9 @@ t.test('a hand edit names that entry, a deleted row names the next, a rebuild re
   await grant(t, gw, 6);
   const checkpoints = await signedHead(gw);
   const before = await ledgerRows(gw);
+  const publicKey = (await devSession(gw, 'root').get('/api/v1/audit/public-key')).body;
+  // issue 21: "an Ed25519 key kept under the data directory"; readable by the gateway's user only.
+  t.equal(statSync(join(config.dataDir, 'audit-signing-key.jwk')).mode & 0o777, 0o600, 'the key file is 0600');
   await gw.close();
 
   // DESIGN.md 3: read models are rebuilt from the events; the chain is computed from them, so it comes back.
@@ -142,6 +145,7 @@ t.test('a hand edit names that entry, a deleted row names the next, a rebuild re
   gw = await startOnConfig(config);
   t.teardown(() => gw.close());
   t.same(await ledgerRows(gw), before, 'every entry, hash and prev_hash included, is the same after a rebuild');
+  t.same((await devSession(gw, 'root').get('/api/v1/audit/public-key')).body, publicKey, 'the key is generated once');
   t.same((await devSession(gw, 'root').get('/api/v1/audit/checkpoints')).body.checkpoints.at(-1), checkpoints.at(-1));
 
   const detail = await gw.core.pool.oneFirst(sql.unsafe`select detail from ledger_entries where id = 3`);
