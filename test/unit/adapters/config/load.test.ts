@@ -89,7 +89,7 @@ t.test('all defaults with no file', async (t) => {
   });
   t.same(config.roles, { admins: [], claimMappings: [] });
   t.equal(config.facade.idpBearerEnabled, false);
-  t.same(config.catalog, { enabled: true, name: 'catalog' });
+  t.same(config.catalog, { enabled: true, name: 'catalog', guard: false });
   t.same(config.sync, { schedule: '*/15 * * * *', maxWebhookBodyBytes: 1_048_576 });
   t.same(config.webhooks, {
     enabled: true,
