@@ -10,12 +10,13 @@
 // The gateway runs in its own process (bench/gateway-process.ts) on the development hatch; the browser sends
 // X-Dev-User with every request, which is how the hatch signs a caller in. Writes bench/results/portal.{json,md}.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumPath } from '../test/support/browser.ts';
 import { fillByInsert } from './audit.ts';
 import { devSession, startBenchGateway, type BenchGateway } from './bench-gateway.ts';
 import { openBenchDatabase, type BenchDatabase } from './database.ts';
@@ -32,9 +33,6 @@ const goals = {
   shippedKb: { atMost: 300, unit: 'KB gz' },
   firstScreenMs: { atMost: 1000, unit: 'ms' },
 } as const;
-
-const chromiumPath = () =>
-  [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
 
 /** A fresh production build, then the gzip size of each script. */
 function shippedScripts(): { total: number; entry: number; files: Array<{ file: string; gz: number }> } {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { GatewayConfig } from './adapters/config/schema.ts';
 import type { EventStore } from './adapters/eventstore/port.ts';
 import { PostgresEventStore } from './adapters/eventstore/postgres/postgres-event-store.ts';
 import { AdvisoryLock } from './adapters/postgres/advisory-lock.ts';
+import { packageRoot } from './adapters/system/package-root.ts';
 import { postgresQuarantineLocks } from './adapters/postgres/quarantine-locks.ts';
 import { openDatabase, type DatabaseHandle } from './adapters/postgres/database.ts';
 import { Listener } from './adapters/postgres/listener.ts';
@@ -43,15 +43,10 @@ import { ProjectionWaiter } from './projections/runner/wait-for.ts';
 import { reconcilePublication } from './projections/publication/reconcile.ts';
 import { FirstRunSignIn, type Notice } from './gateway-local-idp.ts';
 
-const root = join(
-  dirname(fileURLToPath(import.meta.url)),
-  dirname(fileURLToPath(import.meta.url)).includes('/dist/') ? '../..' : '..',
-);
-
 /** The build's own version, or null when the build carries none (spec: `version` is then absent). */
 export function buildVersion(): string | null {
   try {
-    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown };
+    const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };
     return typeof version === 'string' ? version : null;
   } catch {
     return null;
@@ -327,7 +322,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       },
       eventStore: () => core.store.ping(),
     },
-    problemsDir: join(root, 'docs', 'problems'),
+    problemsDir: join(packageRoot, 'docs', 'problems'),
   };
 }
 

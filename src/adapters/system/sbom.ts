@@ -1,12 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './package-root.ts';
 
 /** The build's SBOM: dist/sbom.cdx.json under the package root, from src/ (tsx) or dist/src/ (built). */
 export function sbomFile(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return join(dir, 'dist', 'sbom.cdx.json');
+  return join(packageRoot, 'dist', 'sbom.cdx.json');
 }
 
 export type Sbom = {

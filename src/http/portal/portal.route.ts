@@ -1,8 +1,8 @@
 import staticFiles from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../../adapters/system/package-root.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/rejected.ts';
 import { sessionCookie } from '../auth/cookies.ts';
@@ -12,9 +12,7 @@ export const portalSections = ['marketplaces', 'review', 'access', 'policy', 'au
 
 /** dist/portal under the package root, from src/http/portal (tsx) or dist/src/http/portal (built). */
 export function portalDirectory(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return join(dir, 'dist', 'portal');
+  return join(packageRoot, 'dist', 'portal');
 }
 
 type PortalDeps = Pick<HttpDeps, 'sessions' | 'clock' | 'identity' | 'access' | 'baseUrl'>;
