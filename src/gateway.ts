@@ -301,6 +301,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       allowedUrlSchemes: config.allowedUrlSchemes,
       minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs,
       ingest: config.ingest,
+      history: config.facade.history,
     },
     retention: config.retention,
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
@@ -315,6 +316,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       maxFileBytes: config.vetting.maxFileBytes,
       license: config.vetting.license,
       revetMode: config.vetting.revet.mode,
+      historyMaxBlobs: config.vetting.historyMaxBlobs,
     },
     checks: {
       database: async () => {

@@ -26,6 +26,7 @@ import { execute } from './execute.ts';
 import type { Ports } from './ports.ts';
 import { reject, type Rejected } from './rejected.ts';
 import { runVetting, type VettingPorts } from './run-vetting.ts';
+import { servedCommitFor } from './served-commit.ts';
 
 const readModels = ['marketplaces', 'snapshots', 'ledger'];
 
@@ -241,7 +242,7 @@ type IngestManifest = ManifestReading & { ok: true };
  * source is never fetched. With nothing left out and no external source, the upstream commit is served.
  */
 async function compose(
-  deps: Pick<Ports, 'gitStore' | 'marketplaces' | 'logger'>,
+  deps: Pick<Ports, 'gitStore' | 'marketplaces' | 'logger' | 'pool'>,
   marketplace: MarketplaceRecord,
   upstreamSha: string,
   manifest: IngestManifest,
@@ -293,16 +294,17 @@ function withinTrustBoundary(externals: readonly ExternalPlugin[], allowedUrlSch
 }
 
 /**
- * External plugin sources are fetched and resolved into a composite commit whose parent is the
- * upstream commit, so the served tree is self-contained; without externals the upstream commit is
- * served. Under gateway.ingest.external-sources `withhold-unresolved` (the default) a source that
+ * External plugin sources are fetched and resolved into a composite commit, so the served tree is
+ * self-contained; its parent is the commit served now, never the upstream commit (served-commit.ts).
+ * Without externals and left-out plugins the upstream commit is served in history mode `upstream`.
+ * Under gateway.ingest.external-sources `withhold-unresolved` (the default) a source that
  * cannot be read (unreachable, missing commit, over a limit, no such directory, outside the trust
  * boundary) withholds its plugin: the composite's manifest leaves it out and the capture records it.
  * Under `require-all` a source outside the trust boundary rejects the snapshot and an unreadable one
  * fails the ingest, as before.
  */
 async function resolveExternals(
-  deps: Pick<Ports, 'gitStore' | 'marketplaces'>,
+  deps: Pick<Ports, 'gitStore' | 'marketplaces' | 'pool'>,
   marketplaceId: number,
   upstreamSha: string,
   manifest: IngestManifest,
@@ -310,7 +312,10 @@ async function resolveExternals(
 ): Promise<Resolved> {
   const settings = deps.marketplaces.ingest;
   const externals = manifest.externals;
-  if (externals.length === 0 && dropped.plugins.length === 0) return { sha: upstreamSha, unresolved: [] };
+  if (externals.length === 0 && dropped.plugins.length === 0) {
+    const content = { upstream: upstreamSha, externals: [], manifest: null, leaveOut: [] };
+    return { sha: await servedCommitFor(deps, marketplaceId, content), unresolved: [] };
+  }
   const overLimit = externalSourcesOverLimit(externals.length, settings.maxExternalSources);
   if (overLimit !== null) throw new ManifestViolation(overLimit);
   const strict = settings.externalSources === 'require-all';
@@ -333,12 +338,11 @@ async function resolveExternals(
   }
   const unresolved = unresolvedSources(manifest.text, failures);
   const withheld = unresolved.map((u) => u.plugin);
-  const sha = await deps.gitStore.composite(
-    marketplaceId,
-    upstreamSha,
-    trees,
-    rewriteExternalSources(manifest.text, trees, [...withheld, ...dropped.plugins]),
-    dropped.directories,
-  );
+  const sha = await servedCommitFor(deps, marketplaceId, {
+    upstream: upstreamSha,
+    externals: trees,
+    manifest: rewriteExternalSources(manifest.text, trees, [...withheld, ...dropped.plugins]),
+    leaveOut: dropped.directories,
+  });
   return { sha, unresolved };
 }

@@ -40,6 +40,8 @@ export type VettingSettings = Readonly<{
   maxFileBytes: number;
   license: Readonly<{ allow: readonly string[]; ban: readonly string[] }>;
   revetMode: 'WARN' | 'ENFORCE';
+  /** Most history blobs a run reads before approval (history-vetting.ts). */
+  historyMaxBlobs: number;
 }>;
 
 /** gateway.retention.* as loaded (durations in milliseconds). */
@@ -72,7 +74,13 @@ export type Ports = Readonly<{
   quarantineLocks: QuarantineLocks;
   access: AccessSettings;
   catalog: Readonly<{ enabled: boolean; name: string }>;
-  marketplaces: Readonly<{ allowedUrlSchemes: readonly string[]; minimumReleaseAgeMs: number; ingest: IngestSettings }>;
+  marketplaces: Readonly<{
+    allowedUrlSchemes: readonly string[];
+    minimumReleaseAgeMs: number;
+    ingest: IngestSettings;
+    /** gateway.facade.history: what a served commit descends from (decision 333). */
+    history: 'upstream' | 'vetted';
+  }>;
   vetting: VettingSettings;
   retention: RetentionSettings;
   /** Seals and opens stored secrets (webhook secrets). */

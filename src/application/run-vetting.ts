@@ -11,6 +11,7 @@ import type { Affected, Classification, Verdict, VettingTrigger } from '../domai
 import type { SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
 import { fetchersOf, vettingSettings, waiversOf } from '../projections/vetting/vetting.queries.ts';
 import { execute } from './execute.ts';
+import { historyVerdict } from './history-vetting.ts';
 import type { Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 
@@ -77,6 +78,9 @@ async function scan(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: V
   // Plugins the ingest withheld are reported whatever the chain (unresolved-sources.ts).
   const withheld = withheldPluginsVerdict(snapshot.unresolved);
   if (withheld) drafts.push({ ...withheld, position: drafts.length, reportUrl: null, elapsedMs: 0 });
+  // So is what approval would newly expose as history (history-vetting.ts).
+  const history = await historyVerdict(deps, snapshot, marketplace, drafts.length, log);
+  if (history) drafts.push(history);
   return { mode: settings.mode, chain: enabled.map((c) => c.name), startedAt, drafts };
 }
 

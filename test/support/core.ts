@@ -92,6 +92,7 @@ export async function testHttpDeps(
       allowedUrlSchemes: ['http', 'https'],
       minimumReleaseAgeMs: 0,
       ingest: { maxExternalSources: 1000, externalSources: 'withhold-unresolved', fetchConcurrency: 8 },
+      history: 'upstream',
     },
     retention: {
       enabled: false,
@@ -113,6 +114,7 @@ export async function testHttpDeps(
       maxFileBytes: 1_048_576,
       license: { allow: [], ban: [] },
       revetMode: 'WARN',
+      historyMaxBlobs: 20000,
     },
     checks: { database: async () => {}, eventStore: async () => {} },
     ...overrides,

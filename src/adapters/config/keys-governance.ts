@@ -136,6 +136,13 @@ export const vettingKeys = {
     1048576,
     'Larger files are reported as an informational file-not-scanned finding.',
   ),
+  historyMaxBlobs: count(
+    g('vetting.history-max-blobs'),
+    20000,
+    'Most blobs of history a vetting run reads before approval (blobs the snapshot brings that no served ' +
+      'commit holds, outside its own tree; scanned for secrets). Beyond it the newest are read and a HIGH ' +
+      'history-not-vetted finding says so.',
+  ),
   waiverSweepIntervalMs: duration(
     g('vetting.waiver-sweep-interval'),
     '1h',

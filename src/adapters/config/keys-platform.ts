@@ -142,6 +142,15 @@ export const identityKeys = {
       false,
       'Accept identity-provider bearer tokens on the git facade (besides gateway tokens).',
     ),
+    history: choice(
+      g('facade.history'),
+      ['upstream', 'vetted'],
+      'upstream',
+      'What a served commit carries as history. upstream: a snapshot nothing changes serves the upstream ' +
+        'commit with its ancestry, and vetting also scans the history approval would newly expose for ' +
+        'secrets; vetted: every snapshot is served from a commit of the gateway, whose only ancestors are ' +
+        'earlier served commits, so no upstream object outside a vetted tree reaches a client.',
+    ),
   },
 };
 

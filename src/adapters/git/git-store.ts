@@ -1,13 +1,15 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
 import { repoKeys, type StoreReplication } from '../storage/replication.ts';
-import { externalRoot, manifestPath, type ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
+import type { ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
 import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { resolveExternalSources } from './external-sources.ts';
 import { git, GitError, gitText } from './git-process.ts';
 import { readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
+import type { OutboundBoundary } from '../outbound/outbound-boundary.ts';
+import { remoteGit, remoteText, type RemoteGit } from './remote-git.ts';
+import { writeServedCommit, type ServedCommitInput } from './served-commit.ts';
 import {
   defaultIngestLimits,
   rootCauseOf,
@@ -26,12 +28,18 @@ export { defaultIngestLimits, UpstreamError, type IngestLimits } from './upstrea
  */
 export class GitStore {
   private readonly views = new ServedViews();
+  /** git for the commands that reach an upstream or an external source: through the outbound boundary. */
+  readonly remote: RemoteGit;
 
   constructor(
     readonly root: string,
     /** How changes reach the other replicas (object-store backend); null on the filesystem backend. */
     readonly replication: StoreReplication | null = null,
-  ) {}
+    /** The outbound boundary every remote command goes through (decision 341); null: none. */
+    readonly outbound: OutboundBoundary | null = null,
+  ) {
+    this.remote = remoteGit(outbound);
+  }
 
   /** After the quarantine changed (a capture, a push, a compaction): shares it with the other replicas. */
   async quarantineChanged(marketplaceId: number): Promise<void> {
@@ -63,7 +71,7 @@ export class GitStore {
   async remoteDefaultBranch(url: string, timeoutMs = 30_000): Promise<{ branch: string; sha: string }> {
     let output: string;
     try {
-      output = await gitText([...upstreamConfig, 'ls-remote', '--symref', url, 'HEAD'], {
+      output = await remoteText(this.remote, [...upstreamConfig, 'ls-remote', '--symref', url, 'HEAD'], {
         timeoutMs,
         maxOutputBytes: 1024 * 1024,
       });
@@ -154,7 +162,7 @@ export class GitStore {
     const before = await this.objectStats(repo);
     try {
       try {
-        await git(
+        await this.remote(
           [
             ...upstreamConfig,
             '-C',
@@ -183,77 +191,9 @@ export class GitStore {
     }
   }
 
-  /**
-   * The composite commit served instead of the upstream one: the upstream tree plus each external
-   * plugin's tree under `.gateway-external/<name>`, with the manifest pointing at them. Built with
-   * git plumbing (no blob passes through the gateway but the manifest), with the upstream commit as
-   * its only parent and its committer date, so the same inputs always give the same commit.
-   * `leaveOut` names directories of the upstream tree dropped from it (local plugins a selection left out).
-   */
-  async composite(
-    marketplaceId: number,
-    base: string,
-    externals: ReadonlyArray<{ name: string; tree: string }>,
-    manifest: string,
-    leaveOut: readonly string[] = [],
-  ): Promise<string> {
-    const repo = this.quarantinePath(marketplaceId);
-    const scratch = mkdtempSync(join(tmpdir(), 'gateway-index-'));
-    const env = { GIT_INDEX_FILE: join(scratch, 'index') };
-    try {
-      await git(['-C', repo, 'read-tree', base], { env });
-      const existing = await gitText(['-C', repo, 'ls-tree', '--name-only', base, '--', externalRoot]);
-      if (existing !== '')
-        throw new UpstreamError(
-          'manifest cannot be composed',
-          `the repository already has ${externalRoot}/`,
-          `rename ${externalRoot}/ upstream`,
-        );
-      // Index commands want a work tree even when they never touch one; the scratch directory stands in.
-      if (leaveOut.length > 0)
-        await git(
-          ['-C', repo, `--work-tree=${scratch}`, 'rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', ...leaveOut],
-          { env },
-        );
-      // One tree of every plugin tree (mktree sorts the entries), read in once: a read-tree per plugin
-      // rewrites the whole index each time (300 sources: 300 git processes, seconds on every ingest).
-      if (externals.length > 0) {
-        const input = externals.map(({ name, tree }) => `040000 tree ${tree}\t${name}\n`).join('');
-        const all = await gitText(['-C', repo, 'mktree'], { input });
-        await git(['-C', repo, `--work-tree=${scratch}`, 'read-tree', `--prefix=${externalRoot}/`, all], { env });
-      }
-      const blob = await gitText(['-C', repo, 'hash-object', '-w', '--stdin'], { input: manifest });
-      await git(
-        [
-          '-C',
-          repo,
-          `--work-tree=${scratch}`,
-          'update-index',
-          '--add',
-          '--cacheinfo',
-          `100644,${blob},${manifestPath}`,
-        ],
-        { env },
-      );
-      const tree = await gitText(['-C', repo, 'write-tree'], { env });
-      const date = await gitText(['-C', repo, 'show', '-s', '--format=%cI', base]);
-      const identity = {
-        GIT_AUTHOR_NAME: 'Skill Marketplace Gateway',
-        GIT_AUTHOR_EMAIL: 'gateway@localhost',
-        GIT_COMMITTER_NAME: 'Skill Marketplace Gateway',
-        GIT_COMMITTER_EMAIL: 'gateway@localhost',
-        GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_DATE: date,
-      };
-      const message =
-        `Resolve external plugin sources\n\n${externals.map((e) => `${e.name}: ${e.tree}`).join('\n')}\n` +
-        (leaveOut.length > 0 ? `\nLeft out by the selection:\n${leaveOut.join('\n')}\n` : '');
-      const commit = await gitText(['-C', repo, 'commit-tree', tree, '-p', base], { env: identity, input: message });
-      await git(['-C', repo, 'update-ref', `refs/quarantine/${commit}`, commit]);
-      return commit;
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+  /** The commit the gateway serves instead of the upstream one (served-commit.ts), pinned in quarantine. */
+  servedCommit(marketplaceId: number, input: ServedCommitInput): Promise<string> {
+    return writeServedCommit(this.quarantinePath(marketplaceId), input);
   }
 
   private async objectStats(repo: string): Promise<{ objects: number; bytes: number }> {

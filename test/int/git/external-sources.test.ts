@@ -273,7 +273,13 @@ t.test('a git-subdir source brings only its directory into quarantine, which sta
   const upstream = await serveUpstream(t, marketplaceFiles('acme', ['local']), 'acme');
   const { sha } = await store.fetchUpstream(3, upstream.url, roomy);
   const trees = outcomes.map((o) => ({ name: o.name, tree: o.ok ? o.tree : '' }));
-  const composite = await store.composite(3, sha, trees, '{"name":"acme","plugins":[]}\n');
+  const composite = await store.servedCommit(3, {
+    upstream: sha,
+    parent: null,
+    externals: trees,
+    manifest: '{"name":"acme","plugins":[]}\n',
+    leaveOut: [],
+  });
   const missing = (await gitText(['-C', quarantine, 'rev-list', '--objects', '--missing=print', composite]))
     .split('\n')
     .filter((line) => line.startsWith('?'));

@@ -32,8 +32,10 @@ export function snapshotProvenanceRoute(app: HttpApp, deps: HttpDeps): void {
           'Where the snapshot came from: origin, upstream, the commit captured and the commit served, ' +
           'who ingested it',
         description:
-          '`composite` is true when external plugin sources were resolved into a commit of the gateway ' +
-          'whose parent is `upstreamSha`.',
+          '`composite` is true when the gateway serves a commit of its own (external plugin sources ' +
+          'resolved, plugins left out or withheld, or `gateway.facade.history: vetted`): its tree is the ' +
+          'vetted one, its parent the commit served before (never `upstreamSha`), and its message names ' +
+          '`upstreamSha` in an `Upstream-Commit` trailer.',
       },
     },
     async (request) => {

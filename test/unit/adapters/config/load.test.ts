@@ -382,6 +382,7 @@ t.test('values are validated by kind', async (t) => {
   refuses(t, 'gateway: { server: { port: -1 } }', {}, 'gateway.server.port', /between 0 and 65535/);
   refuses(t, 'gateway: { webhooks: { batch-size: 0 } }', {}, 'gateway.webhooks.batch-size', /at least 1/);
   refuses(t, 'gateway: { vetting: { max-file-bytes: 0 } }', {}, 'gateway.vetting.max-file-bytes', /at least 1/);
+  refuses(t, 'gateway: { facade: { history: full } }', {}, 'gateway.facade.history', /upstream|vetted/);
   refuses(
     t,
     'gateway: { catalog: { enabled: "yes" } }',
@@ -755,6 +756,10 @@ t.test('configKeys lists every key with its default and description', async (t) 
   t.equal(byKey.get('gateway.database.url')?.secret, true);
   t.equal(byKey.get('gateway.roles.claim-mappings')?.env, null, 'file only');
   t.same(byKey.get('gateway.vetting.revet.mode')?.allowed, ['WARN', 'ENFORCE']);
+  t.same(byKey.get('gateway.facade.history')?.allowed, ['upstream', 'vetted']);
+  t.equal(byKey.get('gateway.facade.history')?.default, 'upstream', 'served history defaults to the upstream commit');
+  t.equal(byKey.get('gateway.facade.history')?.env, 'GATEWAY_FACADE_HISTORY');
+  t.equal(byKey.get('gateway.vetting.history-max-blobs')?.default, 20000);
   for (const k of keys) t.ok(k.description.length > 10, `${k.key} has a description`);
 
   // Every listed key is accepted in a file (its own default, written back), so the list and the loader agree.
