@@ -60,7 +60,7 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   measureRequests(app, deps.metrics);
   problemHandlers(app, deps);
   await app.register(cookie);
-  await app.register(helmet, securityHeaders);
+  await app.register(helmet, securityHeaders(deps.baseUrl));
   const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
   await registerRateLimits(app, deps); // before authentication: the address is counted first
   registerAuthentication(app, deps, tokenUse);

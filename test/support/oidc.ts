@@ -315,6 +315,9 @@ const pathMatches = (cookiePath: string, requestPath: string) =>
 export class CookieJar {
   private readonly byOrigin = new Map<string, Map<string, StoredCookie>>();
 
+  /** `send`: how a hop goes out; fetch, or fetchFrom (test/support/local-address.ts) for another client address. */
+  constructor(private readonly send: typeof fetch = fetch) {}
+
   /** Remembers the Set-Cookie headers of a response to a request for `url`. */
   absorb(url: string | URL, response: Response): void {
     const target = new URL(url);
@@ -387,7 +390,7 @@ export class CookieJar {
     const headers = new Headers(init.headers);
     const cookie = this.cookieHeader(url);
     if (cookie !== undefined && !headers.has('cookie')) headers.set('cookie', cookie);
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    const response = await this.send(url, { ...init, headers, redirect: 'manual' });
     this.absorb(url, response);
     return response;
   }
@@ -453,8 +456,11 @@ export class GatewayBrowser extends CookieJar {
   /** The callback of the last login(): its URL and the gateway's answer to it. */
   callback: { url: string; response: Response } | null = null;
 
-  constructor(readonly gatewayUrl: string) {
-    super();
+  constructor(
+    readonly gatewayUrl: string,
+    send?: typeof fetch,
+  ) {
+    super(send);
   }
 
   get sessionId(): string | undefined {

@@ -43,6 +43,22 @@ export const rateLimitKeys = {
     ),
     perAddress: budget('facade', 'address', 20000, '/git/**, /publish/** and /status/v1/**'),
   },
+  // decision 352: starting a sign-in stores a login request, so it has a budget of its own.
+  signIn: {
+    perAddress: integer(
+      g('rate-limit.sign-in.per-address'),
+      60,
+      'Sign-ins one client address may begin (GET /oauth2/authorization/idp) per window, on each replica; over it ' +
+        'the request is answered 429 with Retry-After. 0 means no budget of this kind.',
+    ),
+    maxPending: integer(
+      g('rate-limit.sign-in.max-pending'),
+      10000,
+      'Sign-ins begun and not yet finished that are kept, across replicas; beyond it the oldest is dropped (its ' +
+        'browser starts again). Applies even when gateway.rate-limit.enabled is false.',
+      { min: 1 },
+    ),
+  },
 };
 
 const namedRanges = new Set(['loopback', 'linklocal', 'uniquelocal']);

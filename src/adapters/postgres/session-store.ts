@@ -47,7 +47,7 @@ const SessionRow = z.object({
 });
 const LoginRow = z.object({ code_verifier: z.string(), nonce: z.string(), return_to: z.string() });
 
-/** Session ids and OAuth states are stored as digests: a database read does not yield a usable cookie. */
+/** Session ids and login request keys (OAuth state and the browser's nonce) are stored as digests: a database read does not yield a usable cookie. */
 export class SessionStore {
   private constructor(private readonly pool: DatabasePool) {}
 
@@ -83,17 +83,29 @@ export class SessionStore {
     await this.pool.query(sql.unsafe`delete from state.sessions where digest = ${digestOf(id)}`);
   }
 
-  async putLoginRequest(state: string, request: LoginRequest, expiresAt: string): Promise<void> {
-    await this.pool.query(sql.unsafe`delete from state.login_requests where expires_at <= now()`);
+  /**
+   * Stores a login request under `key` (its state and the browser's nonce), dropping expired ones and, when
+   * more than `maxPending` wait, the oldest (decision 352): the table stays bounded whoever floods the start.
+   */
+  async putLoginRequest(
+    key: string,
+    request: LoginRequest,
+    expiresAt: string,
+    bound: Readonly<{ at: string; maxPending: number }>,
+  ): Promise<void> {
+    await this.pool.query(sql.unsafe`delete from state.login_requests where expires_at <= ${bound.at}::timestamptz`);
     await this.pool.query(sql.unsafe`
       insert into state.login_requests (state_digest, code_verifier, nonce, return_to, expires_at)
-      values (${digestOf(state)}, ${request.codeVerifier}, ${request.nonce}, ${request.returnTo}, ${expiresAt})`);
+      values (${digestOf(key)}, ${request.codeVerifier}, ${request.nonce}, ${request.returnTo}, ${expiresAt})`);
+    await this.pool.query(sql.unsafe`
+      delete from state.login_requests where state_digest in (
+        select state_digest from state.login_requests order by expires_at desc, state_digest offset ${bound.maxPending})`);
   }
 
   /** Each login request is used once: taking it deletes it. */
-  async takeLoginRequest(state: string, at: string): Promise<LoginRequest | null> {
+  async takeLoginRequest(key: string, at: string): Promise<LoginRequest | null> {
     const row = await this.pool.maybeOne(sql.type(LoginRow)`
-      delete from state.login_requests where state_digest = ${digestOf(state)} and expires_at > ${at}::timestamptz
+      delete from state.login_requests where state_digest = ${digestOf(key)} and expires_at > ${at}::timestamptz
       returning code_verifier, nonce, return_to`);
     return row ? { codeVerifier: row.code_verifier, nonce: row.nonce, returnTo: row.return_to } : null;
   }

@@ -4,28 +4,44 @@ import { randomHandle } from '../../adapters/system/token-digests.ts';
 import { boundClaims } from '../../domain/access/claims.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/rejected.ts';
-import { cookieOptions, sessionCookie } from './cookies.ts';
+import { cookieOptions, signInCookie, sessionCookie } from './cookies.ts';
 
 const loginRequestTtlMs = 10 * 60_000;
 const callbackPath = '/login/oauth2/code/idp';
+/** Sign-ins begun and not yet finished, across replicas, when gateway.rate-limit is not configured. */
+const defaultMaxPending = 10_000;
+
+// decision 351: the sign-in cookie is read only by the callback, lives as long as the login request, and
+// goes over a top-level navigation back from the identity provider (SameSite=Lax).
+const signInCookieOptions = (secure: boolean) => ({
+  ...cookieOptions(secure, true),
+  path: callbackPath,
+  maxAge: loginRequestTtlMs / 1000,
+});
 
 /**
- * Only a place on this gateway: the value is resolved against the base URL the way a browser would
- * (which drops tabs and line breaks), and anything that leaves the origin, or carries control
- * characters, falls back to `/` (no open redirect).
+ * The key a login request is stored under: its OIDC state together with the nonce of the browser that
+ * began it (decision 351), so a callback URL replayed in another browser finds nothing.
+ */
+const requestKey = (state: string, binding: string) => `${state}.${binding}`;
+
+/** What a Location may carry: an absolute path on this origin, never `//` (another host), a backslash or a control character. */
+const isLocalPath = (path: string): boolean =>
+  path.startsWith('/') && !path.startsWith('//') && !/[\u0000-\u001f\u007f\\]/.test(path);
+
+/**
+ * Only a place on this gateway: the value is first resolved against the base URL the way a browser would
+ * (dot segments, `%2e`), and what comes out is checked as well as what went in: `/.//host`, `/a/..//host` or `/%2e%2e//host` normalise to `//host`, which a browser would take
+ * to another origin. Anything that leaves the origin or is not a plain local path falls back to `/` (no
+ * open redirect; decision 350).
  */
 export function safeReturn(value: unknown, baseUrl: string): string {
-  if (
-    typeof value !== 'string' ||
-    value.length > 2000 ||
-    /[\u0000-\u001f\u007f\\]/.test(value) ||
-    !value.startsWith('/')
-  )
-    return '/';
+  if (typeof value !== 'string' || value.length > 2000 || !isLocalPath(value)) return '/';
   try {
     const base = new URL(baseUrl);
     const target = new URL(value, base);
-    return target.origin === base.origin ? `${target.pathname}${target.search}${target.hash}` : '/';
+    const path = `${target.pathname}${target.search}${target.hash}`;
+    return target.origin === base.origin && isLocalPath(path) ? path : '/';
   } catch {
     return '/';
   }
@@ -59,20 +75,23 @@ function authorizationRoute(app: HttpApp, deps: HttpDeps): void {
     async (request, reply) => {
       const provider = identityOf(deps);
       const checks = { state: randomHandle(), nonce: randomHandle(), codeVerifier: randomHandle(48) };
+      const binding = randomHandle();
       const at = deps.clock.now().getTime();
       await deps.sessions.putLoginRequest(
-        checks.state,
+        requestKey(checks.state, binding),
         {
           codeVerifier: checks.codeVerifier,
           nonce: checks.nonce,
           returnTo: safeReturn(request.query.returnTo, deps.baseUrl),
         },
         new Date(at + loginRequestTtlMs).toISOString(),
+        { at: new Date(at).toISOString(), maxPending: deps.rateLimit?.signIn.maxPending ?? defaultMaxPending },
       );
       const url = await provider.authorizationUrl(`${deps.baseUrl}${callbackPath}`, checks).catch((error: unknown) => {
         request.log.error({ err: error }, 'identity provider unavailable');
         throw reject('internal-error', 'the identity provider is unavailable; try again shortly');
       });
+      void reply.setCookie(signInCookie, binding, signInCookieOptions(secureCookies(deps)));
       return reply.redirect(url.toString(), 302);
     },
   );
@@ -92,12 +111,17 @@ function callbackRoute(app: HttpApp, deps: HttpDeps): void {
     async (request, reply) => {
       const provider = identityOf(deps);
       const state = request.query.state;
+      const binding = request.cookies[signInCookie];
       const now = deps.clock.now();
-      const pending = state ? await deps.sessions.takeLoginRequest(state, now.toISOString()) : null;
+      // Spent whatever happens next: the browser's nonce serves one callback.
+      void reply.clearCookie(signInCookie, signInCookieOptions(secure));
+      const pending =
+        state && binding ? await deps.sessions.takeLoginRequest(requestKey(state, binding), now.toISOString()) : null;
       if (!state || !pending)
         throw reject(
           'forbidden',
-          'this sign-in is unknown, expired or was already used; start again at /oauth2/authorization/idp',
+          'this sign-in is unknown, expired, already used, or was begun in another browser; start again at ' +
+            '/oauth2/authorization/idp',
         );
       const callbackUrl = new URL(`${deps.baseUrl}${request.url}`);
       let claims: Record<string, unknown>;

@@ -2,7 +2,9 @@
 // the management API and to the facade counts against the budget of its client address and, once the
 // credential is known, against the budget of its credential. Over either budget the request is answered
 // 429 with Retry-After: a problem document on the API and on /status/v1, plain text that git prints as a
-// `remote:` line on /git and /publish. /actuator/health, the portal, sign-in and /hooks are never counted.
+// `remote:` line on /git and /publish. Beginning a sign-in (GET /oauth2/authorization/idp, which stores a
+// login request) counts against a budget per address of its own (decision 352). /actuator/health, the
+// portal, the rest of sign-in and /hooks are never counted.
 //
 // @fastify/rate-limit keeps the counters (a fixed window per key, in this replica's memory); the gateway
 // calls its limiters itself, so that each surface answers in its own terms.
@@ -17,7 +19,9 @@ import type { RateLimitSettings } from './rate-limit-settings.ts';
 
 export type { Budget, RateLimitSettings } from './rate-limit-settings.ts';
 
-type Surface = 'api' | 'facade';
+type Surface = 'api' | 'facade' | 'sign-in';
+
+const signInStart = '/oauth2/authorization/idp';
 type Per = 'credential' | 'address';
 type Limiter = ReturnType<HttpApp['createRateLimit']>;
 type Refusal = Readonly<{ surface: Surface; per: Per; max: number; retryAfter: number }>;
@@ -28,6 +32,7 @@ const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? request
 export function surfaceOf(path: string): Surface | null {
   if (path.startsWith('/api/')) return 'api';
   if (path.startsWith('/git/') || path.startsWith('/publish/') || path.startsWith('/status/')) return 'facade';
+  if (path === signInStart) return 'sign-in';
   return null;
 }
 
@@ -53,11 +58,17 @@ function apiCredentialKey(request: FastifyRequest): string | null {
 }
 
 export const credentialKeyOf = (surface: Surface, request: FastifyRequest): string | null =>
-  surface === 'api' ? apiCredentialKey(request) : facadeCredentialKey(request.headers.authorization);
+  surface === 'api'
+    ? apiCredentialKey(request)
+    : surface === 'facade'
+      ? facadeCredentialKey(request.headers.authorization)
+      : null;
+
+const surfaceNames = { api: 'management API', facade: 'git facade', 'sign-in': 'sign-in start' } as const;
 
 const describe = ({ surface, per, max, retryAfter }: Refusal, windowMs: number) =>
   `too many requests ${per === 'credential' ? 'with this credential' : 'from this address'} to the ` +
-  `${surface === 'api' ? 'management API' : 'git facade'}: the budget is ${max} per ${windowMs / 1000} seconds ` +
+  `${surfaceNames[surface]}: the budget is ${max} per ${windowMs / 1000} seconds ` +
   `on this gateway; retry after ${retryAfter} seconds`;
 
 /** The 429 in the terms of the surface: git prints a text/plain body of a refused info/refs as `remote:`. */
@@ -97,6 +108,7 @@ export async function registerRateLimits(app: HttpApp, deps: HttpDeps): Promise<
       address: limiter(settings.facade.perAddress, byAddress),
       credential: limiter(settings.facade.perCredential, (request) => credentialKeyOf('facade', request) ?? ''),
     },
+    'sign-in': { address: limiter(settings.signIn.perAddress, byAddress), credential: null },
   };
 
   app.addHook('onRequest', async (request, reply) => {

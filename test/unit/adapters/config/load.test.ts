@@ -70,6 +70,7 @@ t.test('all defaults with no file', async (t) => {
     windowMs: 60_000,
     api: { perCredential: 1200, perAddress: 6000 },
     facade: { perCredential: 6000, perAddress: 20000 },
+    signIn: { perAddress: 60, maxPending: 10000 },
   });
   t.equal(config.log.level, 'info');
   t.equal(config.database.url, null);
