@@ -14,45 +14,10 @@ import {
   type LoginForm,
 } from '../../adapters/identity/local-idp/pages.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
+import { SignInAttempts } from './local-idp-attempts.ts';
 
 /** A sign-in form is small; anything larger is refused before it is read whole. */
 const formBodyLimitBytes = 4096;
-/** Failures tolerated per minute in this process before attempts are refused for the rest of it. */
-const maxFailuresPerMinute = 10;
-/** Password checks at once (scrypt takes 32 MiB and ~100 ms each); an attempt beyond them is refused. */
-const maxChecksAtOnce = 2;
-const failureDelayMs = 500;
-
-/** Failed attempts of the last minute, for the whole process: the issuer has one account. */
-class Attempts {
-  private failures: number[] = [];
-  private checking = 0;
-
-  constructor(private readonly now: () => number) {}
-
-  /** Why an attempt is refused before its password is looked at, or null. */
-  refusal(): string | null {
-    const since = this.now() - 60_000;
-    this.failures = this.failures.filter((at) => at > since);
-    if (this.failures.length >= maxFailuresPerMinute) return 'Too many failed sign-ins. Wait a minute and try again.';
-    if (this.checking >= maxChecksAtOnce) return 'Too many sign-ins at once. Try again in a moment.';
-    return null;
-  }
-
-  async check(run: () => Promise<boolean>): Promise<boolean> {
-    this.checking += 1;
-    try {
-      const ok = await run();
-      if (!ok) {
-        this.failures.push(this.now());
-        await new Promise((resolve) => setTimeout(resolve, failureDelayMs));
-      }
-      return ok;
-    } finally {
-      this.checking -= 1;
-    }
-  }
-}
 
 const htmlHeaders = {
   'content-type': 'text/html; charset=utf-8',
@@ -70,12 +35,12 @@ const expired = 'This sign-in is unknown or has expired.';
 
 /** Registers the issuer's paths; call before the server listens. */
 export async function localIdpRoutes(app: HttpApp, deps: HttpDeps, idp: LocalIdp): Promise<void> {
-  await app.register(async (scope) => loginPageRoutes(scope, deps, idp));
+  const attempts = new SignInAttempts(() => deps.clock.now().getTime());
+  await app.register(async (scope) => loginPageRoutes(scope, idp, attempts));
   await app.register(async (scope) => mountRoutes(scope, idp));
 }
 
-function loginPageRoutes(app: HttpApp, deps: HttpDeps, idp: LocalIdp): void {
-  const attempts = new Attempts(() => deps.clock.now().getTime());
+function loginPageRoutes(app: HttpApp, idp: LocalIdp, attempts: SignInAttempts): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -102,9 +67,13 @@ function loginPageRoutes(app: HttpApp, deps: HttpDeps, idp: LocalIdp): void {
       const username = typeof body.username === 'string' ? body.username.trim() : '';
       const password = typeof body.password === 'string' ? body.password : '';
       const form: LoginForm = { uid: interaction.uid, username };
-      const refusal = attempts.refusal();
-      if (refusal) return sendPage(reply, 429, loginPage({ ...form, error: refusal }));
-      if (!(await attempts.check(() => idp.checkPassword(username, password)))) {
+      const address = SignInAttempts.addressKey(request.ip);
+      const refusal = attempts.refusal(address);
+      if (refusal) {
+        void reply.header('retry-after', String(refusal.retryAfterSeconds));
+        return sendPage(reply, 429, loginPage({ ...form, error: refusal.message }));
+      }
+      if (!(await attempts.check(address, username, () => idp.checkPassword(username, password)))) {
         request.log.warn('built-in sign-in refused: wrong user name or password'); // what was typed is never logged
         return sendPage(reply, 401, loginPage({ ...form, error: 'The user name or password is not right.' }));
       }

@@ -6,6 +6,7 @@ import { loadConfig } from '../../../src/adapters/config/load.ts';
 import type { GatewayConfig } from '../../../src/adapters/config/schema.ts';
 import { testDatabase } from '../../support/database.ts';
 import { startOnConfig, type TestGateway } from '../../support/gateway.ts';
+import { fetchFrom } from '../../support/local-address.ts';
 import { GatewayBrowser } from '../../support/oidc.ts';
 
 export type FirstRun = Readonly<{
@@ -41,7 +42,7 @@ export type SignInResult = Readonly<{
   /** The gateway's answer at /login/oauth2/code/idp, or null when the issuer never sent the browser back. */
   callback: Response | null;
   /** The login form's answer to the password, when it did not send the browser on. */
-  refused: { status: number; html: string } | null;
+  refused: { status: number; html: string; retryAfter: string | null } | null;
   steps: string[];
 }>;
 
@@ -49,10 +50,16 @@ const formAction = (html: string) => /<form method="post" action="([^"]+)"/.exec
 
 /**
  * GET /oauth2/authorization/idp → the issuer → its login form → POST user name and password →
- * back to /login/oauth2/code/idp (fetched: it sets GATEWAY_SESSION).
+ * back to /login/oauth2/code/idp (fetched: it sets GATEWAY_SESSION). `from`: the client's local address
+ * (127.0.0.2 and up: another client, to the gateway); by default the system's choice, 127.0.0.1.
  */
-export async function signIn(baseUrl: string, username: string, password: string): Promise<SignInResult> {
-  const browser = new GatewayBrowser(baseUrl);
+export async function signIn(
+  baseUrl: string,
+  username: string,
+  password: string,
+  options: { from?: string } = {},
+): Promise<SignInResult> {
+  const browser = new GatewayBrowser(baseUrl, options.from ? fetchFrom(options.from) : undefined);
   const callbackPrefix = `${baseUrl}/login/oauth2/code/idp`;
   const steps: string[] = [];
   let url = `${baseUrl}/oauth2/authorization/idp`;
@@ -71,7 +78,12 @@ export async function signIn(baseUrl: string, username: string, password: string
     const html = await response.text();
     const action = formAction(html);
     if (init.method === 'POST' || !action)
-      return { browser, callback: null, refused: { status: response.status, html }, steps };
+      return {
+        browser,
+        callback: null,
+        refused: { status: response.status, html, retryAfter: response.headers.get('retry-after') },
+        steps,
+      };
     url = new URL(action, url).href;
     init = {
       method: 'POST',

@@ -23,6 +23,26 @@ t.test('refused on a base URL that is not a loopback address, naming the setting
   t.match(message, /gateway\.oidc\.issuer/);
 });
 
+// decision 355: the default base URL is loopback, but 0.0.0.0 listens on every interface.
+t.test('refused when the server listens beyond loopback, even with a loopback base URL', async (t) => {
+  for (const host of ['0.0.0.0', '::']) {
+    const config = await firstRunConfig(t, { GATEWAY_SERVER_HOST: host });
+    t.match(config.baseUrl, /^http:\/\/127\.0\.0\.1:/, `${host}: the default base URL is loopback`);
+    const error = await startOnConfig(config).then(
+      (gateway) => gateway.close().then(() => null),
+      (e: unknown) => e,
+    );
+    t.type(error, LocalIdpRefused, `${host}: the start fails`);
+    t.match((error as Error).message, `gateway.server.host ${host} is not a loopback address`);
+    t.match((error as Error).message, /gateway\.local-idp\.enabled: true/);
+  }
+  const allowed = await startFirstRun(
+    t,
+    await firstRunConfig(t, { GATEWAY_SERVER_HOST: '0.0.0.0', GATEWAY_LOCAL_IDP_ENABLED: 'true' }),
+  );
+  t.equal((await allowed.gateway.fetch(discovery)).status, 200, 'unless enabled explicitly');
+});
+
 t.test('allowed on that base URL with gateway.local-idp.enabled: true', async (t) => {
   const config = await firstRunConfig(t, {
     GATEWAY_BASE_URL: 'http://gateway.example.test',

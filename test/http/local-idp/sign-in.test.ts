@@ -124,14 +124,41 @@ t.test('the login form: a body over its limit is refused', async (t) => {
   t.equal(response.status, 413);
 });
 
-t.test('attempts are limited: after 10 failures within a minute even the right password is refused', async (t) => {
+t.test(
+  'attempts are limited per address: after 10 failures that address is held off, even with the right password',
+  async (t) => {
+    const run = await startFirstRun(t);
+    for (let attempt = 1; attempt <= 10; attempt += 1) {
+      const result = await signIn(run.baseUrl, 'admin', `wrong-${attempt}`);
+      t.equal(result.refused?.status, 401, `failure ${attempt}`);
+    }
+    const blocked = await signIn(run.baseUrl, 'admin', run.password!);
+    t.equal(blocked.refused?.status, 429, 'the eleventh attempt is refused before its password is looked at');
+    t.match(blocked.refused?.html, /Too many failed sign-ins from this address\. Wait and try again\./);
+    t.notOk(blocked.browser.sessionId, 'no session');
+  },
+);
+
+// decision 354: a guesser cannot lock the administrator out. Ten failures from 127.0.0.1 hold that address
+// off; the right password from 127.0.0.2, an address that has not failed, still signs in at once.
+t.test('a lockout from one address does not stop the right password from another', async (t) => {
   const run = await startFirstRun(t);
   for (let attempt = 1; attempt <= 10; attempt += 1) {
-    const result = await signIn(run.baseUrl, 'admin', `wrong-${attempt}`);
-    t.equal(result.refused?.status, 401, `failure ${attempt}`);
+    const result = await signIn(run.baseUrl, 'admin', `wrong-${attempt}`, { from: '127.0.0.1' });
+    t.equal(result.refused?.status, 401, `failure ${attempt} from 127.0.0.1`);
   }
-  const blocked = await signIn(run.baseUrl, 'admin', run.password!);
-  t.equal(blocked.refused?.status, 429, 'the eleventh attempt is refused before its password is looked at');
-  t.match(blocked.refused?.html, /Too many failed sign-ins\. Wait a minute and try again\./);
-  t.notOk(blocked.browser.sessionId, 'no session');
+  const held = await signIn(run.baseUrl, 'admin', run.password!, { from: '127.0.0.1' });
+  t.equal(held.refused?.status, 429, '127.0.0.1 is held off');
+  const retryAfter = Number(held.refused?.retryAfter);
+  t.ok(retryAfter > 0 && retryAfter <= 60, `with Retry-After (${held.refused?.retryAfter})`);
+
+  const elsewhere = await signIn(run.baseUrl, 'admin', run.password!, { from: '127.0.0.2' });
+  t.equal(elsewhere.refused, null, `127.0.0.2 is not refused: ${elsewhere.steps.join(' → ')}`);
+  t.equal(elsewhere.callback?.status, 302);
+  t.ok(elsewhere.browser.sessionId, 'and is signed in');
+  const me = await elsewhere.browser.getJson<{ username: string }>('/api/v1/me');
+  t.equal(me.body.username, 'admin');
+
+  const wrongElsewhere = await signIn(run.baseUrl, 'admin', 'still-wrong', { from: '127.0.0.3' });
+  t.equal(wrongElsewhere.refused?.status, 401, 'a wrong password from a third address is answered, not refused');
 });

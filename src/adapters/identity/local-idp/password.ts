@@ -20,7 +20,7 @@ export type PasswordRecord = Readonly<{
 }>;
 
 // OWASP's scrypt floor is N=2^17, r=8, p=1 for 128 MiB; 2^15 keeps a sign-in near 100 ms and 32 MiB
-// on a small machine, and the attempts are rate-limited besides (local-idp.route.ts).
+// on a small machine, and the attempts are limited besides (src/http/auth/local-idp-attempts.ts).
 const params = { N: 2 ** 15, r: 8, p: 1, keyLength: 32 } as const;
 
 const scrypt = (password: string, salt: Buffer, keyLength: number, options: ScryptOptions) =>
