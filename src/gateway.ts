@@ -297,6 +297,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     auditExport: config.auditExport,
     auditSigning: await auditSigningKey(config.auditExport.signingKey, config.dataDir),
     metrics: core.metrics,
+    outbound: core.gitStore.outbound,
     marketplaces: {
       allowedUrlSchemes: config.allowedUrlSchemes,
       minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs,
@@ -370,7 +371,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
 
 /** The webhook dispatcher and the audit push, each waking the other: a batch offered goes out at once, and a batch delivered makes room for the next. */
 function outboundDuties(deps: HttpDeps, config: GatewayConfig): LeaderDuty[] {
-  const dispatch = webhookDispatchDuty(deps, config.webhooks, httpTransport, () => push.wake());
+  const dispatch = webhookDispatchDuty(deps, config.webhooks, httpTransport(deps.outbound), () => push.wake());
   const push = auditPushDuty(deps, config.auditExport, () => dispatch.wake());
   return [dispatch, push, ...checkpointDuties(deps, config.auditExport.checkpointIntervalMs)];
 }

@@ -4,12 +4,16 @@ import { auditSinkById, auditSinks, type AuditSinkRecord } from '../projections/
 import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
+import { refuseDeniedLiteral } from './outbound-checks.ts';
 import { requireAdminRole, requireAuditorRole } from './standing.ts';
 import { newSigningSecret } from './signing-secret.ts';
 
 const readModels = ['webhook-deliveries', 'ledger'];
 
-export type AuditSinkPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces'> &
+export type AuditSinkPorts = Pick<
+  Ports,
+  'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces' | 'outbound'
+> &
   Readonly<{ auditExport: Readonly<{ maxPageSize: number }> }>;
 
 /** What an admin may set on a sink: whether it is pushed, and its batch size (null: the setting). */
@@ -52,6 +56,7 @@ export async function addAuditSink(
   meta: CommandMeta,
   declaredSecret: string | null,
 ): Promise<AuditSinkRecord & { secret: string }> {
+  refuseDeniedLiteral(deps, body.url, 'the sink url is outside the outbound boundary');
   const secret = declaredSecret ?? newSigningSecret();
   const sinkId = await deps.ids('audit-sink');
   const data = {

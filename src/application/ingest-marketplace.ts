@@ -6,6 +6,7 @@ import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
+import { externalHostRefusal, externalHostsKey } from '../domain/outbound/external-hosts.ts';
 import { selectPlugins, unmatchedPatterns, type LeftOut } from '../domain/marketplace/selection.ts';
 import { leftOutDirectories } from '../domain/snapshot/curated-tree.ts';
 import {
@@ -270,12 +271,27 @@ type Dropped = Readonly<{ plugins: readonly string[]; directories: readonly stri
 
 /**
  * The sources inside the trust boundary (the same as a registration's: allowed schemes only, no
- * credentials in the URL), canonical; the others are refused with the boundary's reason.
+ * credentials in the URL) and on a host of gateway.ingest.external-hosts when it lists any (decision
+ * 342), canonical; the others are refused with the reason.
  */
-function withinTrustBoundary(externals: readonly ExternalPlugin[], allowedUrlSchemes: readonly string[]) {
+function withinTrustBoundary(
+  externals: readonly ExternalPlugin[],
+  allowedUrlSchemes: readonly string[],
+  externalHosts: readonly string[],
+) {
   const inside: ExternalPlugin[] = [];
   const refused: Array<SourceFailure & { detail: string }> = [];
   for (const external of externals) {
+    const offList = externalHostRefusal(external.url, externalHosts);
+    if (offList !== null) {
+      refused.push({
+        plugin: external.name,
+        detail: offList,
+        reason: offList,
+        nextStep: `point the plugin at a listed host, or ask the operator to add this one to ${externalHostsKey}`,
+      });
+      continue;
+    }
     const refusal = registrationRefusal(
       { origin: 'upstream', url: external.url, ref: null, pushPolicy: null },
       allowedUrlSchemes,
@@ -319,7 +335,11 @@ async function resolveExternals(
   const overLimit = externalSourcesOverLimit(externals.length, settings.maxExternalSources);
   if (overLimit !== null) throw new ManifestViolation(overLimit);
   const strict = settings.externalSources === 'require-all';
-  const { inside, refused } = withinTrustBoundary(externals, deps.marketplaces.allowedUrlSchemes);
+  const { inside, refused } = withinTrustBoundary(
+    externals,
+    deps.marketplaces.allowedUrlSchemes,
+    settings.externalHosts,
+  );
   if (strict && refused[0]) throw new ManifestViolation(`plugin '${refused[0].plugin}': ${refused[0].detail}`);
   const outcomes = await resolveExternalSources(deps.gitStore, marketplaceId, inside, {
     concurrency: settings.fetchConcurrency,

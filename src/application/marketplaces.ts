@@ -16,6 +16,7 @@ import {
 } from '../projections/marketplaces/marketplaces.queries.ts';
 import { pushScopeHolders } from '../projections/tokens/tokens.queries.ts';
 import { execute } from './execute.ts';
+import { refuseDeniedHost } from './outbound-checks.ts';
 import type { Ports } from './ports.ts';
 import { reject, Rejected } from './rejected.ts';
 
@@ -25,7 +26,7 @@ const nameReadModels: readonly string[] = [];
 
 export type MarketplacePorts = Pick<
   Ports,
-  'store' | 'waiter' | 'pool' | 'ids' | 'gitStore' | 'catalog' | 'marketplaces'
+  'store' | 'waiter' | 'pool' | 'ids' | 'gitStore' | 'catalog' | 'marketplaces' | 'outbound'
 >;
 
 export type Registration = Readonly<{
@@ -67,6 +68,9 @@ async function registrationChecks(deps: MarketplacePorts, wanted: Registration):
   }
   const refusal = registrationRefusal({ origin, url, ref, pushPolicy }, deps.marketplaces.allowedUrlSchemes);
   if (refusal) throw new Rejected(refusal);
+  // decision 343: an upstream the gateway may not connect to is refused here, before it is read.
+  if (url !== null)
+    await refuseDeniedHost(deps, canonicalUrl(url), 'the upstream url is outside the outbound boundary');
   if (await liveMarketplaceByName(deps.pool, name))
     throw reject('marketplace-name-taken', `a live marketplace is already named '${name}'`);
   // The virtual catalog is served at /git/<gateway.catalog.name>: a marketplace of that name would be shadowed.

@@ -59,14 +59,15 @@ async function reconcileTarget(ctx: Context, target: MirrorTarget, auth: MirrorA
   const served = await servedOrRefused(ctx, target);
   if ('refused' in served) return { ...base, outcome: 'failed', error: `refused: ${served.refused}` };
   const url = mirrorUrlOf(ctx.template, target.name);
-  const mirror = await remoteState(url, auth);
+  const mirror = await remoteState(ctx.deps.gitStore.remote, url, auth);
   if ('unreachable' in mirror)
     return { ...base, outcome: 'failed', error: `mirror unreachable: ${mirror.unreachable}` };
   const plan = mirrorPlan(served.refs, mirror.refs);
   const retired = served.refs.size === 0;
   if (plan.set.length === 0 && plan.remove.length === 0) return { ...base, outcome: 'ok', error: null, retired };
   try {
-    await pushToMirror(target.gitDir ?? (await emptyRepo(ctx.deps)), url, auth, refspecsOf(plan));
+    const gitDir = target.gitDir ?? (await emptyRepo(ctx.deps));
+    await pushToMirror(ctx.deps.gitStore.remote, gitDir, url, auth, refspecsOf(plan));
   } catch (error) {
     return { ...base, outcome: 'failed', error: `push failed: ${scrubbed(auth, error)}` };
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import { initBare } from '../adapters/git/bare-repo.ts';
+import type { RemoteGit } from '../adapters/git/remote-git.ts';
 import {
   mirrorAuth,
   mirrorRefs,
@@ -133,9 +134,9 @@ export function credentialsOrProblem(deps: Pick<Ports, 'mirror'>): { auth: Mirro
 
 export type RemoteState = Readonly<{ refs: RefMap }> | Readonly<{ unreachable: string }>;
 
-export async function remoteState(url: string, auth: MirrorAuth): Promise<RemoteState> {
+export async function remoteState(remote: RemoteGit, url: string, auth: MirrorAuth): Promise<RemoteState> {
   try {
-    return { refs: mirroredRefs(await mirrorRefs(url, auth)) };
+    return { refs: mirroredRefs(await mirrorRefs(remote, url, auth)) };
   } catch (error) {
     return { unreachable: scrubbed(auth, error) };
   }
@@ -173,7 +174,8 @@ async function driftNow(deps: MirrorPorts, catalog: MirroredCatalog | null): Pro
   for (const target of await mirrorTargets(deps, catalog)) {
     const url = mirrorUrlOf(template, target.name);
     const served = await servedState(deps, target, catalog);
-    const mirror = authProblem === null ? await remoteState(url, auth) : { unreachable: authProblem };
+    const mirror =
+      authProblem === null ? await remoteState(deps.gitStore.remote, url, auth) : { unreachable: authProblem };
     reports.push(driftReport({ name: target.name, url, served, mirror, last: target.last }));
   }
   return reports;

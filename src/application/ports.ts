@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { GitStore } from '../adapters/git/git-store.ts';
+import type { OutboundBoundary } from '../adapters/outbound/outbound-boundary.ts';
 import type { IdAllocator } from '../adapters/postgres/id-allocator.ts';
 import type { DatabasePool } from '../adapters/postgres/pool.ts';
 import type { QuarantineLocks } from '../adapters/postgres/quarantine-locks.ts';
@@ -30,6 +31,8 @@ export type IngestSettings = Readonly<{
   /** What an unreadable source does: withhold its plugin, or fail the ingest. */
   externalSources: 'withhold-unresolved' | 'require-all';
   fetchConcurrency: number;
+  /** Hosts external sources may name (empty: any host the outbound boundary allows; decision 342). */
+  externalHosts: readonly string[];
 }>;
 
 /** The connector chain and the settings of gateway.vetting.* that runs read. */
@@ -89,6 +92,8 @@ export type Ports = Readonly<{
   mirror: Readonly<{ url: string | null; credentials: SecretReference | null; reconcileWaitMs: number }>;
   /** The instance's Prometheus metrics (docs/metrics.md): one registry per gateway, never a global. */
   metrics: Metrics;
+  /** gateway.outbound.deny-networks: what the gateway's own requests may reach (decision 340). */
+  outbound: OutboundBoundary;
 }>;
 
 /** Who acts: enough to resolve roles (people also carry their identity-provider claims). */

@@ -10,6 +10,7 @@ import { deliveries, type DeliveryFilter, type DeliveryRecord } from '../project
 import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
+import { refuseDeniedLiteral } from './outbound-checks.ts';
 import { requireAdminRole } from './standing.ts';
 import { newSigningSecret } from './signing-secret.ts';
 
@@ -17,7 +18,7 @@ const readModels = ['webhooks', 'ledger'];
 
 export type WebhookSubscriberPorts = Pick<
   Ports,
-  'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces'
+  'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces' | 'outbound'
 >;
 export type SubscriberBody = Readonly<{ url: string; events: readonly string[]; description: string | null }>;
 
@@ -42,6 +43,7 @@ export async function addWebhookSubscriber(
   meta: CommandMeta,
   declaredSecret: string | null,
 ): Promise<WebhookSubscriberRecord & { secret: string }> {
+  refuseDeniedLiteral(deps, body.url, 'the webhook url is outside the outbound boundary');
   const secret = declaredSecret ?? newSigningSecret();
   const subscriberId = await deps.ids('webhook-subscriber');
   const data = {

@@ -11,6 +11,8 @@ import { systemClock } from '../../src/adapters/system/clock.ts';
 import { createMetrics } from '../../src/adapters/system/metrics.ts';
 import type { HttpDeps } from '../../src/http/http-deps.ts';
 import { GitStore } from '../../src/adapters/git/git-store.ts';
+import { OutboundBoundary } from '../../src/adapters/outbound/outbound-boundary.ts';
+import { defaultDenyNetworks } from '../../src/domain/outbound/networks.ts';
 import { projectionsFor } from '../../src/projections/registry.ts';
 import type { Projection } from '../../src/projections/runner/projection.ts';
 import { ProjectionRunner } from '../../src/projections/runner/runner.ts';
@@ -88,10 +90,16 @@ export async function testHttpDeps(
     auditExport: { defaultPageSize: 1000, maxPageSize: 10000, lagMs: 0 },
     estate: { file: null },
     metrics: createMetrics(),
+    outbound: OutboundBoundary.of(defaultDenyNetworks),
     marketplaces: {
       allowedUrlSchemes: ['http', 'https'],
       minimumReleaseAgeMs: 0,
-      ingest: { maxExternalSources: 1000, externalSources: 'withhold-unresolved', fetchConcurrency: 8 },
+      ingest: {
+        maxExternalSources: 1000,
+        externalSources: 'withhold-unresolved',
+        fetchConcurrency: 8,
+        externalHosts: [],
+      },
       history: 'upstream',
     },
     retention: {

@@ -1,4 +1,5 @@
 // Keys of what the gateway governs: the catalog, marketplace sync, the audit export and vetting.
+import { hostPatternProblem } from '../../domain/outbound/external-hosts.ts';
 import { cronSchedule } from './checks.ts';
 import { catalogNamePattern, g, revetModes, url } from './key-values.ts';
 import { choice, count, duration, flag, list, optionalText, text } from './key-spec.ts';
@@ -49,6 +50,14 @@ export const marketplaceKeys = {
       g('ingest.fetch-concurrency'),
       8,
       'External plugin sources fetched at once during an ingest.',
+    ),
+    externalHosts: list(
+      g('ingest.external-hosts'),
+      [],
+      'Hosts external plugin sources may name (github.com, or *.example.com for any name under it). A ' +
+        'source on another host is withheld with the reason, as an unreadable one is. Empty: any host ' +
+        'outside gateway.outbound.deny-networks.',
+      { check: hostPatternProblem },
     ),
   },
 };

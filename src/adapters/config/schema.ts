@@ -9,6 +9,7 @@ import { estateFileKeys } from './keys-estate.ts';
 import { localIdpKeys } from './keys-local-idp.ts';
 import { rateLimitKeys } from './keys-limits.ts';
 import { mirrorKeys } from './keys-mirror.ts';
+import { outboundKeys } from './keys-outbound.ts';
 import { retentionKeys } from './keys-retention.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
 
@@ -45,6 +46,7 @@ export const configDescription = {
   ...credentialKeys,
   ...estateFileKeys,
   ...mirrorKeys,
+  ...outboundKeys,
 };
 
 /** The schema of the typed configuration, derived from the description. */

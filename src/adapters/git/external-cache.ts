@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { initBare } from './bare-repo.ts';
-import { git, GitError, gitText } from './git-process.ts';
+import { GitError, gitText } from './git-process.ts';
+import { remoteText, type RemoteGit } from './remote-git.ts';
 import { upstreamConfig } from './upstream-access.ts';
 
 /**
@@ -13,21 +14,22 @@ import { upstreamConfig } from './upstream-access.ts';
  * The remote exists for the fetches alone (`asPromisor`: `origin` with the URL, a promisor remote with
  * the filter), never in the repository's configuration: given both settings, git writes neither there
  * (partial_clone_register), so no other command in the cache can fetch a missing object on its own.
- * Every network access is one of the commands below, under the trust boundary of `upstreamConfig` and
- * a time limit.
+ * Every network access is one of the commands below, under the trust boundary of `upstreamConfig`, the
+ * outbound boundary (`remote`, decision 341) and a time limit.
  */
 export class ExternalCache {
   private constructor(
     readonly url: string,
     readonly path: string,
+    private readonly remote: RemoteGit,
   ) {}
 
   /** Runs `work` on the cache of `url` under `root`, one at a time per cache in this process. */
-  static with<T>(root: string, url: string, work: (cache: ExternalCache) => Promise<T>): Promise<T> {
+  static with<T>(root: string, url: string, remote: RemoteGit, work: (cache: ExternalCache) => Promise<T>): Promise<T> {
     const path = externalCachePath(root, url);
     return exclusive(path, async () => {
       await initBare(path);
-      return work(new ExternalCache(url, path));
+      return work(new ExternalCache(url, path, remote));
     });
   }
 
@@ -60,7 +62,8 @@ export class ExternalCache {
    */
   async remoteTips(refs: ReadonlyArray<string | null>, timeoutMs: number): Promise<Map<string | null, string | null>> {
     const patterns = [...new Set(refs.flatMap((ref) => (ref === null ? ['HEAD'] : [ref, `${ref}^{}`])))];
-    const output = await gitText([...upstreamConfig, '-c', 'protocol.version=0', 'ls-remote', this.url, ...patterns], {
+    const command = [...upstreamConfig, '-c', 'protocol.version=0', 'ls-remote', this.url, ...patterns];
+    const output = await remoteText(this.remote, command, {
       timeoutMs,
       maxOutputBytes: 16 * 1024 * 1024,
     });
@@ -97,7 +100,7 @@ export class ExternalCache {
     options: Readonly<{ blobs: boolean; shallow: boolean; timeoutMs: number }>,
   ): Promise<{ objects: number; bytes: number }> {
     const before = await this.objectStats();
-    await git(
+    await this.remote(
       [
         ...this.asPromisor,
         '-C',
@@ -121,7 +124,7 @@ export class ExternalCache {
   /** Fetches objects by id (the blobs of plugin trees), in one request, as git's own lazy fetch does. */
   async fetchObjects(oids: readonly string[], timeoutMs: number): Promise<void> {
     if (oids.length === 0) return;
-    await git(
+    await this.remote(
       [
         ...this.asPromisor,
         '-c',

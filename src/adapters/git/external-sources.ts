@@ -3,10 +3,19 @@ import { pruneUnreachable } from './bare-repo.ts';
 import { ExternalCache } from './external-cache.ts';
 import { copyTrees, pinnedTrees } from './external-copy.ts';
 import { git, GitError } from './git-process.ts';
+import { denyNetworksKey } from '../../domain/outbound/networks.ts';
+import type { OutboundBoundary } from '../outbound/outbound-boundary.ts';
+import type { RemoteGit } from './remote-git.ts';
 import { defaultIngestLimits, rootCauseOf, type IngestLimits } from './upstream-access.ts';
 
 /** What resolution needs of the git store (git-store.ts, which calls this module: no import back). */
-export type QuarantineStore = Readonly<{ root: string; ensureQuarantine(marketplaceId: number): Promise<string> }>;
+export type QuarantineStore = Readonly<{
+  root: string;
+  ensureQuarantine(marketplaceId: number): Promise<string>;
+  /** git for remote commands, through the outbound boundary, which also checks each repository first. */
+  remote: RemoteGit;
+  outbound: OutboundBoundary;
+}>;
 
 /** One external plugin source after resolution: its plugin tree, or why it could not be read. */
 export type ExternalResolution =
@@ -58,8 +67,11 @@ export async function resolveExternalSources(
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? defaultExternalConcurrency));
   await eachLimited([...groups], concurrency, async ([url, sources]) => {
     const job = new RepositoryJob(context, sources, outcomes);
+    // Checked before anything, cached or not: a source whose host is denied is withheld every time.
+    const denied = await store.outbound.refusalFor(url);
+    if (denied !== null) return job.failPending((s) => outsideBoundary(s.external, denied));
     try {
-      await ExternalCache.with(store.root, url, (cache) => job.run(cache));
+      await ExternalCache.with(store.root, url, store.remote, (cache) => job.run(cache));
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       job.failPending((s) => unreadable(s.external, rootCauseOf(error)));
@@ -93,6 +105,12 @@ const unreadable = (e: ExternalPlugin, rootCause: string): Failure => ({
   reason: `external plugin source of '${e.name}' unreadable`,
   rootCause,
   nextStep: `check that ${e.url} is reachable from the gateway and has ${e.sha ?? e.ref ?? 'a default branch'}`,
+});
+
+const outsideBoundary = (e: ExternalPlugin, rootCause: string): Failure => ({
+  reason: `external plugin source of '${e.name}' outside the outbound boundary`,
+  rootCause,
+  nextStep: `point the plugin at a repository the gateway may reach, or ask the operator to change ${denyNetworksKey}`,
 });
 
 const tooLarge = (e: ExternalPlugin, rootCause: string): Failure => ({

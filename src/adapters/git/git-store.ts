@@ -7,7 +7,7 @@ import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { resolveExternalSources } from './external-sources.ts';
 import { git, GitError, gitText } from './git-process.ts';
 import { readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
-import type { OutboundBoundary } from '../outbound/outbound-boundary.ts';
+import { OutboundBoundary } from '../outbound/outbound-boundary.ts';
 import { remoteGit, remoteText, type RemoteGit } from './remote-git.ts';
 import { writeServedCommit, type ServedCommitInput } from './served-commit.ts';
 import {
@@ -35,8 +35,8 @@ export class GitStore {
     readonly root: string,
     /** How changes reach the other replicas (object-store backend); null on the filesystem backend. */
     readonly replication: StoreReplication | null = null,
-    /** The outbound boundary every remote command goes through (decision 341); null: none. */
-    readonly outbound: OutboundBoundary | null = null,
+    /** The outbound boundary every remote command goes through (decision 341); by default none. */
+    readonly outbound: OutboundBoundary = OutboundBoundary.of([]),
   ) {
     this.remote = remoteGit(outbound);
   }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, gitText } from './git-process.ts';
+import { gitText } from './git-process.ts';
+import { remoteText, type RemoteGit } from './remote-git.ts';
 
 /**
  * The forge mirror's side of git (issue 18): reading what the gateway serves, asking the mirror what it
@@ -51,9 +52,18 @@ const parseRefs = (text: string): Map<string, string> => {
   return refs;
 };
 
-/** Every ref the mirror repository at `url` advertises (HEAD aside); throws when it cannot be read. */
-export async function mirrorRefs(url: string, auth: MirrorAuth, timeoutMs = 30_000): Promise<Map<string, string>> {
-  const text = await gitText(['ls-remote', '--', url], { env: authEnv(auth), timeoutMs, maxOutputBytes: 64 << 20 });
+/**
+ * Every ref the mirror repository at `url` advertises (HEAD aside); throws when it cannot be read. `remote`
+ * runs git through the outbound boundary (decision 341), as does the push.
+ */
+export async function mirrorRefs(
+  remote: RemoteGit,
+  url: string,
+  auth: MirrorAuth,
+  timeoutMs = 30_000,
+): Promise<Map<string, string>> {
+  const options = { env: authEnv(auth), timeoutMs, maxOutputBytes: 64 << 20 };
+  const text = await remoteText(remote, ['ls-remote', '--', url], options);
   const refs = parseRefs(text);
   refs.delete('HEAD');
   return refs;
@@ -61,6 +71,7 @@ export async function mirrorRefs(url: string, auth: MirrorAuth, timeoutMs = 30_0
 
 /** Pushes explicit refspecs (`+sha:ref`, `:ref`) from the repository at `gitDir`; nothing else moves. */
 export async function pushToMirror(
+  remote: RemoteGit,
   gitDir: string,
   url: string,
   auth: MirrorAuth,
@@ -68,7 +79,7 @@ export async function pushToMirror(
   timeoutMs = 600_000,
 ): Promise<void> {
   if (refspecs.length === 0) return;
-  await git(['--git-dir', gitDir, 'push', '--quiet', '--no-verify', '--', url, ...refspecs], {
+  await remote(['--git-dir', gitDir, 'push', '--quiet', '--no-verify', '--', url, ...refspecs], {
     env: authEnv(auth),
     timeoutMs,
   });

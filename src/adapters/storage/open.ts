@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.ts';
 import { CatalogStore } from '../git/catalog-store.ts';
 import { GitStore } from '../git/git-store.ts';
+import { OutboundBoundary } from '../outbound/outbound-boundary.ts';
 import type { Listener } from '../postgres/listener.ts';
 import type { DatabasePool } from '../postgres/pool.ts';
 import { Bucket } from './bucket.ts';
@@ -20,19 +21,22 @@ export type GitStorage = Readonly<{
  * The git store of `gateway.storage.backend`: on filesystem, bare repositories under <data-dir>/git; on
  * object-store, the same layout under the replica's cache directory, kept in step with the bucket (brought
  * up to date before this returns, so a replica starting with an empty cache serves what the bucket holds).
+ * Its remote commands go through the outbound boundary of gateway.outbound.deny-networks (decision 341),
+ * `gitStore.outbound`, which the other outbound clients share; closing the storage closes the boundary.
  */
 export async function openGitStorage(
   config: GatewayConfig,
   deps: Readonly<{ pool: DatabasePool; listener: Listener; logger: Logger }>,
 ): Promise<GitStorage> {
   const { storage } = config;
+  const outbound = OutboundBoundary.of(config.outbound.denyNetworks);
   if (storage.backend !== 'object-store') {
-    const gitStore = new GitStore(join(config.dataDir, 'git'));
+    const gitStore = new GitStore(join(config.dataDir, 'git'), null, outbound);
     return {
       gitStore,
       catalogStore: new CatalogStore(join(gitStore.root, 'catalog')),
       replication: null,
-      close: async () => {},
+      close: () => outbound.close(),
     };
   }
   const { bucket, region, endpoint, cacheDir, pollIntervalMs } = storage.objectStore;
@@ -47,9 +51,12 @@ export async function openGitStorage(
   });
   await replication.start();
   return {
-    gitStore: new GitStore(root, replication),
+    gitStore: new GitStore(root, replication, outbound),
     catalogStore: new CatalogStore(join(root, 'catalog'), replication),
     replication,
-    close: () => replication.close(),
+    close: async () => {
+      await replication.close();
+      await outbound.close();
+    },
   };
 }

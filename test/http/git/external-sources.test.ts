@@ -7,7 +7,7 @@ import { startTestGateway } from '../../support/gateway.ts';
 import { gitClient, serveUpstream } from '../../support/upstream.ts';
 
 t.test(
-  'external plugin sources are resolved into a composite commit whose parent is the upstream commit',
+  'external plugin sources are resolved into a composite commit that names the upstream commit and does not descend from it',
   async (t) => {
     const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
     const api = devSession(gw, 'root');
@@ -55,10 +55,18 @@ t.test(
     const client = gitClient(t, (await api.post('/api/v1/tokens', { name: 'c' })).body.token);
     const clone = await client.clone(`${gw.url}/git/mixed`);
     t.ok(clone.ok, clone.stderr);
+    t.notOk(
+      (await client.run(['rev-parse', '--verify', '--quiet', 'HEAD^'], clone.dir)).ok,
+      'the first served composite has no parent',
+    );
+    t.notOk(
+      (await client.run(['cat-file', '-e', upstreamTip], clone.dir)).ok,
+      'the upstream commit is not in the clone',
+    );
     t.equal(
-      (await client.run(['rev-parse', 'HEAD^'], clone.dir)).stdout,
+      (await client.run(['log', '-1', '--format=%(trailers:key=Upstream-Commit,valueonly)'], clone.dir)).stdout,
       upstreamTip,
-      "the composite's parent is the upstream commit",
+      'the composite names the upstream commit in its Upstream-Commit trailer',
     );
     t.ok(
       existsSync(join(clone.dir, '.gateway-external/linter/skills/lint/SKILL.md')),

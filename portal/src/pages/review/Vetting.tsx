@@ -15,7 +15,12 @@ const outcomeText: Readonly<Record<VettingReport['outcome'], string>> = {
   BLOCKED: 'Blocked: approval is refused until every blocking finding is waived (or an admin overrides).',
 };
 
+/** `<path>@<commit>:<line>`: a finding in history approval would expose, not in the snapshot's tree. */
+const inHistory = (location: string) => /@[0-9a-f]{40,64}(:\d+)?$/.test(location);
+
 function FindingLink({ id, location }: { id: number; location: string }) {
+  if (inHistory(location))
+    return <code title="in the history approval would serve, not in the snapshot's files">{location}</code>;
   return (
     <Link href={fileHref(id, location)}>
       <code>{location}</code>
