@@ -120,6 +120,7 @@ t.test('all defaults with no file', async (t) => {
     license: { allow: [], ban: [] },
     revet: { mode: 'WARN', schedule: '0 3 * * *' },
     http: { url: null, timeoutMs: 20_000 },
+    historyMaxBlobs: 20_000,
   });
   t.same(config.retention, {
     enabled: false,
@@ -136,6 +137,11 @@ t.test('all defaults with no file', async (t) => {
   t.same(config.secrets, { key: null });
   t.same(config.estate, { file: null });
   t.same(config.mirror, { url: null, credentials: null });
+  // The outbound boundary (decision 340): link-local and cloud metadata denied, private ranges and loopback not.
+  t.same(config.outbound, {
+    denyNetworks: ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32', '0.0.0.0/8'],
+  });
+  t.same(config.ingest.externalHosts, [], 'any external source host by default');
   t.ok(Value.Check(GatewayConfigSchema, config), 'matches GatewayConfigSchema');
   t.ok(isDeepFrozen(config), 'deeply frozen');
   t.throws(() => {
@@ -775,4 +781,37 @@ t.test('configKeys lists every key with its default and description', async (t) 
     writeFileSync(path.join(cwd, 'gateway.yaml'), yaml);
     t.doesNotThrow(() => loadConfig({ env: {}, cwd }), `${k.key} accepted with its default`);
   }
+});
+
+t.test('the outbound settings: read from file and environment; a bad entry refuses startup, naming it', async (t) => {
+  const config = load(
+    t,
+    'gateway:\n  outbound:\n    deny-networks: [127.0.0.0/8, "::1/128"]\n  ingest:\n    external-hosts: [github.com, "*.example.com"]\n',
+  );
+  t.same(config.outbound.denyNetworks, ['127.0.0.0/8', '::1/128']);
+  t.same(config.ingest.externalHosts, ['github.com', '*.example.com']);
+  const fromEnv = load(t, undefined, { GATEWAY_OUTBOUND_DENY_NETWORKS: '10.0.0.0/8, 169.254.169.254' });
+  t.same(fromEnv.outbound.denyNetworks, ['10.0.0.0/8', '169.254.169.254'], 'an address alone is one host');
+  t.same(load(t, 'gateway:\n  outbound:\n    deny-networks: []\n').outbound.denyNetworks, [], 'empty: no boundary');
+  refuses(
+    t,
+    'gateway:\n  outbound:\n    deny-networks: [10.1.0.0/8]\n',
+    {},
+    'gateway.outbound.deny-networks[0]',
+    /did you mean 10\.0\.0\.0\/8/,
+  );
+  refuses(
+    t,
+    undefined,
+    { GATEWAY_OUTBOUND_DENY_NETWORKS: '169.254.0.0/16,metadata' },
+    'gateway.outbound.deny-networks[1]',
+    /'metadata' is not a network/,
+  );
+  refuses(
+    t,
+    'gateway:\n  ingest:\n    external-hosts: ["https://github.com"]\n',
+    {},
+    'gateway.ingest.external-hosts[0]',
+    /is not a host name or \*\.host pattern/,
+  );
 });
