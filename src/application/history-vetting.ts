@@ -19,21 +19,23 @@ export const historyVerdictName = 'history';
 const historyConnector = 'secrets';
 
 /** The HIGH finding when history is larger than gateway.vetting.history-max-blobs allows to read. */
-function boundFinding(sha: string, blobs: number, maxBlobs: number): Finding {
+function boundFinding(sha: string, found: number, unread: number): Finding {
   return {
     id: 'history-not-vetted',
     severity: 'HIGH',
     location: `history@${sha}:1`,
     message:
-      `approving this snapshot would expose ${blobs} blobs of history no served commit holds; only the newest ` +
-      `${maxBlobs} were scanned (gateway.vetting.history-max-blobs). Serve vetted history instead ` +
-      '(gateway.facade.history: vetted), raise the bound, or waive after reviewing the history.',
+      `approving this snapshot would expose ${found} blobs and commit messages of history no served commit ` +
+      `holds; the oldest ${unread} were not scanned (gateway.vetting.history-max-blobs, or 256 MiB of content). ` +
+      'Serve vetted history instead (gateway.facade.history: vetted), raise the bound, or waive after ' +
+      'reviewing the history.',
   };
 }
 
 /**
  * The history verdict of a snapshot that is not approved yet, or null when there is nothing to say: a
- * snapshot already approved (what it exposes has been served), or history that brings no new blob.
+ * snapshot already approved (what it exposes has been served), or history that brings nothing beyond the
+ * snapshot's own commit and tree, in whose message nothing was found.
  */
 export async function historyVerdict(
   deps: HistoryPorts,
@@ -54,20 +56,23 @@ export async function historyVerdict(
     timeoutMs,
   });
   log.info(
-    { commits: history.commits, blobs: history.blobs, truncated: history.truncated },
+    { commits: history.commits, blobs: history.blobs, unread: history.unread },
     'history approval would expose read',
   );
-  if (history.blobs === 0) return null;
+  if (history.blobs === 0 && history.commits === 0) return null;
   const files = history.files;
   const input = { files, byPath: new Map(files.map((file) => [file.path, file])), maxFileBytes, license };
   const subject = { snapshotId: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha };
   const [scanned] = await runChain([connector], input, subject, { mode: 'run-all', timeoutMs });
   const findings = [
-    ...(scanned?.findings ?? []).filter((f) => f.id !== 'file-not-scanned'),
-    ...(history.truncated ? [boundFinding(snapshot.sha, history.blobs, historyMaxBlobs)] : []),
+    ...(scanned?.findings ?? []),
+    ...(history.unread > 0 ? [boundFinding(snapshot.sha, history.blobs + history.commits, history.unread)] : []),
   ];
-  const read = `${Math.min(history.blobs, historyMaxBlobs)} blobs of ${history.commits} commits not yet served`;
   const failed = scanned?.state === 'ERROR';
+  // Nothing beyond the snapshot's own commit and tree, and nothing found there: no verdict to add.
+  if (!failed && findings.length === 0 && history.blobs === 0 && history.commits <= 1) return null;
+  const scannedCount = history.blobs + history.commits - history.unread;
+  const read = `${scannedCount} blobs and messages of ${history.commits} commits not yet served`;
   return {
     connector: historyVerdictName,
     position,

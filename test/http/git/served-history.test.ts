@@ -98,6 +98,60 @@ t.test('history upstream: a credential deleted upstream blocks approval, named a
   t.equal(nextReport.body.outcome, 'CLEAR', nextReport.text);
 });
 
+t.test('history upstream: a credential in a commit message, and history beyond the bound, block', async (t) => {
+  const gw = await startTestGateway(t, {
+    GATEWAY_DEV_INSECURE_AUTH: 'true',
+    GATEWAY_ROLES_ADMINS: 'root',
+    GATEWAY_VETTING_HISTORY_MAX_BLOBS: '6',
+  });
+  const api = devSession(gw, 'root');
+  // The benign twin first: ordinary history is read and passes.
+  const benign = await serveUpstream(t, marketplaceFiles('plain', ['p1']), 'plain');
+  await benign.commit({ 'plugins/p1/README.md': 'First notes.\n' }, 'docs: notes');
+  await benign.commit({ 'plugins/p1/README.md': 'Better notes.\n' }, 'docs: fix a typo (token refresh explained)');
+  const plain = await register(api, 'plain', benign);
+  const plainReport = await api.get(`/api/v1/snapshots/${plain.id}/vetting`);
+  t.equal(plainReport.body.outcome, 'CLEAR', plainReport.text);
+  const read = (plainReport.body.run.verdicts as Array<Verdict & { state: string; detail: string }>).find(
+    (v) => v.connector === 'history',
+  );
+  t.match(read, { state: 'PASS', detail: /scanned for secrets/ }, 'the history was read and passed');
+
+  const leaky = await serveUpstream(t, marketplaceFiles('msg', ['m1']), 'msg');
+  const token = `ghp_${'R8xk2LmQ9vT4wZ7yB3nD6fH1jK5pS0aC'}aB1c`;
+  const pasted = await leaky.commit(
+    { 'plugins/m1/README.md': 'Notes.\n' },
+    `ci: use the deploy token\n\nGITHUB_TOKEN=${token}\n`,
+  );
+  await leaky.commit({ 'plugins/m1/README.md': 'Notes, again.\n' }, 'docs: notes');
+  const snapshot = await register(api, 'msg', leaky);
+  const report = await api.get(`/api/v1/snapshots/${snapshot.id}/vetting`);
+  t.equal(report.body.outcome, 'BLOCKED', report.text);
+  const history = (report.body.run.verdicts as Verdict[]).find((v) => v.connector === 'history');
+  t.match(
+    history?.findings.map((f) => f.location),
+    [`commit-message@${pasted}:3`],
+    'the token pasted into a commit message is found there',
+  );
+
+  // Ten new blobs and three commit messages, six read at most: the rest is said to be unread, and blocks.
+  const big = await serveUpstream(t, marketplaceFiles('big', ['b1']), 'big');
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 10; i++) files[`plugins/b1/notes/${i}.md`] = `note ${i}\n`;
+  await big.commit(files, 'notes');
+  await big.commit(Object.fromEntries(Object.keys(files).map((path) => [path, null])), 'drop notes');
+  const bounded = await register(api, 'big', big);
+  const boundReport = await api.get(`/api/v1/snapshots/${bounded.id}/vetting`);
+  t.equal(boundReport.body.outcome, 'BLOCKED', boundReport.text);
+  const notVetted = (boundReport.body.run.verdicts as Verdict[])
+    .find((v) => v.connector === 'history')
+    ?.findings.find((f) => f.id === 'history-not-vetted');
+  t.match(notVetted, {
+    location: `history@${bounded.sha}:1`,
+    message: /13 blobs and commit messages.*oldest 7 were not scanned/,
+  });
+});
+
 t.test('history vetted: the deleted credential is in no object a client receives', async (t) => {
   const gw = await gateway(t, 'vetted');
   const api = devSession(gw, 'root');
