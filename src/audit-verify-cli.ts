@@ -41,17 +41,27 @@ const readKey = (key: string): JWK => JSON.parse(key.trim().startsWith('{') ? ke
 const where = (b: ChainBreak) =>
   `${b.entryId === null ? '' : `entry ${b.entryId}`}${b.line === null ? '' : ` (line ${b.line})`}`.trim();
 
+/** What the operator states about the range the file should cover (decision 356). */
+export type ExpectedRange = Readonly<{ through: number | null; partial: boolean }>;
+
 /**
- * `gateway audit verify FILE [--public-key KEY --checkpoints FILE]` (docs/audit.md): checks an exported NDJSON
- * ledger offline; exit 1 naming the first entry that breaks the chain or a checkpoint.
+ * `gateway audit verify FILE [--public-key KEY --checkpoints FILE] [--through N | --partial]` (docs/audit.md):
+ * checks an exported NDJSON ledger offline; exit 1 naming the first entry that breaks the chain or a
+ * checkpoint, when the file holds no entry, or when it ends before the newest signed checkpoint (a truncated
+ * export) unless the range was stated; 2 for a usage error.
  */
 export async function auditVerify(
   file: string,
   publicKey: string | undefined,
   checkpointsFile: string | undefined,
+  expected: ExpectedRange = { through: null, partial: false },
 ): Promise<number> {
   if ((publicKey === undefined) !== (checkpointsFile === undefined)) {
     process.stderr.write('gateway audit verify: --public-key and --checkpoints go together\n');
+    return 2;
+  }
+  if (expected.through !== null && expected.partial) {
+    process.stderr.write('gateway audit verify: --through and --partial exclude each other\n');
     return 2;
   }
   let heads: SignedHead[] = [];
@@ -71,14 +81,43 @@ export async function auditVerify(
     process.stdout.write(`${file}: chain broken at ${where(broken)}: ${broken.reason}\n`);
     return 1;
   }
-  const span = verifier.last ? `entries ${verifier.first}..${verifier.last.id}` : 'no entries';
+  const short = rangeFailure(verifier, heads, expected);
+  if (short) {
+    process.stdout.write(`${file}: not verified: ${short}\n`);
+    return 1;
+  }
   const beyond = heads.length - verifier.checkedHeads;
   process.stdout.write(
-    `${file}: chain intact over ${verifier.entries} entries (${span}); ` +
+    `${file}: chain intact over ${verifier.entries} entries (entries ${verifier.first}..${verifier.last!.id}); ` +
       `${verifier.checkedHeads} signed checkpoint(s) match` +
       (beyond > 0 ? `, ${beyond} signed checkpoint(s) name entries outside the file` : '') +
-      (publicKey === undefined ? ' (no checkpoints given: the chain alone is checked)' : '') +
+      (expected.through !== null ? `; ends at entry ${expected.through} as stated (--through)` : '') +
+      (expected.partial ? '; a part of the ledger as stated (--partial): entries after it are not vouched for' : '') +
+      (publicKey === undefined
+        ? ' (no checkpoints given: the chain alone is checked, and a truncated file cannot be told apart)'
+        : '') +
       `; ${seconds.toFixed(2)} s, ${Math.round(verifier.entries / Math.max(seconds, 0.001))} entries/s\n`,
   );
   return 0;
+}
+
+/**
+ * Why an intact chain still does not verify (decision 356): an empty file proves nothing; a file must end at
+ * the entry --through names; and without --through or --partial it must reach the newest signed checkpoint,
+ * since a file cut short after its last matching checkpoint is otherwise indistinguishable from a whole one.
+ */
+function rangeFailure(verifier: ChainVerifier, heads: readonly SignedHead[], expected: ExpectedRange): string | null {
+  const last = verifier.last?.id ?? null;
+  if (last === null) return 'the file holds no ledger entry (an empty export proves nothing)';
+  if (expected.through !== null)
+    return last === expected.through
+      ? null
+      : `the file ends at entry ${last}, not at entry ${expected.through} as stated by --through`;
+  const newest = Math.max(0, ...heads.map((head) => head.entryId));
+  if (expected.partial || newest <= last) return null;
+  return (
+    `the file ends at entry ${last}, but a signed checkpoint names entry ${newest}: entries ${last + 1}..${newest} ` +
+    `are missing (a truncated export?). If the file is meant to end there, say so with --through ${last}, or ` +
+    `with --partial`
+  );
 }

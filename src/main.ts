@@ -26,16 +26,19 @@ Commands:
                           hash is kept, in <data-dir>/local-idp); needs no running gateway or database
   sbom                    print this build's software bill of materials (CycloneDX JSON, as GET /actuator/sbom
                           answers it); needs no configuration, database or running gateway
-  audit verify FILE [--public-key KEY --checkpoints FILE]
+  audit verify FILE [--public-key KEY --checkpoints FILE] [--through N | --partial]
                           check an exported ledger (NDJSON) offline: recompute its hash chain and check the
                           signed checkpoints (GET /api/v1/audit/checkpoints) with the public key (a JWK file,
-                          GET /api/v1/audit/public-key); exit 1 naming the first entry that breaks (docs/audit.md)
+                          GET /api/v1/audit/public-key); exit 1 naming the first entry that breaks, for an
+                          empty file, or for a file that ends before the newest checkpoint (docs/audit.md)
 
 Options:
   --config FILE           YAML configuration (default: $GATEWAY_CONFIG, else ./gateway.yaml if present)
   --json                  (projections status) machine-readable output
   --public-key KEY        (audit verify) the checkpoint signing key's public JWK, a file or the JSON itself
   --checkpoints FILE      (audit verify) the signed checkpoints, as GET /api/v1/audit/checkpoints answers them
+  --through N             (audit verify) the file is expected to end at entry N (checkpoints beyond it allowed)
+  --partial               (audit verify) the file is a part of the ledger: checkpoints beyond its end allowed
   -h, --help              this text
   -v, --version           the build's version
 
@@ -220,6 +223,8 @@ async function main(argv: string[]): Promise<void> {
         json: { type: 'boolean' },
         'public-key': { type: 'string' },
         checkpoints: { type: 'string' },
+        through: { type: 'string' },
+        partial: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -239,9 +244,17 @@ async function main(argv: string[]): Promise<void> {
   if (positionals[0] === 'estate') return estateCheck(positionals.slice(1), values.config);
   if (positionals[0] === 'audit') {
     const [sub, file, ...rest] = positionals.slice(1);
+    const through = values.through === undefined ? null : Number(values.through);
     if (sub !== 'verify' || file === undefined || rest.length > 0)
-      return fail(`usage: gateway audit verify FILE [--public-key KEY --checkpoints FILE]\n\n${usage}`);
-    process.exitCode = await auditVerify(file, values['public-key'], values.checkpoints);
+      return fail(
+        `usage: gateway audit verify FILE [--public-key KEY --checkpoints FILE] [--through N | --partial]\n\n${usage}`,
+      );
+    if (through !== null && !(Number.isSafeInteger(through) && through >= 1))
+      return fail(`--through takes an entry id (a whole number from 1), not '${values.through}'`);
+    process.exitCode = await auditVerify(file, values['public-key'], values.checkpoints, {
+      through,
+      partial: values.partial ?? false,
+    });
     return;
   }
   const command = positionals.join(' ');
