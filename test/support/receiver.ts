@@ -7,9 +7,9 @@ export type Received = { headers: IncomingHttpHeaders; body: string };
 
 /**
  * A loopback receiver of webhook deliveries or audit sink batches answering `status(n)` to the nth request,
- * keeping what it received; closed at the test's end.
+ * keeping what it received; closed at the test's end. `host` is another loopback address to listen on.
  */
-export async function receiver(t: Test, status: (n: number) => number = () => 204) {
+export async function receiver(t: Test, status: (n: number) => number = () => 204, host = '127.0.0.1') {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -20,7 +20,7 @@ export async function receiver(t: Test, status: (n: number) => number = () => 20
       response.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
+  return { url: `http://${host}:${(server.address() as AddressInfo).port}/hook`, received };
 }

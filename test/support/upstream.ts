@@ -54,10 +54,15 @@ export type Upstream = Readonly<{
   /** Commits the files (added or replaced; null deletes) on main and pushes; returns the new tip. */
   commit(files: Readonly<Record<string, string | null>>, message?: string): Promise<string>;
   bare: string;
+  /** Requests the server answered. */
+  hits(): number;
 }>;
 
-/** A real upstream repository behind `git http-backend` (CGI) on 127.0.0.1, stopped at the test's end. */
-export async function serveUpstream(t: Test, files: Files, name = 'upstream'): Promise<Upstream> {
+/**
+ * A real upstream repository behind `git http-backend` (CGI) on 127.0.0.1 (or another loopback `host`),
+ * stopped at the test's end.
+ */
+export async function serveUpstream(t: Test, files: Files, name = 'upstream', host = '127.0.0.1'): Promise<Upstream> {
   const root = mkdtempSync(join(tmpdir(), 'gw-upstream-'));
   const bare = join(root, `${name}.git`);
   const work = join(root, 'work');
@@ -78,8 +83,8 @@ export async function serveUpstream(t: Test, files: Files, name = 'upstream'): P
     return gitIn(work, 'rev-parse', 'HEAD');
   };
   await commit(files, 'initial');
-  const { url } = await serveRepos(t, root);
-  return { url: url(name), commit, bare };
+  const { url, hits } = await serveRepos(t, root, host);
+  return { url: url(name), commit, bare, hits };
 }
 
 /**
@@ -144,14 +149,14 @@ export function gitHttpBackend(
  * Every repository under `root` behind `git http-backend` (CGI) on 127.0.0.1, like serveUpstream, but
  * counting the requests it answers and closable before the test ends (an upstream that goes away).
  */
-export async function serveRepos(t: Test, root: string) {
+export async function serveRepos(t: Test, root: string, host = '127.0.0.1') {
   const backend = join(await gitIn(root, '--exec-path'), 'git-http-backend');
   let hits = 0;
   const server = createServer((req, res) => {
     hits += 1;
     gitHttpBackend(backend, root, req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   let open = true;
   const close = async () => {
     if (!open) return;
@@ -161,7 +166,7 @@ export async function serveRepos(t: Test, root: string) {
   };
   t.teardown(close);
   const port = (server.address() as { port: number }).port;
-  return { port, url: (name: string) => `http://127.0.0.1:${port}/${name}.git`, hits: () => hits, close };
+  return { port, url: (name: string) => `http://${host}:${port}/${name}.git`, hits: () => hits, close };
 }
 
 /** The real git client with a throwaway HOME, no prompts, the token as HTTP Basic password. */
