@@ -1,6 +1,11 @@
 import { auditSinksDecider, auditSinksStream } from '../domain/webhook/audit-sink.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
-import { auditSinkById, auditSinks, type AuditSinkRecord } from '../projections/webhooks/sinks.queries.ts';
+import {
+  auditSinkById,
+  auditSinks,
+  ledgerHeadId,
+  type AuditSinkRecord,
+} from '../projections/webhooks/sinks.queries.ts';
 import { execute } from './execute.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
@@ -104,7 +109,7 @@ export async function deleteAuditSink(
   await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
 }
 
-/** Sets a sink's cursor (admin): the next batch starts after `position`, a replay when it moves back. */
+/** Sets a sink's cursor (admin): the next batch starts after `position`, a replay when it moves back; 422 past the ledger's head. */
 export async function setAuditSinkCursor(
   deps: AuditSinkPorts,
   actor: Actor,
@@ -113,7 +118,10 @@ export async function setAuditSinkCursor(
   meta: CommandMeta,
 ): Promise<AuditSinkRecord> {
   await requireAdminRole(deps, actor);
-  const command = { type: 'set-audit-sink-cursor', data: { sinkId, position }, meta } as const;
+  // The head as of everything recorded so far: the ledger read model caught up with the store first.
+  await deps.waiter.waitFor(await deps.store.head(), ['ledger']);
+  const ledgerHead = await ledgerHeadId(deps.pool);
+  const command = { type: 'set-audit-sink-cursor', data: { sinkId, position, ledgerHead }, meta } as const;
   await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
   return sinkOrNotFound(deps, sinkId);
 }

@@ -1,4 +1,4 @@
-import { webhookEventKinds } from '../domain/webhook/event-kinds.ts';
+import { isSubscribableKind, webhookEventKinds } from '../domain/webhook/event-kinds.ts';
 import { webhookSubscribersDecider, webhookSubscribersStream } from '../domain/webhook/webhook.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import {
@@ -87,13 +87,15 @@ export async function deleteWebhookSubscriber(
   await execute(deps, webhookSubscribersDecider, webhookSubscribersStream(), command, readModels);
 }
 
-/** Every event kind with its one-line description (admin). */
+/** Every event kind a subscriber may name, with its one-line description (admin); sink-only kinds are left out. */
 export async function webhookEventKindList(
   deps: Pick<Ports, 'pool' | 'access'>,
   actor: Actor,
 ): Promise<{ kind: string; description: string }[]> {
   await requireAdminRole(deps, actor);
-  return Object.entries(webhookEventKinds).map(([kind, description]) => ({ kind, description }));
+  return Object.entries(webhookEventKinds)
+    .filter(([kind]) => isSubscribableKind(kind))
+    .map(([kind, description]) => ({ kind, description }));
 }
 
 /** Deliveries, newest first (admin); `nextBefore` pages on when the page is full. */

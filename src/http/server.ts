@@ -49,6 +49,7 @@ import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
 import { portalRoutes } from './portal/portal.route.ts';
 import { securityHeaders } from './portal/security-headers.ts';
 import { measureRequests } from './request-metrics.ts';
+import { requestLogger } from './request-log.ts';
 
 export type { HttpApp, HttpDeps } from './http-deps.ts';
 
@@ -73,6 +74,8 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
 function createApp(deps: HttpDeps): HttpApp {
   const app = Fastify({
     loggerInstance: deps.logger,
+    // Credentials in a query string (an OIDC code and state, tokens) never reach the log (decision 357).
+    childLoggerFactory: requestLogger,
     bodyLimit: deps.bodyLimitBytes,
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',

@@ -2,6 +2,7 @@ import { registrationRefusal } from '../marketplace/trust-boundary.ts';
 import { isResourceName } from '../shared/names.ts';
 import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
 import type { AuditSinkEvent } from './webhook.events.ts';
+import { ledgerUrl } from './ledger-url.ts';
 
 // Every sink lives in one stream, so a name is taken or freed in order.
 export const auditSinksStream = () => 'auditsinks-global';
@@ -22,7 +23,11 @@ export type CreateAuditSink = Command<
 /** Changes what is given; the rest stays. */
 export type UpdateAuditSink = Command<'update-audit-sink', { sinkId: number } & Partial<SinkSwitches>>;
 export type DeleteAuditSink = Command<'delete-audit-sink', { sinkId: number }>;
-export type SetAuditSinkCursor = Command<'set-audit-sink-cursor', { sinkId: number; position: number }>;
+/** `ledgerHead`: the id of the ledger's last entry when the command was made; a cursor never goes past it. */
+export type SetAuditSinkCursor = Command<
+  'set-audit-sink-cursor',
+  { sinkId: number; position: number; ledgerHead: number }
+>;
 export type AuditSinkCommand = CreateAuditSink | UpdateAuditSink | DeleteAuditSink | SetAuditSinkCursor;
 
 type SinkState = SinkSwitches & Readonly<{ name: string }>;
@@ -78,6 +83,7 @@ export const auditSinksDecider: Decider<AuditSinksState, AuditSinkCommand, Audit
             sealedSecret: data.sealedSecret,
             createdBy: meta.principal,
             createdAt: meta.at,
+            ledgerUrl: ledgerUrl(data.url),
           },
         });
       }
@@ -98,9 +104,18 @@ export const auditSinksDecider: Decider<AuditSinksState, AuditSinkCommand, Audit
         return accept({ type: 'audit-sink-deleted', data: { sinkId: command.data.sinkId, name: sink.name } });
       }
       case 'set-audit-sink-cursor': {
-        const { sinkId, position } = command.data;
+        const { sinkId, position, ledgerHead } = command.data;
         const sink = state.sinks.get(sinkId);
         if (sink === undefined) return notFound(sinkId);
+        // decision 357: past the head the sink would silently skip every entry written until the ledger got there.
+        if (position > ledgerHead)
+          return refuse<AuditSinkEvent>({
+            code: 'invalid-request',
+            detail:
+              `position ${position} is past the ledger's head, entry ${ledgerHead}: a cursor names an entry that ` +
+              `exists (0 replays the whole ledger)`,
+            extensions: { ledgerHead },
+          });
         return accept({ type: 'audit-sink-cursor-set', data: { sinkId, name: sink.name, position } });
       }
     }

@@ -2,6 +2,7 @@ import { registrationRefusal } from '../marketplace/trust-boundary.ts';
 import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
 import { isSubscribableKind } from './event-kinds.ts';
 import type { WebhookSubscriberCreated, WebhookSubscriberDeleted } from './webhook.events.ts';
+import { ledgerUrl } from './ledger-url.ts';
 
 // Every subscriber lives in one stream, so a deletion and a creation are decided in order.
 export const webhookSubscribersStream = () => 'webhooksubscribers-global';
@@ -76,13 +77,17 @@ export const webhookSubscribersDecider: Decider<
             sealedSecret: data.sealedSecret,
             createdBy: meta.principal,
             createdAt: meta.at,
+            ledgerUrl: ledgerUrl(data.url),
           },
         });
       }
       case 'delete-webhook-subscriber': {
         const url = state.subscribers.get(command.data.subscriberId);
         if (url === undefined) return notFound(command.data.subscriberId);
-        return accept({ type: 'webhook-subscriber-deleted', data: { subscriberId: command.data.subscriberId, url } });
+        return accept({
+          type: 'webhook-subscriber-deleted',
+          data: { subscriberId: command.data.subscriberId, url, ledgerUrl: ledgerUrl(url) },
+        });
       }
     }
   },

@@ -12,9 +12,14 @@ export type WebhookSubscriberCreated = Event<
     sealedSecret: string;
     createdBy: string;
     createdAt: Instant;
+    /** The URL as the ledger names it, query values masked (decision 357); absent on events recorded before. */
+    ledgerUrl?: string;
   }
 >;
-export type WebhookSubscriberDeleted = Event<'webhook-subscriber-deleted', { subscriberId: number; url: string }>;
+export type WebhookSubscriberDeleted = Event<
+  'webhook-subscriber-deleted',
+  { subscriberId: number; url: string; ledgerUrl?: string }
+>;
 
 /** An audit sink (issue 16): the ledger pushed in batches; the signing secret only ever carried sealed. */
 export type AuditSinkCreated = Event<
@@ -29,6 +34,8 @@ export type AuditSinkCreated = Event<
     sealedSecret: string;
     createdBy: string;
     createdAt: Instant;
+    /** The URL as the ledger names it, query values masked (decision 357); absent on events recorded before. */
+    ledgerUrl?: string;
   }
 >;
 /** A sink switched on or off, or its batch size changed. */
@@ -73,14 +80,18 @@ export type DeliveryEvent = WebhookDeliveryAttempted | AuditBatchOffered;
 
 export type WebhookEvent = WebhookTargetEvent | DeliveryEvent;
 
-/** The ledger entry's detail for a subscriber's or a sink's creation, deletion or cursor change (never a secret). */
+/**
+ * The ledger entry's detail for a subscriber's or a sink's creation, deletion or cursor change (never a secret).
+ * Events recorded before decision 357 carry no ledgerUrl and keep their detail as it was, so a rebuild gives
+ * every hash of the chain back.
+ */
 export function targetLedgerDetail(event: WebhookTargetEvent): string {
   switch (event.type) {
     case 'webhook-subscriber-created':
     case 'webhook-subscriber-deleted':
-      return `webhook subscriber ${event.data.subscriberId}: ${event.data.url}`;
+      return `webhook subscriber ${event.data.subscriberId}: ${event.data.ledgerUrl ?? event.data.url}`;
     case 'audit-sink-created':
-      return `audit sink ${event.data.sinkId} '${event.data.name}': ${event.data.url}`;
+      return `audit sink ${event.data.sinkId} '${event.data.name}': ${event.data.ledgerUrl ?? event.data.url}`;
     case 'audit-sink-deleted':
       return `audit sink ${event.data.sinkId} '${event.data.name}'`;
     case 'audit-sink-updated': {

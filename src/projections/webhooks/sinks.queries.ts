@@ -51,6 +51,11 @@ const select = sql.fragment`
     h.head as ledger_head, greatest(h.head - s.cursor, 0)::bigint as behind
   from audit_sinks s, (select coalesce(max(id), 0)::bigint as head from ledger_entries) h`;
 
+/** The id of the ledger's last entry; 0 while it is empty. */
+export async function ledgerHeadId(db: CommonQueryMethods): Promise<number> {
+  return Number(await db.oneFirst(sql.unsafe`select coalesce(max(id), 0)::bigint from ledger_entries`));
+}
+
 export async function auditSinks(db: CommonQueryMethods): Promise<AuditSinkRecord[]> {
   return (await db.any(sql.type(SinkRow)`${select} order by s.id`)).map(toSink);
 }

@@ -85,10 +85,10 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
     'marketplace.removed',
     'marketplace.ingest_failed',
     'catalog.rebuilt',
-    'audit.batch',
   ]) {
     t.ok(names.includes(kind), `issue 16 lists ${kind}`);
   }
+  t.notOk(names.includes('audit.batch'), 'audit.batch is for sinks only: not listed, since subscribing to it is a 422');
   t.ok(
     (kinds.body as { description: string }[]).every((k) => k.description.length > 0),
     'each with a description',
@@ -97,7 +97,11 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
   const doc = (await root.get('/v3/api-docs')).body as {
     webhooks: Record<string, { post: { parameters: { name: string }[]; requestBody: unknown } }>;
   };
-  t.strictSame(Object.keys(doc.webhooks).sort(), [...names].sort(), 'one entry per event kind');
+  t.strictSame(
+    Object.keys(doc.webhooks).sort(),
+    [...names, 'audit.batch'].sort(),
+    "one entry per event kind, the sinks' audit.batch included",
+  );
   t.strictSame(
     doc.webhooks['marketplace.snapshot.revoked']!.post.parameters.map((p) => p.name),
     ['webhook-id', 'webhook-timestamp', 'webhook-signature'],

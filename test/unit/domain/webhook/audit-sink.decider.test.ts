@@ -23,8 +23,8 @@ const create = (data: Partial<CreateAuditSink['data']> = {}) =>
     { principal: 'root' },
   );
 const remove = (sinkId: number) => command<DeleteAuditSink>('delete-audit-sink', { sinkId }, { principal: 'root' });
-const cursor = (sinkId: number, position: number) =>
-  command<SetAuditSinkCursor>('set-audit-sink-cursor', { sinkId, position }, { principal: 'root' });
+const cursor = (sinkId: number, position: number, ledgerHead = 100) =>
+  command<SetAuditSinkCursor>('set-audit-sink-cursor', { sinkId, position, ledgerHead }, { principal: 'root' });
 
 const update = (data: Omit<UpdateAuditSink['data'], 'sinkId'>, sinkId = 3) =>
   command<UpdateAuditSink>('update-audit-sink', { sinkId, ...data }, { principal: 'root' });
@@ -71,6 +71,20 @@ t.test('delete and cursor: 404 for an unknown sink; the name is free again after
     outcome: 'accepted',
     events: [{ type: 'audit-sink-cursor-set', data: { sinkId: 3, name: 'siem', position: 42 } }],
   });
+  t.match(decider.decide(cursor(3, 100, 100), withSink()), { outcome: 'accepted' }, 'at the head: accepted');
+  t.match(
+    decider.decide(cursor(3, 101, 100), withSink()),
+    {
+      outcome: 'refused',
+      rejection: {
+        code: 'invalid-request',
+        detail: /past the ledger's head, entry 100/,
+        extensions: { ledgerHead: 100 },
+      },
+      events: [],
+    },
+    'past the head: 422, nothing recorded (decision 357)',
+  );
   const deleted = decider.decide(remove(3), withSink());
   t.match(deleted, {
     outcome: 'accepted',
