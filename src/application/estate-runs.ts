@@ -94,14 +94,25 @@ const runFile = (deps: EstatePorts, file: string, trigger: EstateTrigger, meta: 
     reconcileEstate(deps, file, await loadEstateFile(file, deps.marketplaces.allowedUrlSchemes), trigger, meta),
   );
 
-/** POST /api/v1/estate/reconcile (admin): a run now; 409 estate-not-configured without gateway.estate.file. */
-export async function reconcileEstateNow(deps: EstatePorts, actor: Actor, meta: CommandMeta): Promise<EstateReport> {
+/** A reconciliation's answer: the report, and whether an estate file is configured at all. */
+export type EstateReconciliation = EstateReport & Readonly<{ configured: boolean }>;
+
+/**
+ * POST /api/v1/estate/reconcile (admin): a run now. Without gateway.estate.file there is nothing to apply, which
+ * is not an error: an empty report with configured false, nothing recorded (decision 358).
+ */
+export async function reconcileEstateNow(
+  deps: EstatePorts,
+  actor: Actor,
+  meta: CommandMeta,
+): Promise<EstateReconciliation> {
   await requireAdminRole(deps, actor);
   const { file } = deps.estate;
   if (file === null) {
-    throw reject('estate-not-configured', 'gateway.estate.file is not set: there is no estate file to reconcile');
+    const empty = { entries: [], created: 0, updated: 0, unchanged: 0, failed: 0 };
+    return { ranAt: meta.at, trigger: 'api', ...empty, configured: false };
   }
-  return runFile(deps, file, 'api', meta);
+  return { ...(await runFile(deps, file, 'api', meta)), configured: true };
 }
 
 /** GET /api/v1/estate (auditor or admin): the last run's report; 404 before any run applied. */

@@ -4558,7 +4558,7 @@ export interface paths {
         };
         /**
          * Where the snapshot came from: origin, upstream, the commit captured and the commit served, who ingested it
-         * @description `composite` is true when external plugin sources were resolved into a commit of the gateway whose parent is `upstreamSha`.
+         * @description `composite` is true when the gateway serves a commit of its own (external plugin sources resolved, plugins left out or withheld, or `gateway.facade.history: vetted`): its tree is the vetted one, its parent the commit served before (never `upstreamSha`), and its message names `upstreamSha` in an `Upstream-Commit` trailer.
          */
         get: {
             parameters: {
@@ -7695,6 +7695,8 @@ export interface paths {
                             updated: number;
                             unchanged: number;
                             failed: number;
+                            /** @description false when gateway.estate.file is not set: nothing was read or applied, and the report is empty (decision 358) */
+                            configured: boolean;
                         };
                     };
                 };
@@ -7753,7 +7755,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile the declared estate now (admin)
-         * @description No body. Re-reads gateway.estate.file and applies it additively and idempotently as config-reconciler: created, updated, unchanged or failed per declared item (a failed item is a report line, not an error status). It never deletes; there is no prune mode. A file that fails to load applies nothing (422 estate-invalid, every <file>:<line>: <message> in errors); without gateway.estate.file, 409.
+         * @description No body. Re-reads gateway.estate.file and applies it additively and idempotently as config-reconciler: created, updated, unchanged or failed per declared item (a failed item is a report line, not an error status). It never deletes; there is no prune mode. A file that fails to load applies nothing (422 estate-invalid, every <file>:<line>: <message> in errors). Without gateway.estate.file: 200 with an empty report whose configured is false; nothing is recorded.
          */
         post: {
             parameters: {
@@ -7786,28 +7788,13 @@ export interface paths {
                             updated: number;
                             unchanged: number;
                             failed: number;
+                            /** @description false when gateway.estate.file is not set: nothing was read or applied, and the report is empty (decision 358) */
+                            configured: boolean;
                         };
                     };
                 };
                 /** @description Default Response */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8304,7 +8291,7 @@ export interface webhooks {
                             marketplace: string;
                             /** @description The commit the gateway serves for this snapshot. */
                             sha: string;
-                            /** @description The commit ingested from upstream (differs from sha only for a composite). */
+                            /** @description The commit ingested from upstream (differs from sha when the gateway serves a commit of its own). */
                             upstreamSha: string;
                             /**
                              * @description held, or rejected at once when its manifest breaks policy.

@@ -334,12 +334,27 @@ t.test(
   },
 );
 
-t.test('without gateway.estate.file: no report (404) and nothing to reconcile (409), nothing changed', async (t) => {
-  const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
-  const root = devSession(gw, 'root');
-  // spec, Estate: "GET /api/v1/estate: ... 404 if none has run".
-  t.equal((await assertNothingChanged(t, gw, () => root.get('/api/v1/estate'), 'the report')).status, 404);
-  const refused = await assertNothingChanged(t, gw, () => root.post('/api/v1/estate/reconcile'), 'the reconcile');
-  t.equal(refused.status, 409);
-  t.match(refused.body.type, /\/problems\/estate-not-configured$/);
-});
+// decision 358: no estate file is nothing to apply, not an error.
+t.test(
+  'without gateway.estate.file: no report (404); the reconcile answers an empty report, nothing changed',
+  async (t) => {
+    const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
+    const root = devSession(gw, 'root');
+    // spec, Estate: "GET /api/v1/estate: ... 404 if none has run".
+    t.equal((await assertNothingChanged(t, gw, () => root.get('/api/v1/estate'), 'the report')).status, 404);
+    const empty = await assertNothingChanged(t, gw, () => root.post('/api/v1/estate/reconcile'), 'the reconcile');
+    t.equal(empty.status, 200, empty.text);
+    t.match(empty.body, {
+      trigger: 'api',
+      ranAt: String,
+      entries: [],
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      failed: 0,
+      configured: false,
+    });
+    t.equal((await root.get('/api/v1/estate')).status, 404, 'still no report: nothing ran');
+    t.equal((await devSession(gw, 'nobody').post('/api/v1/estate/reconcile')).status, 403, 'admin only, as before');
+  },
+);

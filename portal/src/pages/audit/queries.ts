@@ -92,12 +92,12 @@ export const stalenessQuery = () => ({
   queryFn: () => data(api.GET('/api/v1/adoption/staleness')),
 });
 
-/** null: nothing to show because it is not configured (a 404 or 409 answer), not a failure. */
+/** null: nothing to show because it is not configured or has not run (a 404 answer), not a failure. */
 export async function unlessNotConfigured<T>(read: Promise<T>): Promise<T | null> {
   try {
     return await read;
   } catch (error) {
-    if (error instanceof ApiError && (error.problem.status === 404 || error.problem.status === 409)) return null;
+    if (error instanceof ApiError && error.problem.status === 404) return null;
     throw error;
   }
 }

@@ -6,15 +6,7 @@ import { useSession } from '../../api/session';
 import { Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
 import { ConfirmButton } from './confirm';
 import { RetentionPanel } from './retention';
-import {
-  estateKey,
-  estateQuery,
-  mirrorKey,
-  mirrorQuery,
-  unlessNotConfigured,
-  type EstateReport,
-  type MirrorReport,
-} from './queries';
+import { estateKey, estateQuery, mirrorKey, mirrorQuery, type EstateReport, type MirrorReport } from './queries';
 import { AuditTabs } from './tabs';
 
 function NotConfigured({ children }: { children: string }) {
@@ -62,9 +54,9 @@ function EstatePanel({ admin }: { admin: boolean }) {
   const queries = useQueryClient();
   const query = useQuery(estateQuery());
   const reconcile = useMutation({
-    mutationFn: () => unlessNotConfigured(data(api.POST('/api/v1/estate/reconcile'))),
+    mutationFn: () => data(api.POST('/api/v1/estate/reconcile')),
     onSuccess: (report) => {
-      if (report) queries.setQueryData(estateKey, report);
+      if (report.configured) queries.setQueryData(estateKey, report);
     },
   });
   return (
@@ -83,7 +75,7 @@ function EstatePanel({ admin }: { admin: boolean }) {
           <span className="muted">Additive and idempotent: it never deletes.</span>
         </div>
       ) : null}
-      {reconcile.data === null ? <NotConfigured>gateway.estate.file is not set.</NotConfigured> : null}
+      {reconcile.data?.configured === false ? <NotConfigured>gateway.estate.file is not set.</NotConfigured> : null}
       <ProblemNotice error={reconcile.error} />
     </section>
   );

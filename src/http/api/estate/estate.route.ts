@@ -27,9 +27,17 @@ const EstateReportView = Type.Object({
   updated: Type.Integer({ minimum: 0 }),
   unchanged: Type.Integer({ minimum: 0 }),
   failed: Type.Integer({ minimum: 0 }),
+  configured: Type.Boolean({
+    description:
+      'false when gateway.estate.file is not set: nothing was read or applied, and the report is empty (decision 358)',
+  }),
 });
 
-const reportView = (report: EstateReport) => ({ ...report, entries: [...report.entries] });
+const reportView = (report: EstateReport, configured = true) => ({
+  ...report,
+  entries: [...report.entries],
+  configured,
+});
 
 export function estateRoutes(app: HttpApp, deps: HttpDeps): void {
   app.get(
@@ -54,13 +62,15 @@ export function estateRoutes(app: HttpApp, deps: HttpDeps): void {
           'No body. Re-reads gateway.estate.file and applies it additively and idempotently as config-reconciler: ' +
           'created, updated, unchanged or failed per declared item (a failed item is a report line, not an error ' +
           'status). It never deletes; there is no prune mode. A file that fails to load applies nothing (422 ' +
-          'estate-invalid, every <file>:<line>: <message> in errors); without gateway.estate.file, 409.',
-        response: { 200: EstateReportView, ...problemResponses(403, 409, 422) },
+          'estate-invalid, every <file>:<line>: <message> in errors). Without gateway.estate.file: 200 with an empty ' +
+          'report whose configured is false; nothing is recorded.',
+        response: { 200: EstateReportView, ...problemResponses(403, 422) },
       },
     },
     async (request) => {
       const caller = callerOf(request);
-      return reportView(await reconcileEstateNow(deps, caller, metaFor(deps, request, caller)));
+      const { configured, ...report } = await reconcileEstateNow(deps, caller, metaFor(deps, request, caller));
+      return reportView(report, configured);
     },
   );
 }
