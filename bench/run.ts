@@ -4,7 +4,8 @@
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
-//                audit-sink, retention, portal, rate-limit, object-store, replicas, audit-chain (default: all, in that order)
+//                audit-sink, retention, portal, rate-limit, object-store, replicas, audit-chain, history
+//                (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -40,6 +41,8 @@
 //   BENCH_OS_APPROVALS (5)
 // audit-chain (bench/audit-chain.ts): BENCH_CHAIN_ENTRIES (1000000, the export verified), BENCH_CHAIN_PROJECTED
 //   (100000, entries projected with and without hashing), BENCH_CHAIN_BATCH (500), BENCH_CHAIN_ROUNDS (7)
+// history (bench/history.ts, ingest with and without the history scan, gateway.facade.history upstream / vetted):
+//   BENCH_HISTORY_COMMITS (2000), BENCH_HISTORY_FILES_PER_COMMIT (3), BENCH_HISTORY_RUNS (3, the median is the figure)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
@@ -52,6 +55,7 @@ import { eventStoreBenchmark } from './eventstore.ts';
 import { externalsBenchmark } from './externals.ts';
 import { facadeBenchmark } from './facade.ts';
 import { facadeHostileBenchmark } from './facade-hostile.ts';
+import { historyBenchmark } from './history.ts';
 import { holdingsBenchmark } from './holdings.ts';
 import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
@@ -84,6 +88,7 @@ const benchmarks = {
   'object-store': objectStoreBenchmark,
   replicas: replicasBenchmark,
   'audit-chain': auditChainBenchmark,
+  history: historyBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
