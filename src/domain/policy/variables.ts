@@ -201,7 +201,10 @@ export const policyTypes = {
   Snapshot: {
     id: ['int', 'snapshot id'],
     sha: ['string', 'commit the gateway serves'],
-    upstreamSha: ['string', 'commit ingested from upstream (differs from sha when the gateway serves a commit of its own)'],
+    upstreamSha: [
+      'string',
+      'commit ingested from upstream (differs from sha when the gateway serves a commit of its own)',
+    ],
     state: ['string', '`held`, `approved`, `rejected` or `revoked`'],
     marketplace: ['string', 'marketplace name'],
     capturedAt: ['timestamp', 'when the commit was captured'],

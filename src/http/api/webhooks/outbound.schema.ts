@@ -39,7 +39,9 @@ const LeftOut = Type.Object({
 
 const snapshotCaptured = Type.Object({
   ...snapshotIdentity,
-  upstreamSha: text('The commit ingested from upstream (differs from sha when the gateway serves a commit of its own).'),
+  upstreamSha: text(
+    'The commit ingested from upstream (differs from sha when the gateway serves a commit of its own).',
+  ),
   state: Type.Enum(['held', 'rejected'], { description: 'held, or rejected at once when its manifest breaks policy.' }),
   violation: maybeText('The policy violation that rejected it; null when held.'),
   capturedAt: instant('When it was captured.'),
