@@ -6,14 +6,22 @@ export type FileContent = string | Buffer;
 /** Files by path → a ScanInput; Buffers with a NUL byte are binary, files over maxFileBytes are oversized. */
 export function scanInput(
   files: Readonly<Record<string, FileContent>>,
-  options: Readonly<{ maxFileBytes?: number; allow?: readonly string[]; ban?: readonly string[] }> = {},
+  options: Readonly<{
+    maxFileBytes?: number;
+    allow?: readonly string[];
+    ban?: readonly string[];
+    /** Paths git would record as executable (mode 100755); every other file is not. */
+    executable?: readonly string[];
+  }> = {},
 ): ScanInput {
   const maxFileBytes = options.maxFileBytes ?? 1_048_576;
   const scanFiles: ScanFile[] = Object.entries(files).map(([path, content]) => {
     const buffer = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     const oversized = buffer.length > maxFileBytes;
     const binary = !oversized && buffer.subarray(0, 8000).includes(0);
-    return { path, size: buffer.length, text: oversized || binary ? null : buffer.toString('utf8'), binary, oversized };
+    const text = oversized || binary ? null : buffer.toString('utf8');
+    const executable = options.executable?.includes(path) ?? false;
+    return { path, size: buffer.length, text, binary, oversized, executable };
   });
   return {
     files: scanFiles,

@@ -64,7 +64,8 @@ export const isBinary = (content: Buffer): boolean => content.subarray(0, 8000).
 
 /**
  * The pinned tree of a snapshot as the vetting connectors see it: every file with its text, except
- * binary files and files over `maxFileBytes` (those are listed, not read). Symlinks are listed with
+ * binary files and files over `maxFileBytes` (those are listed, not read), and whether git records it as
+ * executable. Symlinks are listed with
  * their target as text; submodules are skipped.
  */
 export async function readScanInput(
@@ -78,10 +79,12 @@ export async function readScanInput(
   const files: ScanFile[] = entries.map((entry) => {
     const size = entry.size ?? 0;
     const content = blobs.get(entry.oid);
+    const executable = entry.mode === '100755';
     if (size > settings.maxFileBytes || !content)
-      return { path: entry.path, size, text: null, binary: false, oversized: size > settings.maxFileBytes };
+      return { path: entry.path, size, text: null, binary: false, oversized: size > settings.maxFileBytes, executable };
     const binary = isBinary(content);
-    return { path: entry.path, size, text: binary ? null : content.toString('utf8'), binary, oversized: false };
+    const text = binary ? null : content.toString('utf8');
+    return { path: entry.path, size, text, binary, oversized: false, executable };
   });
   return { ...settings, files, byPath: new Map(files.map((file) => [file.path, file])) };
 }

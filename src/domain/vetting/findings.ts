@@ -35,6 +35,8 @@ export type ScanFile = Readonly<{
   binary: boolean;
   /** Larger than gateway.vetting.max-file-bytes: not read, reported as file-not-scanned. */
   oversized: boolean;
+  /** The tree records it as executable (git mode 100755); absent where the source has no modes. */
+  executable?: boolean;
 }>;
 
 /** The INFO finding for a file a connector wanted to read but that is over the size limit. */

@@ -229,7 +229,7 @@ function taint(ctx: Context, root: ShellNode): void {
 }
 
 /** The risks of a shell script (or one hook command line), each at its line; at most one per rule and line. */
-export function scriptRisks(source: string, parse: ShellParser): LocatedRisk[] {
+export function scriptRisks(source: string, parse: ShellParser, root: ShellNode = parse(source)): LocatedRisk[] {
   const ctx: Context = {
     source,
     parse,
@@ -240,7 +240,6 @@ export function scriptRisks(source: string, parse: ShellParser): LocatedRisk[] {
     taintedFiles: new Set(),
     risks: new Map(),
   };
-  const root = parse(source);
   taint(ctx, root);
   walk(ctx, root);
   const risks = [...ctx.risks.values()];

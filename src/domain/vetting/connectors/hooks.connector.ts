@@ -1,26 +1,33 @@
 // The hooks connector: every hook a plugin registers (hooks.json, plugin.json, the marketplace entry,
 // skill, command and agent frontmatter) runs on the user's machine without asking, so its command line,
-// and the plugin scripts it calls, are checked for remote code execution, credential access and data
-// leaving the machine. Shell (hook command lines and shell scripts) is parsed (tree-sitter's bash
-// grammar, loaded by the adapter and handed in as a ShellParser) and judged on what it executes;
-// scripts in other languages are checked line by line with patterns (hooks-lines.ts), best effort.
+// and every script the plugin ships, are checked for remote code execution, credential access and data
+// leaving the machine. A script's findings say which hook is shown to run it and through which
+// wrappers (hooks-reach.ts), or that no hook is: a script nothing names may still be run by one that
+// computes its path, so its findings keep their severity (decision 360). Shell (hook command lines and
+// shell scripts) is parsed (tree-sitter's bash grammar, loaded by the adapter and handed in as a
+// ShellParser) and judged on what it executes; scripts in other languages are checked line by line
+// with patterns (hooks-lines.ts), best effort.
 import type { Hook } from '../../plugin/layout-context.ts';
 import { layoutOf } from '../../plugin/layout.ts';
-import { inside } from '../../plugin/paths.ts';
+import { dirname } from '../../plugin/paths.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type ScanFile } from '../findings.ts';
 import { excerpt, isLoopback, lineRisks, urlHosts } from './hooks-lines.ts';
+import {
+  commandWords,
+  invocationOf,
+  isScript,
+  quotedCommands,
+  reachOf,
+  type Invocation,
+  type Origin,
+  type Start,
+} from './hooks-reach.ts';
 import { scriptRisks, type LocatedRisk } from './hooks-shell.ts';
-import type { ShellParser } from './hooks-syntax.ts';
+import { childOf, nodesWhere, type ShellNode, type ShellParser } from './hooks-syntax.ts';
 
 // The mcp connector reads server command lines with the same patterns.
 export { excerpt, isLoopback, remoteCodeExecution, urlHosts } from './hooks-lines.ts';
 export type { ShellParser } from './hooks-syntax.ts';
-
-/** Plugin files a command calls through ${CLAUDE_PLUGIN_ROOT}, as repository paths. */
-const scriptPaths = (command: string, root: string): string[] =>
-  [...command.matchAll(/\$\{?CLAUDE_PLUGIN_ROOT\}?((?:\/[^\s"'`;|&<>()$]+)+)/g)]
-    .map((m) => inside(root, `.${m[1]!}`))
-    .filter((path): path is string => path !== null);
 
 const hookName = (hook: Hook): string =>
   `${hook.event}${hook.matcher ? ` [${excerpt(hook.matcher, 40)}]` : ''} hook (${hook.declaredBy})`;
@@ -45,19 +52,57 @@ function lineByLine(text: string): LocatedRisk[] {
     const first = k;
     let line = lines[k]!;
     while (line.endsWith('\\') && k + 1 < lines.length) line = `${line.slice(0, -1)} ${lines[++k]!}`;
-    if (/^\s*(?:#|\/\/)/.test(line)) continue; // comments do not run
+    if (/^\s*(?:#|\/\/|@?rem\b|::)/i.test(line)) continue; // comments do not run
     for (const risk of lineRisks(line)) risks.push({ ...risk, line: first + 1 });
   }
   return risks;
 }
 
-const scriptFindings = (file: ScanFile & { text: string }, hook: Hook, parse: ShellParser): Finding[] =>
-  (isShell(file.path, file.text) ? scriptRisks(file.text, parse) : lineByLine(file.text)).map((risk) => ({
-    id: risk.id,
-    severity: risk.severity,
-    location: locationOf(file.path, risk.line),
-    message: `script run by ${hookName(hook)} ${risk.what}: ${risk.fragment}`,
-  }));
+/** The lines of the batch half of a polyglot wrapper (heredocs given to `:`), by the patterns. */
+function batchRisks(text: string, tree: ShellNode): LocatedRisk[] {
+  const risks: LocatedRisk[] = [];
+  for (const statement of nodesWhere(tree, (n) => n.type === 'redirected_statement')) {
+    const body = childOf(statement, 'body');
+    const name = body?.type === 'command' ? childOf(body, 'name') : undefined;
+    if (name === undefined || text.slice(name.start, name.end) !== ':') continue;
+    for (const heredoc of nodesWhere(statement, (n) => n.type === 'heredoc_body')) {
+      const offset = heredoc.line - 1;
+      for (const risk of lineByLine(text.slice(heredoc.start, heredoc.end)))
+        risks.push({ ...risk, line: risk.line + offset });
+    }
+  }
+  return risks;
+}
+
+const runBy = (origin: Origin | null): string => {
+  if (origin === null) return 'script not shown to be run by a hook';
+  const through = origin.through.length > 0 ? ` through ${origin.through.join(', ')}` : '';
+  return `script run by ${origin.label}${through}${origin.hook ? '' : ' (not shown to be run by a hook)'}`;
+};
+
+/** What a script runs and risks, read once however many hooks reach it. */
+type Analysis = Readonly<{ risks: readonly LocatedRisk[]; runs: readonly Invocation[] }>;
+
+function analyse(
+  file: ScanFile & { text: string },
+  root: string,
+  exists: (path: string) => boolean,
+  parse: ShellParser,
+): Analysis {
+  const dir = dirname(file.path);
+  const resolve = (words: readonly string[]) => invocationOf(words, dir, root, exists);
+  const quoted = quotedCommands(file.text)
+    .map(resolve)
+    .filter((run): run is Invocation => run !== null && run.path !== file.path);
+  if (!isShell(file.path, file.text)) return { risks: lineByLine(file.text), runs: quoted };
+  const tree = parse(file.text);
+  const runs = commandWords(file.text, tree)
+    .map(resolve)
+    .filter((run): run is Invocation => run !== null && run.path !== file.path);
+  // The batch half of a cmd/bash polyglot hides from bash in a heredoc given to `:`; Windows runs it.
+  const batch = /\.(?:cmd|bat)$/i.test(file.path) ? batchRisks(file.text, tree) : [];
+  return { risks: [...scriptRisks(file.text, parse, tree), ...batch], runs: [...runs, ...quoted] };
+}
 
 /** One command line: at most one finding per rule, at the hook's line. */
 function commandFindings(hook: Hook, parse: ShellParser): Finding[] {
@@ -108,9 +153,23 @@ export const hooksScanner =
   (input) => {
     const layout = layoutOf(input);
     const findings = declarationFindings(input, layout);
-    const scripts = new Set<string>();
+    const exists = (path: string): boolean => input.byPath.has(path);
+    const examined = new Set<string>();
     let hooks = 0;
     for (const plugin of layout.plugins) {
+      const root = plugin.root;
+      const analyses = new Map<string, Analysis | null>();
+      const analysisOf = (path: string): Analysis | null => {
+        if (!analyses.has(path)) {
+          const file = input.byPath.get(path);
+          analyses.set(
+            path,
+            file?.text == null || root === null ? null : analyse({ ...file, text: file.text }, root, exists, parse),
+          );
+        }
+        return analyses.get(path)!;
+      };
+      const starts: Start[] = [];
       for (const hook of plugin.hooks) {
         hooks++;
         if (hook.type === 'http') {
@@ -120,25 +179,58 @@ export const hooksScanner =
         }
         if (hook.type !== 'command') continue;
         findings.push(...commandFindings(hook, parse));
-        if (plugin.root === null) continue;
-        for (const path of scriptPaths(hook.runs, plugin.root)) {
-          if (scripts.has(path)) continue;
-          scripts.add(path);
-          const file = input.byPath.get(path);
-          if (file?.oversized) findings.push(fileNotScanned(file, input.maxFileBytes));
-          if (file?.text == null) continue;
-          findings.push(...scriptFindings({ ...file, text: file.text }, hook, parse));
+        starts.push({
+          label: hookName(hook),
+          hook: true,
+          words: commandWords(hook.runs, parse(hook.runs)),
+          text: hook.runs,
+        });
+      }
+      for (const [kind, servers] of [
+        ['MCP', plugin.mcpServers],
+        ['LSP', plugin.lspServers],
+      ] as const) {
+        for (const server of servers) {
+          const words = [server.config.command ?? '', ...server.config.args];
+          starts.push({
+            label: `${kind} server '${excerpt(server.name, 60)}'`,
+            hook: false,
+            words: [words],
+            text: words.join(' '),
+          });
         }
+      }
+      if (root === null) continue;
+      const reached = reachOf(starts, root, input.byPath, (path) => analysisOf(path)?.runs ?? []);
+      // Every script the plugin ships is read, whether or not something is shown to run it.
+      const scripts = [...reached.keys()];
+      for (const path of layout.under(root)) {
+        const file = input.byPath.get(path);
+        if (file && !reached.has(path) && isScript(file)) scripts.push(path);
+      }
+      for (const path of scripts) {
+        if (examined.has(path)) continue;
+        examined.add(path);
+        const file = input.byPath.get(path);
+        if (file?.oversized) findings.push(fileNotScanned(file, input.maxFileBytes));
+        const origin = reached.get(path) ?? null;
+        for (const risk of analysisOf(path)?.risks ?? [])
+          findings.push({
+            id: risk.id,
+            severity: risk.severity,
+            location: locationOf(path, risk.line),
+            message: `${runBy(origin)} ${risk.what}: ${risk.fragment}`,
+          });
       }
     }
     return {
       findings,
-      detail: `${count(layout.plugins.length, 'plugin')}, ${count(hooks, 'hook')}, ${count(scripts.size, 'script')} examined`,
+      detail: `${count(layout.plugins.length, 'plugin')}, ${count(hooks, 'hook')}, ${count(examined.size, 'script')} examined`,
     };
   };
 
 export const hooksConnector: Readonly<{ name: 'hooks'; description: string }> = {
   name: 'hooks',
   description:
-    'Hooks of every plugin (hooks.json, plugin.json, marketplace entry, skill and agent frontmatter) and the plugin scripts they run, shell read with a bash parser: remote code execution, credential access, data sent off the machine',
+    'Hooks of every plugin (hooks.json, plugin.json, marketplace entry, skill and agent frontmatter) and every script a plugin ships, followed from the hook through wrappers, sourced files and interpreters (or said to be run by no hook), shell read with a bash parser: remote code execution, decoded code run, credential access, data sent off the machine',
 };

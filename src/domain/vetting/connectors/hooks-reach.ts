@@ -1,0 +1,155 @@
+// Which plugin files are scripts, and which of them a hook (or an MCP or LSP server) is shown to run:
+// the files its command line names, and from there every file those scripts run in turn (an
+// interpreter given a file, `source`/`.`, a file run by its path, `exec`, and a wrapper that runs the
+// file named by its argument, as `run-hook.cmd session-start` runs `hooks/session-start`). Paths are
+// resolved against the plugin root (`${CLAUDE_PLUGIN_ROOT}`) and the calling script's directory
+// (`$(dirname "$0")/…`, `"$SCRIPT_DIR/…"`, `./…`); only files present in the tree count.
+import { dirname, inside } from '../../plugin/paths.ts';
+import type { ScanFile } from '../findings.ts';
+import { childOf, nodesWhere, wordValue, type ShellNode } from './hooks-syntax.ts';
+
+const scriptExtension = /\.(?:sh|bash|zsh|ksh|py|js|mjs|cjs|ts|mts|cts|rb|pl|ps1|cmd|bat)$/i;
+/** Files that hold data, never a program, whatever a command line does with them. */
+const dataExtension =
+  /\.(?:json|jsonc|md|mdx|txt|ya?ml|toml|lock|ini|cfg|conf|csv|tsv|html?|css|svg|png|jpe?g|gif|ico|xml|log|env|example)$/i;
+
+/** A script: a `#!` line, a script extension, or the executable bit. */
+export const isScript = (file: ScanFile): boolean =>
+  file.executable === true || scriptExtension.test(file.path) || (file.text?.startsWith('#!') ?? false);
+
+/** Commands that run the file they are given (`bash x`, `python3 x`, `uv run x`, `source x`, `cmd /c x`). */
+const launchers =
+  /^(?:(?:ba|z|k|da|a|mk)?sh|busybox|source|\.|exec|python[\d.]*|pythonw|py|node|nodejs|deno|bun|bunx|tsx|ts-node|npx|pnpx|uv|uvx|pipx|ruby|perl|php|pwsh|powershell(?:\.exe)?|cmd(?:\.exe)?|call|start|osascript)$/i;
+/** Words before the command that really runs (`exec`, `env X=1`, `timeout 5` …). */
+const prefixes = /^(?:exec|command|builtin|nohup|time|nice|sudo|doas|env|timeout|stdbuf)$/;
+
+/** A plugin file a word names, or null: `${CLAUDE_PLUGIN_ROOT}/x`, `$DIR/x`, `$(dirname "$0")/x`, `./x`. */
+export function resolveWord(word: string, dir: string | null, root: string, exists: (path: string) => boolean) {
+  const candidates: (string | null)[] = [];
+  if (/^\$\{?CLAUDE_PLUGIN_ROOT\}?\//.test(word)) candidates.push(inside(root, word));
+  else if (dir !== null) {
+    const prefix = /^(?:\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$\w+)\//.exec(word);
+    const rest = prefix ? word.slice(prefix[0].length) : word;
+    if (rest.includes('$') || rest === '' || /^(?:\/|~|-)/.test(rest)) return null;
+    candidates.push(inside(dir, rest), inside(root, rest));
+  }
+  for (const path of candidates) {
+    if (path !== null && (root === '' || path.startsWith(`${root}/`)) && !dataExtension.test(path) && exists(path))
+      return path;
+  }
+  return null;
+}
+
+/** A file one command runs, and the arguments it is given. */
+export type Invocation = Readonly<{ path: string; args: readonly string[] }>;
+
+/** What one command (its words) runs: the first word naming a file, if it runs it. */
+export function invocationOf(
+  words: readonly string[],
+  dir: string | null,
+  root: string,
+  exists: (path: string) => boolean,
+): Invocation | null {
+  let k = 0;
+  while (k < words.length && prefixes.test(words[k]!)) {
+    k++;
+    while (k < words.length && /^-|^[A-Za-z_]\w*=|^\d+[smhd]?$/.test(words[k]!)) k++;
+  }
+  const name = (words[k] ?? '').replace(/^.*[/\\]/, '');
+  const launcher = launchers.test(name);
+  for (let i = k; i < words.length; i++) {
+    if (i > k && !launcher) break;
+    const path = resolveWord(words[i]!, dir, root, exists);
+    if (path !== null) return { path, args: words.slice(i + 1) };
+  }
+  return null;
+}
+
+/** The words of every command in a parsed shell script, quotes removed. */
+export const commandWords = (source: string, tree: ShellNode): string[][] =>
+  nodesWhere(tree, (n) => n.type === 'command').map((node) => {
+    const name = childOf(node, 'name');
+    const words = [...(name ? [name] : []), ...node.children.filter((child) => child.field === 'argument')];
+    return words.map((word) => wordValue(source, word));
+  });
+
+/**
+ * Command lines written as text: each `${CLAUDE_PLUGIN_ROOT}/…` path, each quoted string of a script in
+ * another language (`subprocess.run(["bash", "x"])`, `execSync("bash ./x")`), a batch file's `%~dp0…`.
+ */
+export function quotedCommands(text: string): string[][] {
+  const commands: string[][] = [];
+  for (const m of text.matchAll(/\$\{?CLAUDE_PLUGIN_ROOT\}?((?:\/[^\s"'`;|&<>()$]+)+)/g))
+    commands.push([`\${CLAUDE_PLUGIN_ROOT}${m[1]!}`]);
+  for (const m of text.matchAll(/"([^"\n]{1,200})"|'([^'\n]{1,200})'|`([^`\n]{1,200})`/g))
+    commands.push((m[1] ?? m[2] ?? m[3]!).trim().split(/\s+/));
+  for (const m of text.matchAll(/%~dp0\\?([\w.\\/-]+)/gi)) commands.push([m[1]!.replaceAll('\\', '/')]);
+  return commands;
+}
+
+/** Does a wrapper run a file named by its argument (`"$DIR/$1"`, `exec bash "$@"`, `%~dp0%1`)? */
+export const usesArguments = (text: string): boolean => /\$\{?[1-9@*]\}?|%~?[a-z]*[1-9*]/.test(text);
+
+/** The files a wrapper runs by the arguments it is given: each next to it or under the plugin root. */
+export function argumentTargets(
+  wrapper: string,
+  args: readonly string[],
+  root: string,
+  exists: (path: string) => boolean,
+): string[] {
+  const targets: string[] = [];
+  for (const arg of args) {
+    if (arg === '' || arg.startsWith('-') || arg.includes('$')) continue;
+    for (const name of [arg, `${arg}.sh`, `${arg}.py`, `${arg}.js`, `${arg}.mjs`, `${arg}.ts`]) {
+      const path = resolveWord(name, dirname(wrapper), root, exists);
+      if (path !== null && path !== wrapper) {
+        targets.push(path);
+        break;
+      }
+    }
+  }
+  return targets;
+}
+
+/** Who is shown to run a script: a hook or a server, and the wrappers between it and the script. */
+export type Origin = Readonly<{ label: string; hook: boolean; through: readonly string[] }>;
+/** A hook or server command line: its commands' words and its whole text. */
+export type Start = Readonly<{ label: string; hook: boolean; words: readonly (readonly string[])[]; text: string }>;
+
+/**
+ * The plugin files each start is shown to run, directly or through scripts, with the first start that
+ * reaches them (hooks are given first, so a script both a hook and a server run is the hook's). Breadth
+ * first, so a script is credited to its shortest chain.
+ */
+export function reachOf(
+  starts: readonly Start[],
+  root: string,
+  files: ReadonlyMap<string, ScanFile>,
+  runsOf: (path: string) => readonly Invocation[],
+): Map<string, Origin> {
+  const exists = (path: string): boolean => files.has(path);
+  const reached = new Map<string, Origin>();
+  for (const { label, hook, words, text } of starts) {
+    const origin: Origin = { label, hook, through: [] };
+    const queue: (Invocation & { origin: Origin })[] = [];
+    for (const run of words.map((w) => invocationOf(w, null, root, exists))) if (run) queue.push({ ...run, origin });
+    for (const command of quotedCommands(text)) {
+      const run = invocationOf(command, null, root, exists);
+      if (run) queue.push({ ...run, origin });
+    }
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const { path, args } = next;
+      const text = files.get(path)?.text;
+      const through = { ...next.origin, through: [...next.origin.through, path] };
+      // A wrapper given arguments runs the file they name, next to it or under the plugin root.
+      if (args.length > 0 && text != null && usesArguments(text)) {
+        for (const target of argumentTargets(path, args, root, exists))
+          if (!reached.has(target)) queue.push({ path: target, args: [], origin: through });
+      }
+      if (reached.has(path)) continue;
+      reached.set(path, next.origin);
+      for (const run of runsOf(path)) if (!reached.has(run.path)) queue.push({ ...run, origin: through });
+    }
+  }
+  return reached;
+}
