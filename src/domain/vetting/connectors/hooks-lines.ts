@@ -28,6 +28,8 @@ export const remoteCodeExecution: Rule = {
       String.raw`\b(?:iex|invoke-expression)\b[\s(&]*(?:${fetchers}\b|new-object\s+(?:system\.)?net\.webclient)`,
       'i',
     ),
+    // exec(urlopen(…).read()), eval(requests.get(…).text), eval(await (await fetch(…)).text())
+    /\b(?:exec|eval)\s*\(\s*(?:await\s*\(?\s*)*(?:[\w.]*urlopen|requests\.get|httpx\.get|fetch)\s*\(/,
     // curl -o x.sh … && sh x.sh / chmod +x x.sh
     /\b(?:curl|wget)\b[^\n;&|]*?\s(?:-o|-O|--output|--output-document)[ =]?\s*["']?([^\s"';&|]+)["']?[^\n]*?(?:&&|;)\s*(?:sudo\s+)?(?:chmod\s+\S*x\S*\s+|(?:ba|z)?sh\s+|python[\d.]*\s+|source\s+|\.\s+)?["']?(?:\.\/)?\1(?![\w.-])/i,
   ],

@@ -4,6 +4,7 @@
 // it prints, patterns it matches, comments, case patterns, heredocs fed to `cat`) runs nothing.
 import type { Severity } from '../findings.ts';
 import { credentialRead, fetchers, networkUse, shells, simpleOf, type Simple, type Verdict } from './hooks-commands.ts';
+import { namesOf, resolved, runsArguments, type Names } from './hooks-indirection.ts';
 import { excerpt, lineRisks, type ShellRisk } from './hooks-lines.ts';
 import { childOf, isDynamic, nodesWhere, textOf, wordValue, type ShellNode, type ShellParser } from './hooks-syntax.ts';
 
@@ -24,7 +25,15 @@ const decoders = (simple: Simple): boolean =>
   (simple.name === 'xxd' && simple.args.some((a) => /^-r/.test(a.value))) ||
   simple.name === 'uudecode' ||
   simple.name === 'base32' ||
-  simple.name === 'basenc';
+  simple.name === 'basenc' ||
+  simple.name === 'rev' ||
+  // rot13 and friends: two character sets, nothing deleted or squeezed
+  (simple.name === 'tr' &&
+    simple.args.filter((a) => !a.value.startsWith('-')).length >= 2 &&
+    simple.args.every((a) => !/^-\w*[ds]/.test(a.value))) ||
+  // `printf '\x63\x75…'`, `echo -e '\143…'`: code spelled as escapes (colour codes are not piped to a shell)
+  ((simple.name === 'printf' || simple.name === 'echo') &&
+    simple.args.some((a) => /\\(?:x[0-9a-f]{1,2}|[0-7]{3}|u[0-9a-f]{4})/i.test(a.value)));
 
 type Context = {
   source: string;
@@ -36,18 +45,27 @@ type Context = {
   offset: number;
   taintedVariables: Set<string>;
   taintedFiles: Set<string>;
+  /** Fixed variables, aliases and wrapping functions: what a command really is (hooks-indirection.ts). */
+  names: Names;
   risks: Map<string, LocatedRisk>;
+};
+
+/** A command as it runs: wrappers taken off, a fixed variable or an alias for a name replaced. */
+const simpleIn = (ctx: Context, node: ShellNode): Simple | null => {
+  const simple = simpleOf(ctx.source, node);
+  return simple === null ? null : resolved(ctx.source, simple, ctx.names);
 };
 
 const commandsIn = (ctx: Context, node: ShellNode): Simple[] =>
   nodesWhere(node, (n) => n.type === 'command')
-    .map((n) => simpleOf(ctx.source, n))
+    .map((n) => simpleIn(ctx, n))
     .filter((s): s is Simple => s !== null);
 
 /** Does this part of the script produce code from outside: a fetch, a decoder, a computed command, a tainted variable? */
 function untrusted(ctx: Context, node: ShellNode): boolean {
   const commands = commandsIn(ctx, node);
-  if (commands.some((s) => s.name === null || fetchers.has(s.name) || decoders(s))) return true;
+  const producing = (s: Simple) => s.name === null || fetchers.has(s.name) || ctx.names.producers.has(s.name);
+  if (commands.some((s) => producing(s) || decoders(s))) return true;
   return nodesWhere(node, (n) => n.type === 'variable_name').some((n) =>
     ctx.taintedVariables.has(textOf(ctx.source, n)),
   );
@@ -65,8 +83,11 @@ const rce = (ctx: Context, node: ShellNode, what = 'downloads and executes remot
   add(ctx, 'hooks-remote-code-execution', what, node);
 
 /** Does an interpreter invocation read its program from stdin (`sh`, `bash -s`, `python3 -`)? */
-function readsProgramFromStdin(simple: Simple): boolean {
+function readsProgramFromStdin(simple: Simple, names: Names): boolean {
   if (simple.name === null) return true; // `| $SHELL`
+  if (names.consumers.has(simple.name)) return true;
+  // `… | xargs sh -c '{}'`: each line becomes code
+  if (simple.name === 'xargs') return simple.args.some((a) => shells.has(a.value) || a.value === 'eval');
   if (simple.name === 'source' || simple.name === '.') return simple.args[0]?.value === '/dev/stdin';
   if (simple.name === 'eval') return false;
   if (!shells.has(simple.name) && !interpreters.test(simple.name) && simple.name !== 'iex') return false;
@@ -80,8 +101,8 @@ function checkPipeline(ctx: Context, node: ShellNode): void {
   for (let i = 1; i < stages.length; i++) {
     const stage = stages[i]!;
     const command = stage.type === 'command' ? stage : childOf(stage, 'body');
-    const simple = command?.type === 'command' ? simpleOf(ctx.source, command) : null;
-    if (simple === null || !readsProgramFromStdin(simple)) continue;
+    const simple = command?.type === 'command' ? simpleIn(ctx, command) : null;
+    if (simple === null || !readsProgramFromStdin(simple, ctx.names)) continue;
     const upstream = stages.slice(0, i);
     if (upstream.some((s) => untrusted(ctx, s))) {
       const decoded = upstream.some((s) => commandsIn(ctx, s).some(decoders));
@@ -99,21 +120,28 @@ function checkInterpreter(ctx: Context, simple: Simple): void {
     if (simple.node.children.some((c) => c.field === 'name' && /\//.test(textOf(ctx.source, c))))
       return rce(ctx, node, 'runs a downloaded file');
   }
-  const codeTaking =
-    name === 'eval' || name === 'source' || name === '.' || shells.has(name) || interpreters.test(name);
+  // The word after `-c`/`-e` of a shell or interpreter is code, as every argument of `eval` is.
+  const flag = args.findIndex((a) => (shells.has(name) ? /^-\w*c$/ : /^-(?:c|e|-eval)$/).test(a.value));
+  const codeArg = flag !== -1 && (shells.has(name) || interpreters.test(name)) ? args[flag + 1] : undefined;
+  const evaluates = name === 'eval' || ctx.names.evaluators.has(name);
+  const codeTaking = evaluates || name === 'source' || name === '.' || shells.has(name) || interpreters.test(name);
   if (!codeTaking) return;
   for (const arg of args) {
     const substituted = nodesWhere(
       arg.node,
       (n) => n.type === 'command_substitution' || n.type === 'process_substitution',
     );
-    if (substituted.some((s) => untrusted(ctx, s)) || (name === 'eval' && untrusted(ctx, arg.node)))
-      return rce(ctx, node);
+    if (substituted.some((s) => untrusted(ctx, s)) || ((evaluates || arg === codeArg) && untrusted(ctx, arg.node))) {
+      const decoded = substituted.some((s) => commandsIn(ctx, s).some(decoders));
+      return rce(ctx, node, decoded ? 'decodes and executes hidden code' : undefined);
+    }
     if (ctx.taintedFiles.has(arg.value) && !arg.value.startsWith('-')) return rce(ctx, node, 'runs a downloaded file');
   }
+  // Code given to `python -c`, `node -e`: the patterns read it, as they read scripts in those languages.
+  if (codeArg && !shells.has(name) && !isDynamic(codeArg.node))
+    for (const risk of lineRisks(codeArg.value)) add(ctx, risk.id, risk.what, node);
   // The code `eval` and `sh -c` run is shell too: read it as such.
-  const flag = args.findIndex((a) => /^-\w*c$/.test(a.value));
-  const inline = name === 'eval' ? args : shells.has(name) && flag !== -1 ? args.slice(flag + 1, flag + 2) : [];
+  const inline = name === 'eval' ? args : shells.has(name) && codeArg ? [codeArg] : [];
   const code = inline
     .filter((a) => !isDynamic(a.node))
     .map((a) => a.value)
@@ -133,8 +161,12 @@ function nested(ctx: Context, code: string, at: Readonly<{ line: number } | { of
 }
 
 function checkCommand(ctx: Context, node: ShellNode): void {
-  const simple = simpleOf(ctx.source, node);
+  const simple = simpleIn(ctx, node);
   if (simple === null) return;
+  // `bash${IFS}-c${IFS}"…"`: bash splits on IFS, so read the command with spaces there.
+  const text = textOf(ctx.source, node);
+  if (/\$\{?IFS\}?/.test(text) && ctx.depth < 3)
+    nested(ctx, text.replace(/\$\{IFS\}|\$IFS(?!\w)/g, ' '), { line: node.line + ctx.offset });
   checkInterpreter(ctx, simple);
   const report = (verdict: Verdict | null) => {
     if (verdict) add(ctx, verdict.id, verdict.what, node);
@@ -156,10 +188,23 @@ function checkRedirect(ctx: Context, node: ShellNode): void {
 /** A heredoc given to a shell is its script; one given to `cat` is a message. */
 function checkHeredoc(ctx: Context, node: ShellNode): void {
   const body = childOf(node, 'body');
-  const simple = body?.type === 'command' ? simpleOf(ctx.source, body) : null;
-  if (simple === null || simple.name === null || !shells.has(simple.name) || !readsProgramFromStdin(simple)) return;
+  const simple = body?.type === 'command' ? simpleIn(ctx, body) : null;
+  if (simple === null || simple.name === null || !shells.has(simple.name) || !readsProgramFromStdin(simple, ctx.names))
+    return;
   for (const heredoc of nodesWhere(node, (n) => n.type === 'heredoc_body')) {
     if (ctx.depth < 3) nested(ctx, textOf(ctx.source, heredoc), { offset: heredoc.line - 1 });
+  }
+}
+
+/** `bash < <(curl …)`, `sh < downloaded`: a shell reading its program from a fetched stream or file. */
+function checkStdinRedirect(ctx: Context, node: ShellNode): void {
+  const body = childOf(node, 'body');
+  const simple = body?.type === 'command' ? simpleIn(ctx, body) : null;
+  if (simple === null || !readsProgramFromStdin(simple, ctx.names)) return;
+  for (const redirect of node.children.filter((c) => c.type === 'file_redirect')) {
+    const destination = childOf(redirect, 'destination');
+    if (destination === undefined || !/^\s*0?<(?!<)/.test(textOf(ctx.source, redirect))) continue;
+    if (untrusted(ctx, destination) || ctx.taintedFiles.has(wordValue(ctx.source, destination))) return rce(ctx, node);
   }
 }
 
@@ -194,6 +239,7 @@ function walk(ctx: Context, node: ShellNode): void {
       break;
     case 'redirected_statement':
       checkHeredoc(ctx, node);
+      checkStdinRedirect(ctx, node);
       break;
   }
   for (const child of node.children) walk(ctx, child);
@@ -228,6 +274,25 @@ function taint(ctx: Context, root: ShellNode): void {
   }
 }
 
+/** Functions that fetch or decode, that run their stdin, or that run their arguments, as bash would call them. */
+function classifyFunctions(ctx: Context, root: ShellNode): void {
+  const functions = nodesWhere(root, (n) => n.type === 'function_definition');
+  for (let round = 0; round < 2 && functions.length > 0; round++) {
+    for (const fn of functions) {
+      const name = childOf(fn, 'name');
+      const body = childOf(fn, 'body');
+      if (name === undefined || body === undefined) continue;
+      const key = textOf(ctx.source, name).toLowerCase();
+      const commands = commandsIn(ctx, body);
+      if (untrusted(ctx, body)) ctx.names.producers.add(key);
+      if (commands.some((s) => s.name !== null && s.name !== key && readsProgramFromStdin(s, ctx.names)))
+        ctx.names.consumers.add(key);
+      if (commands.some((s) => runsArguments(ctx.source, s) || (s.name !== null && ctx.names.evaluators.has(s.name))))
+        ctx.names.evaluators.add(key);
+    }
+  }
+}
+
 /** The risks of a shell script (or one hook command line), each at its line; at most one per rule and line. */
 export function scriptRisks(source: string, parse: ShellParser, root: ShellNode = parse(source)): LocatedRisk[] {
   const ctx: Context = {
@@ -238,8 +303,10 @@ export function scriptRisks(source: string, parse: ShellParser, root: ShellNode 
     offset: 0,
     taintedVariables: new Set(),
     taintedFiles: new Set(),
+    names: namesOf(source, root),
     risks: new Map(),
   };
+  classifyFunctions(ctx, root);
   taint(ctx, root);
   walk(ctx, root);
   const risks = [...ctx.risks.values()];

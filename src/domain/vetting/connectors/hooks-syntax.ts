@@ -42,7 +42,7 @@ export function wordValue(source: string, node: ShellNode): string {
     case 'raw_string':
       return textOf(source, node).slice(1, -1);
     case 'ansi_c_string':
-      return textOf(source, node).slice(2, -1);
+      return ansiC(textOf(source, node).slice(2, -1));
     case 'string': {
       const text = textOf(source, node);
       return text.startsWith('"') ? text.slice(1, -1) : text.slice(2, -1);
@@ -56,6 +56,17 @@ export function wordValue(source: string, node: ShellNode): string {
       return textOf(source, node);
   }
 }
+
+const escapes: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', e: '\x1b', a: '\x07' };
+/** What bash makes of `$'…'`: `$'\x63url'` is `curl`. */
+const ansiC = (text: string): string =>
+  text.replace(/\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|([0-7]{1,3})|(.))/gs, (_, hex, uni, oct, other: string) =>
+    hex || uni
+      ? String.fromCharCode(parseInt((hex ?? uni) as string, 16))
+      : oct
+        ? String.fromCharCode(parseInt(oct as string, 8))
+        : (escapes[other] ?? other),
+  );
 
 /** The command a name runs: `/usr/bin/curl` and `"curl"` are `curl`. */
 export const commandName = (value: string): string => value.replace(/^.*\//, '').toLowerCase();
