@@ -18,6 +18,10 @@ export function simpleOf(source: string, node: ShellNode): Simple | null {
   const nameNode = childOf(node, 'name');
   if (nameNode === undefined) return null;
   const words = [nameNode, ...node.children.filter((child) => child.field === 'argument')];
+  // The grammar can run a command on past its line (a pipeline before a heredoc): an unescaped newline
+  // ends a command in bash, so the words after it are not arguments.
+  const end = words.findIndex((word, i) => i > 0 && /(?<!\\)\n/.test(source.slice(words[i - 1]!.end, word.start)));
+  if (end !== -1) words.length = end;
   let k = 0;
   for (;;) {
     const word = words[k];

@@ -52,9 +52,16 @@ type Context = {
 
 /** A command as it runs: wrappers taken off, a fixed variable or an alias for a name replaced. */
 const simpleIn = (ctx: Context, node: ShellNode): Simple | null => {
-  const simple = simpleOf(ctx.source, node);
-  return simple === null ? null : resolved(ctx.source, simple, ctx.names);
+  // Nodes belong to one parse of one source, and a script's fixed names do not change: read each once.
+  let simple = simples.get(node);
+  if (simple === undefined) {
+    const plain = simpleOf(ctx.source, node);
+    simple = plain === null ? null : resolved(ctx.source, plain, ctx.names);
+    simples.set(node, simple);
+  }
+  return simple;
 };
+const simples = new WeakMap<ShellNode, Simple | null>();
 
 const commandsIn = (ctx: Context, node: ShellNode): Simple[] =>
   nodesWhere(node, (n) => n.type === 'command')
@@ -96,8 +103,17 @@ function readsProgramFromStdin(simple: Simple, names: Names): boolean {
   return !inline && (program === undefined || program.value === '-' || program.value === '/dev/stdin');
 }
 
+/** A pipeline's stages; one the grammar wrapped with a heredoc that follows it is opened up. */
+const stagesOf = (node: ShellNode): ShellNode[] =>
+  node.children
+    .filter((child) => child.type !== 'comment')
+    .flatMap((child) => {
+      const body = child.type === 'redirected_statement' ? childOf(child, 'body') : undefined;
+      return body?.type === 'pipeline' ? stagesOf(body) : [child];
+    });
+
 function checkPipeline(ctx: Context, node: ShellNode): void {
-  const stages = node.children.filter((child) => child.type !== 'comment');
+  const stages = stagesOf(node);
   for (let i = 1; i < stages.length; i++) {
     const stage = stages[i]!;
     const command = stage.type === 'command' ? stage : childOf(stage, 'body');
@@ -208,15 +224,24 @@ function checkStdinRedirect(ctx: Context, node: ShellNode): void {
   }
 }
 
-/** The parser could not read this part: check its lines with the patterns, as for a script in another language. */
+/**
+ * The parser could not read this part: each line that parses alone is read as shell; the others are
+ * checked with the patterns, as for a script in another language, without the quoted text of a `case`
+ * pattern (`*"curl | sh"*)`), which is what a guard matches, not what it runs.
+ */
 function checkUnreadable(ctx: Context, node: ShellNode): void {
   textOf(ctx.source, node)
     .split('\n')
     .forEach((text, i) => {
-      if (/^\s*#/.test(text)) return;
-      for (const risk of lineRisks(text)) add(ctx, risk.id, risk.what, { ...node, line: node.line + i });
+      if (/^\s*#/.test(text) || text.trim() === '') return;
+      const line = node.line + i + ctx.offset;
+      if (ctx.depth < 3 && !hasError(ctx.parse(text))) return nested(ctx, text, { line });
+      const checked = /^\s*[*"'(][^\n]*\)\s/.test(text) ? text.replace(/"[^"]*"|'[^']*'/g, '""') : text;
+      for (const risk of lineRisks(checked)) add(ctx, risk.id, risk.what, { ...node, line: node.line + i });
     });
 }
+
+const hasError = (node: ShellNode): boolean => node.type === 'ERROR' || node.children.some((child) => hasError(child));
 
 function walk(ctx: Context, node: ShellNode): void {
   switch (node.type) {
