@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -62,7 +62,14 @@ export type Upstream = Readonly<{
  * A real upstream repository behind `git http-backend` (CGI) on 127.0.0.1 (or another loopback `host`),
  * stopped at the test's end.
  */
-export async function serveUpstream(t: Test, files: Files, name = 'upstream', host = '127.0.0.1'): Promise<Upstream> {
+export async function serveUpstream(
+  t: Test,
+  files: Files,
+  name = 'upstream',
+  host = '127.0.0.1',
+  /** Paths committed with the executable bit (git mode 100755); the others are 100644. */
+  executable: readonly string[] = [],
+): Promise<Upstream> {
   const root = mkdtempSync(join(tmpdir(), 'gw-upstream-'));
   const bare = join(root, `${name}.git`);
   const work = join(root, 'work');
@@ -76,6 +83,7 @@ export async function serveUpstream(t: Test, files: Files, name = 'upstream', ho
       }
       mkdirSync(dirname(join(work, path)), { recursive: true });
       writeFileSync(join(work, path), content);
+      if (executable.includes(path)) chmodSync(join(work, path), 0o755);
     }
     await gitIn(work, 'add', '-A');
     await gitIn(work, 'commit', '--quiet', '--allow-empty', '-m', message);
