@@ -9,23 +9,40 @@ import type { ShellNode, ShellParser } from '../../domain/vetting/connectors/hoo
 const require = createRequire(import.meta.url);
 
 /** The named nodes under the cursor's node, as plain data (the cursor is left where it started). */
-function plain(cursor: TreeCursor): ShellNode {
+function plain(cursor: TreeCursor, lineOf: (offset: number) => number): ShellNode {
   const children: ShellNode[] = [];
+  const start = cursor.startIndex;
   const node: ShellNode = {
     type: cursor.nodeType,
     field: cursor.currentFieldName,
-    start: cursor.startIndex,
+    start,
     end: cursor.endIndex,
-    line: cursor.startPosition.row + 1,
+    line: lineOf(start),
     children,
   };
   if (cursor.gotoFirstChild()) {
     do {
-      if (cursor.nodeIsNamed || cursor.nodeIsMissing) children.push(plain(cursor));
+      if (cursor.nodeIsNamed || cursor.nodeIsMissing) children.push(plain(cursor, lineOf));
     } while (cursor.gotoNextSibling());
     cursor.gotoParent();
   }
   return node;
+}
+
+/** Line (from 1) of an offset, from the offsets where lines start: cheaper than asking the tree per node. */
+function lines(source: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
 }
 
 let loading: Promise<ShellParser> | null = null;
@@ -41,7 +58,7 @@ export function loadShellParser(): Promise<ShellParser> {
       const tree = parser.parse(source);
       if (tree === null) throw new Error('the bash parser returned no tree');
       try {
-        return plain(tree.walk());
+        return plain(tree.walk(), lines(source));
       } finally {
         tree.delete();
       }

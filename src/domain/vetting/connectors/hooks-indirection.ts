@@ -39,7 +39,8 @@ export function namesOf(source: string, root: ShellNode): Names {
   const constants = new Map<string, string>();
   for (const [name, value] of assigned) if (value !== null && value.trim() !== '') constants.set(name, value);
   const aliases = new Map<string, string>();
-  for (const command of nodesWhere(root, (n) => n.type === 'command')) {
+  const commands = source.includes('alias') ? nodesWhere(root, (n) => n.type === 'command') : [];
+  for (const command of commands) {
     const simple = simpleOf(source, command);
     if (simple?.name !== 'alias') continue;
     for (const arg of simple.args) {

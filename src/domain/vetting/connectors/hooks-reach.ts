@@ -65,12 +65,16 @@ export function invocationOf(
   return null;
 }
 
-/** The words of every command in a parsed shell script, quotes removed. */
+/** The words of every command of a parsed shell script that may run a plugin file, quotes removed. */
 export const commandWords = (source: string, tree: ShellNode): string[][] =>
-  nodesWhere(tree, (n) => n.type === 'command').map((node) => {
+  nodesWhere(tree, (n) => n.type === 'command').flatMap((node) => {
     const name = childOf(node, 'name');
-    const words = [...(name ? [name] : []), ...node.children.filter((child) => child.field === 'argument')];
-    return words.map((word) => wordValue(source, word));
+    if (name === undefined) return [];
+    // A bare name is looked up on PATH, never next to the script: only a path or a launcher can run a file.
+    const first = wordValue(source, name);
+    if (!first.includes('/') && !prefixes.test(first) && !launchers.test(first)) return [];
+    const args = node.children.filter((child) => child.field === 'argument');
+    return [[first, ...args.map((word) => wordValue(source, word))]];
   });
 
 /**

@@ -272,8 +272,11 @@ function walk(ctx: Context, node: ShellNode): void {
 
 /** Variables assigned fetched or decoded content, and files a fetch writes (`curl -o f`, `curl … > f`). */
 function taint(ctx: Context, root: ShellNode): void {
-  for (let round = 0; round < 2; round++) {
-    for (const assignment of nodesWhere(root, (n) => n.type === 'variable_assignment')) {
+  const assignments = nodesWhere(root, (n) => n.type === 'variable_assignment');
+  // A second round only when the first tainted a variable another assignment may read.
+  for (let round = 0, before = -1; round < 2 && before !== ctx.taintedVariables.size; round++) {
+    before = ctx.taintedVariables.size;
+    for (const assignment of assignments) {
       const name = childOf(assignment, 'name');
       const value = childOf(assignment, 'value');
       if (name && value && untrusted(ctx, value)) ctx.taintedVariables.add(textOf(ctx.source, name));
@@ -302,7 +305,10 @@ function taint(ctx: Context, root: ShellNode): void {
 /** Functions that fetch or decode, that run their stdin, or that run their arguments, as bash would call them. */
 function classifyFunctions(ctx: Context, root: ShellNode): void {
   const functions = nodesWhere(root, (n) => n.type === 'function_definition');
-  for (let round = 0; round < 2 && functions.length > 0; round++) {
+  const size = () => ctx.names.producers.size + ctx.names.consumers.size + ctx.names.evaluators.size;
+  // A second round only when the first found a wrapper another function may call.
+  for (let round = 0, before = -1; round < 2 && functions.length > 0 && before !== size(); round++) {
+    before = size();
     for (const fn of functions) {
       const name = childOf(fn, 'name');
       const body = childOf(fn, 'body');
