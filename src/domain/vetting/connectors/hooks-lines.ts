@@ -115,10 +115,18 @@ const firstMatch = (rule: Rule, text: string): ShellRisk | null => {
 };
 
 /**
+ * A word every pattern above needs (a fetcher, a socket tool, a credential path, `$`, `~`, `env` …): a line
+ * without one matches none of them, and most lines of a script are such lines.
+ */
+const mayMatch =
+  /curl|wget|iwr|irm|invoke|aria2c|downloadstring|iex|urlopen|requests|httpx|axios|session|method|fetch|\bnc\b|ncat|netcat|socat|telnet|\/dev\/|\/proc\/|scp|sftp|rsync|\b(?:dig|nslookup|host)\s|git\s|\.ssh|\.aws|id_|\.(?:netrc|npmrc|pypirc|git-credentials|pgpass)|gnupg|security|keychain|secret-tool|gh\s|\$|env|~|userprofile/i;
+
+/**
  * What one line of a script the shell parser does not read (Python, JavaScript, PowerShell) does that a
  * reviewer must see, by patterns; at most one risk per rule.
  */
 export function lineRisks(command: string): ShellRisk[] {
+  if (!mayMatch.test(command)) return [];
   const hosts = urlHosts(command);
   // Talking only to this machine is neither a fetch nor a leak.
   const localOnly = hosts.length > 0 && hosts.every(isLoopback);

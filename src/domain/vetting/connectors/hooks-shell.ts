@@ -314,12 +314,14 @@ function classifyFunctions(ctx: Context, root: ShellNode): void {
       const body = childOf(fn, 'body');
       if (name === undefined || body === undefined) continue;
       const key = textOf(ctx.source, name).toLowerCase();
-      const commands = commandsIn(ctx, body);
-      if (untrusted(ctx, body)) ctx.names.producers.add(key);
-      if (commands.some((s) => s.name !== null && s.name !== key && readsProgramFromStdin(s, ctx.names)))
-        ctx.names.consumers.add(key);
-      if (commands.some((s) => runsArguments(ctx.source, s) || (s.name !== null && ctx.names.evaluators.has(s.name))))
-        ctx.names.evaluators.add(key);
+      // One pass over the body's commands (no variable is tainted yet: taint() runs after this).
+      for (const s of commandsIn(ctx, body)) {
+        if (s.name === null || fetchers.has(s.name) || ctx.names.producers.has(s.name) || decoders(s))
+          ctx.names.producers.add(key);
+        if (s.name !== null && s.name !== key && readsProgramFromStdin(s, ctx.names)) ctx.names.consumers.add(key);
+        if (runsArguments(ctx.source, s) || (s.name !== null && ctx.names.evaluators.has(s.name)))
+          ctx.names.evaluators.add(key);
+      }
     }
   }
 }
