@@ -8,25 +8,25 @@ import type { ShellNode, ShellParser } from '../../domain/vetting/connectors/hoo
 
 const require = createRequire(import.meta.url);
 
+/** Nodes the connector never reads: comments run nothing, and a string's text is read from the string. */
+const skipped = new Set(['comment', 'string_content', 'heredoc_content']);
+const leaf: readonly ShellNode[] = [];
+
 /** The named nodes under the cursor's node, as plain data (the cursor is left where it started). */
-function plain(cursor: TreeCursor, lineOf: (offset: number) => number): ShellNode {
-  const children: ShellNode[] = [];
+function plain(cursor: TreeCursor, type: string, lineOf: (offset: number) => number): ShellNode {
+  const field = cursor.currentFieldName;
   const start = cursor.startIndex;
-  const node: ShellNode = {
-    type: cursor.nodeType,
-    field: cursor.currentFieldName,
-    start,
-    end: cursor.endIndex,
-    line: lineOf(start),
-    children,
-  };
+  const end = cursor.endIndex;
+  let children: ShellNode[] | null = null;
   if (cursor.gotoFirstChild()) {
     do {
-      if (cursor.nodeIsNamed || cursor.nodeIsMissing) children.push(plain(cursor, lineOf));
+      if (!cursor.nodeIsNamed && !cursor.nodeIsMissing) continue;
+      const childType = cursor.nodeType;
+      if (!skipped.has(childType)) (children ??= []).push(plain(cursor, childType, lineOf));
     } while (cursor.gotoNextSibling());
     cursor.gotoParent();
   }
-  return node;
+  return { type, field, start, end, line: lineOf(start), children: children ?? leaf };
 }
 
 /** Line (from 1) of an offset, from the offsets where lines start: cheaper than asking the tree per node. */
@@ -58,7 +58,8 @@ export function loadShellParser(): Promise<ShellParser> {
       const tree = parser.parse(source);
       if (tree === null) throw new Error('the bash parser returned no tree');
       try {
-        return plain(tree.walk(), lines(source));
+        const cursor = tree.walk();
+        return plain(cursor, cursor.nodeType, lines(source));
       } finally {
         tree.delete();
       }
