@@ -78,16 +78,20 @@ export const commandWords = (source: string, tree: ShellNode): string[][] =>
   });
 
 /**
- * Command lines written as text: each `${CLAUDE_PLUGIN_ROOT}/…` path, each quoted string of a script in
- * another language (`subprocess.run(["bash", "x"])`, `execSync("bash ./x")`), a batch file's `%~dp0…`.
+ * Command lines written as text: each `${CLAUDE_PLUGIN_ROOT}/…` path, a batch file's `%~dp0…`, and (`strings`)
+ * each quoted string of a script in another language that holds a path or starts with a launcher
+ * (`subprocess.run(["bash", "helpers/x"])`, `execSync("bash ./x")`).
  */
-export function quotedCommands(text: string): string[][] {
+export function quotedCommands(text: string, strings: boolean): string[][] {
   const commands: string[][] = [];
   for (const m of text.matchAll(/\$\{?CLAUDE_PLUGIN_ROOT\}?((?:\/[^\s"'`;|&<>()$]+)+)/g))
     commands.push([`\${CLAUDE_PLUGIN_ROOT}${m[1]!}`]);
-  for (const m of text.matchAll(/"([^"\n]{1,200})"|'([^'\n]{1,200})'|`([^`\n]{1,200})`/g))
-    commands.push((m[1] ?? m[2] ?? m[3]!).trim().split(/\s+/));
   for (const m of text.matchAll(/%~dp0\\?([\w.\\/-]+)/gi)) commands.push([m[1]!.replaceAll('\\', '/')]);
+  if (!strings) return commands;
+  for (const m of text.matchAll(/"([^"\n]{1,200})"|'([^'\n]{1,200})'|`([^`\n]{1,200})`/g)) {
+    const words = (m[1] ?? m[2] ?? m[3]!).trim().split(/\s+/);
+    if (words.some((word) => word.includes('/')) || launchers.test(words[0]!)) commands.push(words);
+  }
   return commands;
 }
 
@@ -137,7 +141,7 @@ export function reachOf(
     const origin: Origin = { label, hook, through: [] };
     const queue: (Invocation & { origin: Origin })[] = [];
     for (const run of words.map((w) => invocationOf(w, null, root, exists))) if (run) queue.push({ ...run, origin });
-    for (const command of quotedCommands(text)) {
+    for (const command of quotedCommands(text, false)) {
       const run = invocationOf(command, null, root, exists);
       if (run) queue.push({ ...run, origin });
     }

@@ -91,10 +91,11 @@ function analyse(
 ): Analysis {
   const dir = dirname(file.path);
   const resolve = (words: readonly string[]) => invocationOf(words, dir, root, exists);
-  const quoted = quotedCommands(file.text)
+  const shell = isShell(file.path, file.text);
+  const quoted = quotedCommands(file.text, !shell)
     .map(resolve)
     .filter((run): run is Invocation => run !== null && run.path !== file.path);
-  if (!isShell(file.path, file.text)) return { risks: lineByLine(file.text), runs: quoted };
+  if (!shell) return { risks: lineByLine(file.text), runs: quoted };
   const tree = parse(file.text);
   const runs = commandWords(file.text, tree)
     .map(resolve)
