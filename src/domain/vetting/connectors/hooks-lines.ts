@@ -63,8 +63,20 @@ export const dataExfiltration: Rule = {
     /\b(?:scp|sftp)\s+\S/,
     /\brsync\b[^|;&\n]*\s(?:[\w.-]+@)?[\w-]+(?:\.[\w-]+)*:/,
     /\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;\n]*\s-(?:method\s+["']?(?:post|put|patch)|body\b|infile\b)/i,
-    /\b(?:requests|httpx|axios|session)\.(?:post|put|patch)\s*\(|\bmethod\s*[:=]\s*["'](?:POST|PUT|PATCH)["']/i,
     /\b(?:dig|nslookup|host)\s+[^|;&\n]*\$\(/,
+  ],
+};
+
+/**
+ * An HTTP client's POST (`requests.post(`, `method: "POST"`): what an API client does. It is data leaving
+ * the machine only in a program that also reads credentials (hooks.connector.ts decides, per file).
+ */
+export const httpPost: Rule = {
+  id: 'hooks-data-exfiltration',
+  severity: 'HIGH',
+  what: 'posts data off the machine with an HTTP client',
+  patterns: [
+    /\b(?:requests|httpx|axios|session)\.(?:post|put|patch)\s*\(|\bmethod\s*[:=]\s*["'](?:POST|PUT|PATCH)["']/i,
   ],
 };
 
@@ -132,7 +144,7 @@ export function lineRisks(command: string): ShellRisk[] {
   const localOnly = hosts.length > 0 && hosts.every(isLoopback);
   const rce = firstMatch(remoteCodeExecution, command);
   const credential = firstMatch(credentialAccess, command);
-  const exfiltration = localOnly ? null : firstMatch(dataExfiltration, command);
+  const exfiltration = localOnly ? null : (firstMatch(dataExfiltration, command) ?? firstMatch(httpPost, command));
   const fetch = rce || exfiltration || localOnly ? null : firstMatch(remoteFetch, command);
   return [rce, credential, exfiltration, fetch].filter((risk): risk is ShellRisk => risk !== null);
 }

@@ -11,7 +11,7 @@ import type { Hook } from '../../plugin/layout-context.ts';
 import { layoutOf } from '../../plugin/layout.ts';
 import { dirname } from '../../plugin/paths.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type ScanFile } from '../findings.ts';
-import { excerpt, isLoopback, lineRisks, urlHosts } from './hooks-lines.ts';
+import { excerpt, httpPost, isLoopback, lineRisks, urlHosts } from './hooks-lines.ts';
 import {
   commandWords,
   invocationOf,
@@ -44,7 +44,11 @@ const isShell = (path: string, text: string): boolean => {
   return !/\.(?:py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|psm1|lua|go|java|kt|swift|rs)$/i.test(path);
 };
 
-/** Risks of a script that is not shell: its lines (with `\` continuations), comments skipped. */
+/**
+ * Risks of a script that is not shell: its lines (with `\` continuations), comments skipped. An HTTP
+ * client's POST is data leaving the machine only when the program also reads credentials; otherwise it is
+ * an API client talking to its service, shown as MEDIUM.
+ */
 function lineByLine(text: string): LocatedRisk[] {
   const risks: LocatedRisk[] = [];
   const lines = text.split(/\r?\n/);
@@ -55,7 +59,12 @@ function lineByLine(text: string): LocatedRisk[] {
     if (/^\s*(?:#|\/\/|@?rem\b|::)/i.test(line)) continue; // comments do not run
     for (const risk of lineRisks(line)) risks.push({ ...risk, line: first + 1 });
   }
-  return risks;
+  if (risks.some((risk) => risk.id === 'hooks-credential-access')) return risks;
+  return risks.map((risk) =>
+    risk.what === httpPost.what
+      ? { ...risk, id: 'hooks-remote-fetch', severity: 'MEDIUM', what: 'posts to the network with an HTTP client' }
+      : risk,
+  );
 }
 
 /** The lines of the batch half of a polyglot wrapper (heredocs given to `:`), by the patterns. */
