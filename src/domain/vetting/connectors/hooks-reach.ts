@@ -31,7 +31,8 @@ export function resolveWord(word: string, dir: string | null, root: string, exis
     const prefix = /^(?:\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$\w+)\//.exec(word);
     const rest = prefix ? word.slice(prefix[0].length) : word;
     if (rest.includes('$') || rest === '' || /^(?:\/|~|-)/.test(rest)) return null;
-    candidates.push(inside(dir, rest), inside(root, rest));
+    // Relative to the script's directory, which `..` may leave (the plugin root check below still holds).
+    candidates.push(inside('', dir === '' ? rest : `${dir}/${rest}`), inside(root, rest));
   }
   for (const path of candidates) {
     if (path !== null && (root === '' || path.startsWith(`${root}/`)) && !dataExtension.test(path) && exists(path))
