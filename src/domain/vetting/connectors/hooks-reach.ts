@@ -24,7 +24,14 @@ const launchers =
 const prefixes = /^(?:exec|command|builtin|nohup|time|nice|sudo|doas|env|timeout|stdbuf)$/;
 
 /** A plugin file a word names, or null: `${CLAUDE_PLUGIN_ROOT}/x`, `$DIR/x`, `$(dirname "$0")/x`, `./x`. */
-export function resolveWord(word: string, dir: string | null, root: string, exists: (path: string) => boolean) {
+export function resolveWord(
+  word: string,
+  dir: string | null,
+  root: string,
+  exists: (path: string) => boolean,
+  /** The word is run (a command's name, a launcher's program): its extension does not matter. */
+  run = false,
+) {
   const candidates: (string | null)[] = [];
   if (/^\$\{?CLAUDE_PLUGIN_ROOT\}?\//.test(word)) candidates.push(inside(root, word));
   else if (dir !== null) {
@@ -35,7 +42,12 @@ export function resolveWord(word: string, dir: string | null, root: string, exis
     candidates.push(inside('', dir === '' ? rest : `${dir}/${rest}`), inside(root, rest));
   }
   for (const path of candidates) {
-    if (path !== null && (root === '' || path.startsWith(`${root}/`)) && !dataExtension.test(path) && exists(path))
+    if (
+      path !== null &&
+      (root === '' || path.startsWith(`${root}/`)) &&
+      (run || !dataExtension.test(path)) &&
+      exists(path)
+    )
       return path;
   }
   return null;
@@ -50,6 +62,8 @@ export function invocationOf(
   dir: string | null,
   root: string,
   exists: (path: string) => boolean,
+  /** False for words found in text (a quoted path may name a data file the program only reads). */
+  parsed = true,
 ): Invocation | null {
   let k = 0;
   while (k < words.length && prefixes.test(words[k]!)) {
@@ -58,9 +72,11 @@ export function invocationOf(
   }
   const name = (words[k] ?? '').replace(/^.*[/\\]/, '');
   const launcher = launchers.test(name);
+  // `bash payload.txt` runs the text file: the name and a launcher's first operand are run whatever they are called.
+  const program = words.findIndex((word, i) => i > k && !word.startsWith('-'));
   for (let i = k; i < words.length; i++) {
     if (i > k && !launcher) break;
-    const path = resolveWord(words[i]!, dir, root, exists);
+    const path = resolveWord(words[i]!, dir, root, exists, (i === k && parsed) || i === program);
     if (path !== null) return { path, args: words.slice(i + 1) };
   }
   return null;
@@ -143,7 +159,7 @@ export function reachOf(
     const queue: (Invocation & { origin: Origin })[] = [];
     for (const run of words.map((w) => invocationOf(w, null, root, exists))) if (run) queue.push({ ...run, origin });
     for (const command of quotedCommands(text, false)) {
-      const run = invocationOf(command, null, root, exists);
+      const run = invocationOf(command, null, root, exists, false);
       if (run) queue.push({ ...run, origin });
     }
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {

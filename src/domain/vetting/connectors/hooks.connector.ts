@@ -102,7 +102,7 @@ function analyse(
   const resolve = (words: readonly string[]) => invocationOf(words, dir, root, exists);
   const shell = isShell(file.path, file.text);
   const quoted = quotedCommands(file.text, !shell)
-    .map(resolve)
+    .map((words) => invocationOf(words, dir, root, exists, false))
     .filter((run): run is Invocation => run !== null && run.path !== file.path);
   if (!shell) return { risks: lineByLine(file.text), runs: quoted };
   const tree = parse(file.text);
