@@ -1,0 +1,107 @@
+// What one script does, read once however many hooks reach it: the risks a reviewer must see, the
+// plugin files it runs (for hooks-reach.ts), and the facts of what it can do once installed (the
+// capability inventory). Shell is parsed (tree-sitter's bash grammar, handed in as a ShellParser) and
+// judged on what it executes; scripts in other languages are checked line by line with patterns
+// (hooks-lines.ts), best effort.
+import { dirname } from '../../plugin/paths.ts';
+import type { ScanFile } from '../findings.ts';
+import { httpPost, lineRisks } from './hooks-lines.ts';
+import { commandWords, invocationOf, quotedCommands, type Invocation } from './hooks-reach.ts';
+import { scriptRisks, type LocatedRisk } from './hooks-shell.ts';
+import { childOf, nodesWhere, type ShellNode, type ShellParser } from './hooks-syntax.ts';
+
+/** What a plugin can do once installed, as one script shows it. */
+export const capabilityKinds = [
+  'contacts-host',
+  'reads-env',
+  'reads-credentials',
+  'runs-program',
+  'writes-outside-project',
+  'starts-mcp-server',
+] as const;
+export type CapabilityKind = (typeof capabilityKinds)[number];
+/** One thing a script can do, at the line (from 1) that shows it: `value` is a host, a variable, a path … */
+export type ScriptFact = Readonly<{ kind: CapabilityKind; value: string; line: number }>;
+
+/** What a script runs, risks and can do. */
+export type Analysis = Readonly<{
+  risks: readonly LocatedRisk[];
+  runs: readonly Invocation[];
+  facts: readonly ScriptFact[];
+}>;
+
+/** Reads one script of a plugin rooted at `root`; `exists` says whether a path is a file of the tree. */
+export type ScriptAnalyser = (
+  file: ScanFile & { text: string },
+  root: string,
+  exists: (path: string) => boolean,
+) => Analysis;
+
+/** Shell unless the file says otherwise (its extension or its `#!` line). */
+export const isShell = (path: string, text: string): boolean => {
+  const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(text);
+  if (shebang) {
+    const program = (shebang[1]!.endsWith('/env') ? (shebang[2] ?? '') : shebang[1]!).replace(/^.*\//, '');
+    return /^(?:ba|z|k|da|a|mk)?sh$/.test(program);
+  }
+  return !/\.(?:py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|psm1|lua|go|java|kt|swift|rs)$/i.test(path);
+};
+
+/**
+ * Risks of a script that is not shell: its lines (with `\` continuations), comments skipped. An HTTP
+ * client's POST is data leaving the machine only when the program also reads credentials; otherwise it is
+ * an API client talking to its service, shown as MEDIUM.
+ */
+export function lineByLine(text: string): LocatedRisk[] {
+  const risks: LocatedRisk[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let k = 0; k < lines.length; k++) {
+    const first = k;
+    let line = lines[k]!;
+    while (line.endsWith('\\') && k + 1 < lines.length) line = `${line.slice(0, -1)} ${lines[++k]!}`;
+    if (/^\s*(?:#|\/\/|@?rem\b|::)/i.test(line)) continue; // comments do not run
+    for (const risk of lineRisks(line)) risks.push({ ...risk, line: first + 1 });
+  }
+  if (risks.some((risk) => risk.id === 'hooks-credential-access')) return risks;
+  return risks.map((risk) =>
+    risk.what === httpPost.what
+      ? { ...risk, id: 'hooks-remote-fetch', severity: 'MEDIUM', what: 'posts to the network with an HTTP client' }
+      : risk,
+  );
+}
+
+/** The lines of the batch half of a polyglot wrapper (heredocs given to `:`), by the patterns. */
+function batchRisks(text: string, tree: ShellNode): LocatedRisk[] {
+  const risks: LocatedRisk[] = [];
+  for (const statement of nodesWhere(tree, (n) => n.type === 'redirected_statement')) {
+    const body = childOf(statement, 'body');
+    const name = body?.type === 'command' ? childOf(body, 'name') : undefined;
+    if (name === undefined || text.slice(name.start, name.end) !== ':') continue;
+    for (const heredoc of nodesWhere(statement, (n) => n.type === 'heredoc_body')) {
+      const offset = heredoc.line - 1;
+      for (const risk of lineByLine(text.slice(heredoc.start, heredoc.end)))
+        risks.push({ ...risk, line: risk.line + offset });
+    }
+  }
+  return risks;
+}
+
+/** The analyser over a bash parser (the adapter loads it: src/adapters/vetting/shell-parser.ts). */
+export const scriptAnalyser =
+  (parse: ShellParser): ScriptAnalyser =>
+  (file, root, exists) => {
+    const dir = dirname(file.path);
+    const resolve = (words: readonly string[]) => invocationOf(words, dir, root, exists);
+    const shell = isShell(file.path, file.text);
+    const quoted = quotedCommands(file.text, !shell)
+      .map((words) => invocationOf(words, dir, root, exists, false))
+      .filter((run): run is Invocation => run !== null && run.path !== file.path);
+    if (!shell) return { risks: lineByLine(file.text), runs: quoted, facts: [] };
+    const tree = parse(file.text);
+    const runs = commandWords(file.text, tree)
+      .map(resolve)
+      .filter((run): run is Invocation => run !== null && run.path !== file.path);
+    // The batch half of a cmd/bash polyglot hides from bash in a heredoc given to `:`; Windows runs it.
+    const batch = /\.(?:cmd|bat)$/i.test(file.path) ? batchRisks(file.text, tree) : [];
+    return { risks: [...scriptRisks(file.text, parse, tree), ...batch], runs: [...runs, ...quoted], facts: [] };
+  };
