@@ -7,7 +7,7 @@ import type { Connector } from './connector.ts';
 import { httpConnector, type HttpScannerSettings } from './http.connector.ts';
 import { licenseConnector } from './license.connector.ts';
 import { secretsConnector } from './secrets.connector.ts';
-import { loadShellParser } from './shell-parser.ts';
+import { loadScriptReading } from './script-reading.ts';
 
 export type ConnectorSettings = Readonly<{ http: Readonly<{ url: string | null; timeoutMs: number }> }>;
 
@@ -24,7 +24,7 @@ export function builtInConnectors(settings: ConnectorSettings): Connector[] {
   const hooks: Connector = {
     name: hooksConnector.name,
     description: hooksConnector.description,
-    scan: async (input) => hooksScanner(await loadShellParser())(input),
+    scan: async (input) => hooksScanner(await loadScriptReading())(input),
   };
   const connectors = [manifest, secretsConnector, hooks, mcp, instructions, licenseConnector];
   if (settings.http.url !== null) connectors.push(httpConnector(settings.http as HttpScannerSettings));

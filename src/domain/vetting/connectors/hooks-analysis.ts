@@ -5,6 +5,7 @@
 // (hooks-lines.ts), best effort.
 import { dirname } from '../../plugin/paths.ts';
 import type { ScanFile } from '../findings.ts';
+import { shellFacts } from './hooks-facts.ts';
 import { httpPost, lineRisks } from './hooks-lines.ts';
 import { commandWords, invocationOf, quotedCommands, type Invocation } from './hooks-reach.ts';
 import { scriptRisks, type LocatedRisk } from './hooks-shell.ts';
@@ -36,6 +37,9 @@ export type ScriptAnalyser = (
   root: string,
   exists: (path: string) => boolean,
 ) => Analysis;
+
+/** How scripts are read: the analyser, and the bash parser hook command lines are read with. */
+export type ScriptReading = Readonly<{ analyse: ScriptAnalyser; parse: ShellParser }>;
 
 /** Shell unless the file says otherwise (its extension or its `#!` line). */
 export const isShell = (path: string, text: string): boolean => {
@@ -103,5 +107,9 @@ export const scriptAnalyser =
       .filter((run): run is Invocation => run !== null && run.path !== file.path);
     // The batch half of a cmd/bash polyglot hides from bash in a heredoc given to `:`; Windows runs it.
     const batch = /\.(?:cmd|bat)$/i.test(file.path) ? batchRisks(file.text, tree) : [];
-    return { risks: [...scriptRisks(file.text, parse, tree), ...batch], runs: [...runs, ...quoted], facts: [] };
+    return {
+      risks: [...scriptRisks(file.text, parse, tree), ...batch],
+      runs: [...runs, ...quoted],
+      facts: shellFacts(file.text, tree),
+    };
   };

@@ -8,7 +8,7 @@
 import type { Hook } from '../../plugin/layout-context.ts';
 import { layoutOf } from '../../plugin/layout.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner } from '../findings.ts';
-import { scriptAnalyser } from './hooks-analysis.ts';
+import type { ScriptReading } from './hooks-analysis.ts';
 import { excerpt, isLoopback, urlHosts } from './hooks-lines.ts';
 import type { Origin } from './hooks-reach.ts';
 import { hookName, pluginScripts } from './hooks-scripts.ts';
@@ -70,9 +70,8 @@ function httpHookFinding(hook: Hook): Finding | null {
   };
 }
 
-/** The hooks scanner over a shell parser (the adapter loads it: src/adapters/vetting/shell-parser.ts). */
-export const hooksScanner = (parse: ShellParser): PureScanner => {
-  const analyse = scriptAnalyser(parse);
+/** The hooks scanner over the parsers the adapter loads (src/adapters/vetting/script-reading.ts). */
+export const hooksScanner = ({ analyse, parse }: ScriptReading): PureScanner => {
   return (input) => {
     const layout = layoutOf(input);
     const findings = declarationFindings(input, layout);

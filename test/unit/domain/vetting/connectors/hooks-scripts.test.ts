@@ -1,7 +1,7 @@
 // Every script a plugin ships is read, and a finding says which hook is shown to run it (through which
 // wrappers), or that no hook is.
 import t from 'tap';
-import { loadShellParser } from '../../../../../src/adapters/vetting/shell-parser.ts';
+import { loadScriptReading } from '../../../../../src/adapters/vetting/script-reading.ts';
 import { hooksScanner } from '../../../../../src/domain/vetting/connectors/hooks.connector.ts';
 import { stateOf, type Finding } from '../../../../../src/domain/vetting/findings.ts';
 import { scanInput, type FileContent, json, lineWith } from '../../../../support/scan-input.ts';
@@ -10,7 +10,7 @@ const M = '.claude-plugin/marketplace.json';
 const onePlugin = json({ name: 'acme', owner: { name: 'A' }, plugins: [{ name: 'alpha', source: './alpha' }] });
 const sessionStart = (command: string) =>
   json({ hooks: { SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command }] }] } });
-const scanner = hooksScanner(await loadShellParser());
+const scanner = hooksScanner(await loadScriptReading());
 const scan = (files: Record<string, FileContent>, executable: readonly string[] = []) =>
   scanner(scanInput({ [M]: onePlugin, ...files }, { executable }));
 const blocking = (findings: readonly Finding[]) =>

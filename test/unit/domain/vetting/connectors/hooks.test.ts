@@ -1,4 +1,5 @@
 import t from 'tap';
+import { loadScriptReading } from '../../../../../src/adapters/vetting/script-reading.ts';
 import { loadShellParser } from '../../../../../src/adapters/vetting/shell-parser.ts';
 import { hooksConnector, hooksScanner } from '../../../../../src/domain/vetting/connectors/hooks.connector.ts';
 import { scriptRisks } from '../../../../../src/domain/vetting/connectors/hooks-shell.ts';
@@ -13,7 +14,7 @@ const hooksFile = (...commands: string[]) =>
   });
 // The real parser (tree-sitter's bash grammar), as the gateway loads it.
 const parse = await loadShellParser();
-const scanner = hooksScanner(parse);
+const scanner = hooksScanner(await loadScriptReading());
 const shellRisks = (command: string) => scriptRisks(command, parse);
 const scan = (files: Record<string, FileContent>, maxFileBytes?: number) =>
   scanner(scanInput({ [M]: onePlugin, ...files }, maxFileBytes === undefined ? {} : { maxFileBytes }));
