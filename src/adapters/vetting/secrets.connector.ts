@@ -10,6 +10,7 @@ import {
 } from '../../domain/vetting/findings.ts';
 import type { Connector } from './connector.ts';
 import { allowMarkerAt, isDocumentation, placeholderReason } from './secrets-context.ts';
+import { rulesFor } from './secrets-gates.ts';
 import { testPathReason } from './secrets-values.ts';
 
 // secretlint profiles every rule on every file into the process-wide performance timeline unless told
@@ -20,16 +21,27 @@ secretLintProfiler.setEnabled(false);
 type SecretLintCoreConfig = Parameters<typeof lintSource>[0]['options']['config'];
 type SecretLintCoreResultMessage = Awaited<ReturnType<typeof lintSource>>['messages'][number];
 
-// One config for every file and every scan (secretlint builds its rule instances from it per source).
 // The preset's rules are listed one by one, without filter-comments: that rule honours
 // `secretlint-disable` comments, and a plugin author must not be able to silence the gateway from inside
 // the tree (exceptions are the gateway's waivers). A one-line marker (`gitleaks:allow`, …) only lowers a
 // match to a visible LOW finding (findingOf); a block `secretlint-disable` does nothing. Disabling it through the preset's own `rules` option
 // does not work in @secretlint/core 13 (rules registered by a preset ignore `disabled`).
-const config: SecretLintCoreConfig = {
-  rules: recommended
-    .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
-    .map((rule) => ({ id: rule.meta.id, rule })),
+const rules: SecretLintCoreConfig['rules'] = recommended
+  .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
+  .map((rule) => ({ id: rule.meta.id, rule }));
+
+// Each file is linted with only the rules that can report in it (secrets-gates.ts), a file where none can
+// not at all; one config per set of rules, kept for every later file and scan (secretlint builds its rule
+// instances from it per source).
+const configs = new Map<string, SecretLintCoreConfig>();
+const configOf = (subset: SecretLintCoreConfig['rules']): SecretLintCoreConfig => {
+  const key = subset.map((rule) => rule.id).join(' ');
+  let config = configs.get(key);
+  if (config === undefined) {
+    config = { rules: subset };
+    configs.set(key, config);
+  }
+  return config;
 };
 
 /** `@secretlint/secretlint-rule-aws` → `aws`: the stable part of a finding id (`secrets-aws`). */
@@ -116,6 +128,10 @@ export const secretsConnector: Connector = {
     let lastBreath = performance.now();
     for (const file of input.files) {
       signal.throwIfAborted();
+      if (performance.now() - lastBreath > yieldEvery) {
+        await breathe();
+        lastBreath = performance.now();
+      }
       if (file.oversized) {
         findings.push(fileNotScanned(file, input.maxFileBytes));
         oversized += 1;
@@ -125,18 +141,17 @@ export const secretsConnector: Connector = {
         binary += 1;
         continue;
       }
-      const result = await lintSource({
-        source: { content: file.text, filePath: file.path, contentType: 'text' },
-        options: { config, maskSecrets: true, noPhysicFilePath: true },
-      });
+      const source = { content: file.text, filePath: file.path, contentType: 'text' } as const;
       scanned += 1;
+      const subset = rulesFor(rules, source);
+      if (subset.length === 0) continue;
+      const result = await lintSource({
+        source,
+        options: { config: configOf(subset), maskSecrets: true, noPhysicFilePath: true },
+      });
       let split: readonly string[] | null = null;
       const lines = () => (split ??= (file.text ?? '').split(/\r?\n/));
       for (const message of result.messages) findings.push(findingOf(file, lines, message));
-      if (performance.now() - lastBreath > yieldEvery) {
-        await breathe();
-        lastBreath = performance.now();
-      }
     }
     const skipped = [
       binary > 0 ? `${binary} binary skipped` : '',
