@@ -25,18 +25,18 @@ export type PluginScripts = Readonly<{
   scripts: readonly PluginScript[];
 }>;
 
+/** A command hook's command line as a start of the walk (hooks-reach.ts). */
+export const hookStart = (hook: Hook, parse: ShellParser): Start => ({
+  label: hookName(hook),
+  hook: true,
+  words: commandWords(hook.runs, parse(hook.runs)),
+  text: hook.runs,
+});
+
 /** The command lines a plugin runs without asking: its command hooks, then its MCP and LSP servers. */
 function startsOf(plugin: PluginLayout, parse: ShellParser): Start[] {
   const starts: Start[] = [];
-  for (const hook of plugin.hooks) {
-    if (hook.type !== 'command') continue;
-    starts.push({
-      label: hookName(hook),
-      hook: true,
-      words: commandWords(hook.runs, parse(hook.runs)),
-      text: hook.runs,
-    });
-  }
+  for (const hook of plugin.hooks) if (hook.type === 'command') starts.push(hookStart(hook, parse));
   for (const [kind, servers] of [
     ['MCP', plugin.mcpServers],
     ['LSP', plugin.lspServers],

@@ -67,14 +67,25 @@ function runnerAt(words: readonly string[], k: number): [Runner, number] | null 
   return null;
 }
 
-/** Package specs a launch line runs without an exact version, with the runner that fetches them. */
-export function unpinnedPackages(words: readonly string[]): Array<Readonly<{ spec: string; tool: string }>> {
-  const out: Array<Readonly<{ spec: string; tool: string }>> = [];
+/** A package a launch line fetches and runs, with the runner that fetches it. */
+export type Launched = Readonly<{
+  spec: string;
+  tool: string;
+  ecosystem: 'npm' | 'python';
+  /** Added beside the package run (`uvx --with x`), not the one run. */
+  extra: boolean;
+}>;
+
+/** Every package spec a launch line runs through npx, uvx, pipx run and the like, as written. */
+export function launchedPackages(words: readonly string[]): Launched[] {
+  const out: Launched[] = [];
   for (let k = 0; k < words.length; k++) {
     const found = runnerAt(words, k);
     if (found === null) continue;
     const [runner, width] = found;
-    const specs: string[] = [];
+    const launched = (spec: string, extra: boolean): void => {
+      out.push({ spec, tool: runner.tool, ecosystem: runner.ecosystem, extra });
+    };
     let named = false; // an explicit --package/--from names the package; the positional is then a command
     let j = k + width;
     for (; j < words.length; j++) {
@@ -84,12 +95,12 @@ export function unpinnedPackages(words: readonly string[]): Array<Readonly<{ spe
           ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]
           : [word, null];
       if (runner.packageOptions.has(option)) {
-        specs.push(inline ?? words[++j] ?? '');
+        launched(inline ?? words[++j] ?? '', false);
         named = true;
         continue;
       }
       if (runner.extraPackageOptions.has(option)) {
-        specs.push(inline ?? words[++j] ?? '');
+        launched(inline ?? words[++j] ?? '', true);
         continue;
       }
       if (runner.optionsWithValue.has(option)) {
@@ -97,21 +108,26 @@ export function unpinnedPackages(words: readonly string[]): Array<Readonly<{ spe
         continue;
       }
       if (word === '--' || word.startsWith('-')) continue;
-      if (!named) specs.push(word);
+      if (!named) launched(word, false);
       break;
-    }
-    const exact = runner.ecosystem === 'npm' ? exactNpm : exactPython;
-    for (const spec of specs) {
-      if (spec !== '' && !isLocal(spec) && !exact.test(spec) && !pinnedToCommit.test(spec))
-        out.push({ spec, tool: runner.tool });
     }
     k = j;
   }
   return out;
 }
 
+/** Package specs a launch line runs without an exact version, with the runner that fetches them. */
+export function unpinnedPackages(words: readonly string[]): Array<Readonly<{ spec: string; tool: string }>> {
+  return launchedPackages(words)
+    .filter(({ spec, ecosystem }) => {
+      const exact = ecosystem === 'npm' ? exactNpm : exactPython;
+      return spec !== '' && !isLocal(spec) && !exact.test(spec) && !pinnedToCommit.test(spec);
+    })
+    .map(({ spec, tool }) => ({ spec, tool }));
+}
+
 // `sh -c "npx -y pkg"` and `cmd /c npx …` carry the real launch line inside one argument.
-const wordsOf = (server: Server): string[] =>
+export const wordsOf = (server: Server): string[] =>
   [server.config.command ?? '', ...server.config.args]
     .flatMap((part) => part.split(/\s+/))
     .map((w) => w.replace(/^["']|["']$/g, ''))
