@@ -5,21 +5,29 @@
 // alias, are read as what they stand for (`U=https://x.example; curl "$U"` contacts x.example).
 // What is left out as ordinary (the shell's own variables, builtins and plain file utilities) is
 // listed in hooks-facts-ignored.ts.
-import type { ScriptFact } from './hooks-analysis.ts';
 import { isCredentialPath, simpleOf, type Simple } from './hooks-commands.ts';
 import { commandHosts, computed, operands, socketHost } from './hooks-facts-hosts.ts';
 import { ignoredProgram, ignoredVariable } from './hooks-facts-ignored.ts';
 import { namesOf, resolved, type Names } from './hooks-indirection.ts';
 import { childOf, commandName, isDynamic, nodesWhere, textOf, wordValue, type ShellNode } from './hooks-syntax.ts';
 
-type Kind = ScriptFact['kind'];
+/**
+ * What a script shows, at a line from 1: every capability kind of hooks-analysis.ts but starts-mcp-server,
+ * which only a declaration shows. Written out here, not imported, as hooks-analysis.ts calls this module.
+ */
+export type ShellFact = Readonly<{
+  kind: 'contacts-host' | 'reads-env' | 'reads-credentials' | 'runs-program' | 'writes-outside-project';
+  value: string;
+  line: number;
+}>;
+type Kind = ShellFact['kind'];
 
 type Context = {
   source: string;
   names: Names;
   /** Functions the script defines: calling one runs no program. */
   functions: ReadonlySet<string>;
-  facts: Map<string, ScriptFact>;
+  facts: Map<string, ShellFact>;
 };
 
 const add = (ctx: Context, kind: Kind, value: string, line: number): void => {
@@ -264,7 +272,7 @@ function redirect(ctx: Context, node: ShellNode): void {
 }
 
 /** The facts of one shell script (or hook command line), by line, at most one per kind, value and line. */
-export function shellFacts(source: string, tree: ShellNode): ScriptFact[] {
+export function shellFacts(source: string, tree: ShellNode): ShellFact[] {
   const functions = new Set(
     nodesWhere(tree, (n) => n.type === 'function_definition').flatMap((fn) => {
       const name = childOf(fn, 'name');

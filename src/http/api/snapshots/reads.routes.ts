@@ -1,4 +1,5 @@
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { snapshotCapabilitiesRoute } from './snapshot-capabilities.route.ts';
 import { snapshotContentDiffRoute } from './snapshot-content-diff.route.ts';
 import { snapshotContentRoute } from './snapshot-content.route.ts';
 import { snapshotDiffRoute } from './snapshot-diff.route.ts';
@@ -24,6 +25,7 @@ export function snapshotReadRoutes(app: HttpApp, deps: HttpDeps): void {
   snapshotTreeRoute(app, deps);
   snapshotContentRoute(app, deps);
   snapshotContentDiffRoute(app, deps);
+  snapshotCapabilitiesRoute(app, deps);
   snapshotLicensesRoute(app, deps);
   snapshotNameCollisionsRoute(app, deps);
 }

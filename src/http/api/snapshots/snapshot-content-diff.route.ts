@@ -1,13 +1,9 @@
 import { Type } from 'typebox';
-import { gitText } from '../../../adapters/git/git-process.ts';
-import { listTree } from '../../../adapters/git/tree-reader.ts';
-import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
-import { snapshotTree } from '../../../application/policy-evaluation.ts';
-import { contentDiff, skillStatuses, type DiffSide } from '../../../domain/plugin/content-diff.ts';
-import { layoutOf } from '../../../domain/plugin/layout.ts';
-import { snapshotsOf, type SnapshotRecord } from '../../../projections/snapshots/snapshots.queries.ts';
+import { snapshotContentDiff } from '../../../application/snapshot-content-diff.ts';
+import { skillStatuses } from '../../../domain/plugin/content-diff.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';
+import { Capability } from './capabilities.schema.ts';
 import { NullableString, tags } from './snapshots.shared.ts';
 
 const ContentDiff = Type.Object({
@@ -30,6 +26,12 @@ const ContentDiff = Type.Object({
           movedFromPlugin: NullableString,
         }),
       ),
+      capabilitiesAdded: Type.Array(Capability, {
+        description:
+          'What this plugin newly asks to do: capabilities the baseline lacks, or that now run on hook events ' +
+          'they did not (listed with those new events only)',
+      }),
+      capabilitiesRemoved: Type.Array(Capability, { description: 'Capabilities the baseline had and this lacks' }),
     }),
   ),
   summary: Type.Object(
@@ -39,23 +41,6 @@ const ContentDiff = Type.Object({
     >,
   ),
 });
-
-/** The git tree id of every directory of a commit ('' is the root tree). */
-async function treeIds(repo: string, sha: string): Promise<(dir: string) => string | null> {
-  const [entries, root] = await Promise.all([
-    listTree(repo, sha, { trees: true }),
-    gitText(['-C', repo, 'rev-parse', `${sha}^{tree}`]),
-  ]);
-  const trees = new Map(entries.filter((e) => e.type === 'tree').map((e) => [e.path, e.oid]));
-  return (dir) => (dir === '' ? root : (trees.get(dir) ?? null));
-}
-
-/** The live approved snapshot a change is judged against: the newest approval other than this one. */
-function baselineOf(snapshot: SnapshotRecord, siblings: readonly SnapshotRecord[]): SnapshotRecord | null {
-  const approved = siblings.filter((s) => s.state === 'approved' && s.id !== snapshot.id && s.deletedAt === null);
-  approved.sort((a, b) => (b.approvedAt ?? '').localeCompare(a.approvedAt ?? '') || b.id - a.id);
-  return approved[0] ?? null;
-}
 
 export function snapshotContentDiffRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
@@ -70,25 +55,11 @@ export function snapshotContentDiffRoute(app: HttpApp, deps: HttpDeps): void {
           'The baseline is the newest live approved snapshot of the marketplace other than this one (null ' +
           'when there is none: everything is added). A skill is changed when anything under its directory differs ' +
           '(git tree comparison). A skill moved between plugins is reported once, on its new plugin, as moved ' +
-          '(changed, with movedFromPlugin still set, if its content changed too). No file text is returned.',
+          '(changed, with movedFromPlugin still set, if its content changed too). Each plugin also lists the ' +
+          'capabilities it adds and drops against the baseline (GET .../capabilities; with no baseline everything ' +
+          'is added), keyed by kind and value. No file text is returned.',
       },
     },
-    async (request) => {
-      const { snapshot, marketplace, repo } = await addressedSnapshot(deps, request.params.id);
-      const baseline = baselineOf(snapshot, await snapshotsOf(deps.pool, [marketplace.id]));
-      const side = async (s: SnapshotRecord): Promise<DiffSide> => {
-        const [tree, treeOf] = await Promise.all([snapshotTree(deps, s), treeIds(repo, s.sha)]);
-        return { layout: layoutOf(tree), treeOf };
-      };
-      const diff = contentDiff(await side(snapshot), baseline ? await side(baseline) : null);
-      return {
-        snapshotId: snapshot.id,
-        sha: snapshot.sha,
-        state: snapshot.state,
-        baselineSnapshotId: baseline?.id ?? null,
-        baselineSha: baseline?.sha ?? null,
-        ...diff,
-      };
-    },
+    async (request) => snapshotContentDiff(deps, request.params.id),
   );
 }
