@@ -4959,7 +4959,7 @@ export interface paths {
         };
         /**
          * Plugins and skills against the live approved baseline: added, removed, changed, moved, unchanged
-         * @description The baseline is the newest live approved snapshot of the marketplace other than this one (null when there is none: everything is added). A skill is changed when anything under its directory differs (git tree comparison). A skill moved between plugins is reported once, on its new plugin, as moved (changed, with movedFromPlugin still set, if its content changed too). No file text is returned.
+         * @description The baseline is the newest live approved snapshot of the marketplace other than this one (null when there is none: everything is added). A skill is changed when anything under its directory differs (git tree comparison). A skill moved between plugins is reported once, on its new plugin, as moved (changed, with movedFromPlugin still set, if its content changed too). Each plugin also lists the capabilities it adds and drops against the baseline (GET .../capabilities; with no baseline everything is added), keyed by kind and value. No file text is returned.
          */
         get: {
             parameters: {
@@ -4995,6 +4995,30 @@ export interface paths {
                                     status: "added" | "removed" | "changed" | "moved" | "unchanged";
                                     movedFromPlugin: string | null;
                                 }[];
+                                /** @description What this plugin newly asks to do: capabilities the baseline lacks, or that now run on hook events they did not (listed with those new events only) */
+                                capabilitiesAdded: {
+                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
+                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
+                                    value: string;
+                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
+                                    events: string[];
+                                    sources: {
+                                        path: string;
+                                        line: number;
+                                    }[];
+                                }[];
+                                /** @description Capabilities the baseline had and this lacks */
+                                capabilitiesRemoved: {
+                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
+                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
+                                    value: string;
+                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
+                                    events: string[];
+                                    sources: {
+                                        path: string;
+                                        line: number;
+                                    }[];
+                                }[];
                             }[];
                             summary: {
                                 added: number;
@@ -5003,6 +5027,98 @@ export interface paths {
                                 moved: number;
                                 unchanged: number;
                             };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Capability inventory: what each plugin can do once installed (hosts it contacts, environment variables and credentials it reads, programs it runs, files it writes outside the project, MCP servers)
+         * @description Read from every script a plugin ships (shell parsed, each fact at its line), the command lines of its hooks and its MCP server declarations. One entry per (kind, value), with every place that shows it and the hook events shown to run it, directly or through wrappers (empty: no hook is shown to). Works on held snapshots. The shell's own variables, builtins and plain file utilities are not listed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            plugins: {
+                                name: string;
+                                capabilities: {
+                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
+                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
+                                    value: string;
+                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
+                                    events: string[];
+                                    sources: {
+                                        path: string;
+                                        line: number;
+                                    }[];
+                                }[];
+                            }[];
                         };
                     };
                 };
