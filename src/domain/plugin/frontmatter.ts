@@ -92,8 +92,39 @@ function marksOf(
   return marks;
 }
 
+// The frontmatter most skills, commands and agents have: `key: value` lines and nothing else, each value a
+// plain scalar that YAML reads as the very text written. Read without the `yaml` package (most of a plugin
+// layout's reading time went there), giving what it gives: the mapping, its line, each key's line. Anything
+// else, or any doubt, goes to the parser: a key or value not of this narrow form, a repeated key, a blank,
+// comment or indented line, a carriage return, a value that is a boolean or null, or holds `#`, a tab, a
+// `: ` or a final `:`, or any character outside printable ASCII.
+const flatLine = /^([A-Za-z][A-Za-z0-9_-]{0,99}): +([A-Za-z][\x20-\x7e]*)$/;
+const notPlainText = /#|:(?: |$)|^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL)$|\s$/;
+
+/** A flat frontmatter read without the parser, or null when it is not one (the parser then reads it). */
+export function flatMapping(text: string, firstLine: number): Reading | null {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) return null;
+  const value: Record<string, string> = {};
+  const keys = new Map<string | number, number>();
+  for (const [index, line] of lines.entries()) {
+    const match = flatLine.exec(line);
+    if (match === null) return null;
+    const [, key, scalar] = match as unknown as [string, string, string];
+    if (keys.has(key) || notPlainText.test(key) || notPlainText.test(scalar)) return null;
+    value[key] = scalar;
+    keys.set(key, firstLine + index);
+  }
+  const marks: Marks = new WeakMap();
+  marks.set(value, { line: firstLine, keys });
+  return { ok: true, doc: docOf(value, marks) };
+}
+
 /** One parse of `text`, whose first line is line `firstLine` of the file; the value as `yaml`'s parse() gives it. */
 function parseOnce(text: string, firstLine: number, uniqueKeys: boolean): Reading {
+  const flat = flatMapping(text, firstLine);
+  if (flat !== null) return flat;
   const counter = new LineCounter();
   const line = (offset: number) => firstLine - 1 + counter.linePos(offset).line;
   const document = parseDocument(text, { lineCounter: counter, uniqueKeys, logLevel: 'error' });
