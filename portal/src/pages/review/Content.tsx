@@ -1,9 +1,11 @@
 // What the snapshot contains (GET .../content) and what approving it would newly ask users to trust:
 // the skill changes of GET .../content-diff, and (composed here, as the content diff names skills only)
 // the hooks, MCP and LSP servers, commands and agents that the baseline it names does not have: the
-// inventory of this snapshot against the inventory of the baseline snapshot.
+// inventory of this snapshot against the inventory of the baseline snapshot. Below them, what each plugin
+// can newly do once installed (the content diff's capability changes, Capabilities.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { Empty, Loaded, Sha, StateBadge } from '../../components/ui';
+import { CapabilityChanges } from './Capabilities';
 import { contentDiffQuery, contentQuery, type Inventory as InventoryData, type Plugin } from './queries';
 
 type Added = Readonly<{ kind: string; plugin: string; what: string; detail: string }>;
@@ -116,6 +118,8 @@ export function Consent({ id }: { id: number }) {
             )}
           </p>
           <NewlyTrusted id={id} baseline={d.baselineSnapshotId} />
+          <h2>What plugins can newly do</h2>
+          <CapabilityChanges plugins={d.plugins} />
           <h2>Skills</h2>
           <p className="muted">
             {Object.entries(d.summary)
