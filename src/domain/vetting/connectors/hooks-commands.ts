@@ -1,19 +1,33 @@
-// What one simple command of a hook script does, read from its parsed words: credentials it reads,
-// data it sends off the machine, what it fetches. Only arguments a command is given count: a string
-// an `echo` prints, a pattern `grep` matches, a `case` pattern or a `[[ =~ ]]` regex is not a read.
-import { isLoopback, lineRisks, urlHosts } from './hooks-lines.ts';
-import { childOf, commandName, isDynamic, nodesWhere, wordValue, type ShellNode } from './hooks-syntax.ts';
+// What one simple command of a hook script does, read from its parsed words: the program that really
+// runs and the credentials it reads. Only arguments a command is given count: a string an `echo` prints,
+// a pattern `grep` matches, a `case` pattern or a `[[ =~ ]]` regex is not a read. What a network command
+// sends, and where, is hooks-shell-sends.ts's.
+import { childOf, commandName, isDynamic, nodesWhere, textOf, wordValue, type ShellNode } from './hooks-syntax.ts';
 
 export type Arg = Readonly<{ node: ShellNode; value: string }>;
 /** A command with its wrappers (`sudo`, `env X=1`, `timeout 5` …) taken off: what really runs. */
 export type Simple = Readonly<{ node: ShellNode; name: string | null; args: readonly Arg[] }>;
-export type Verdict = Readonly<{ id: string; what: string }>;
+/**
+ * A credential read: `store` for the stores in the home directory, the keychain and the like (always a
+ * risk), `ambient` for what a program is given to use (a secret variable, the environment, the project's
+ * `.env`), a risk when it leaves the machine.
+ */
+export type Verdict = Readonly<{ id: string; what: string; kind?: 'store' | 'ambient' }>;
 
 export const shells = new Set(['sh', 'bash', 'zsh', 'ksh', 'dash', 'ash', 'fish', 'csh', 'tcsh', 'mksh', 'busybox']);
-export const fetchers = new Set(['curl', 'wget', 'aria2c', 'fetch', 'http', 'https', 'xh', 'lwp-download']);
-const wrappers = new Set(['sudo', 'doas', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'stdbuf', 'env']);
+export const fetchers = new Set(['curl', 'wget', 'aria2c', 'fetch', 'http', 'https', 'xh', 'lwp-download', 'wget2']);
+const wrappers = new Set([
+  ...['sudo', 'doas', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'stdbuf', 'env', 'busybox', 'setsid'],
+  ...['ionice', 'chrt', 'taskset', 'unbuffer', 'xvfb-run'],
+]);
 
-/** The command node's name and arguments, wrappers skipped; a computed name (`$c`, `$(…)`) is null. */
+/** A name bash finds by globbing (`/bin/b?sh`): computed, as a variable is. */
+const globbed = (source: string, word: ShellNode): boolean =>
+  word.type === 'command_name' &&
+  word.children.some((c) => c.type === 'word' && /(?<!\\)[?*]|(?<!\\)\[[^\]\s]+\]/.test(textOf(source, c))) &&
+  textOf(source, word).length > 1;
+
+/** The command node's name and arguments, wrappers skipped; a computed name (`$c`, `$(…)`, a glob) is null. */
 export function simpleOf(source: string, node: ShellNode): Simple | null {
   const nameNode = childOf(node, 'name');
   if (nameNode === undefined) return null;
@@ -26,9 +40,11 @@ export function simpleOf(source: string, node: ShellNode): Simple | null {
   for (;;) {
     const word = words[k];
     if (word === undefined) return { node, name: 'env', args: [] }; // `env` or `sudo env` alone: the environment
-    if (isDynamic(word)) return { node, name: null, args: argsOf(source, words.slice(k + 1)) };
+    if (isDynamic(word) || globbed(source, word)) return { node, name: null, args: argsOf(source, words.slice(k + 1)) };
     const name = commandName(wordValue(source, word));
-    if (!wrappers.has(name) && name !== 'timeout') {
+    // `command -v curl` looks a name up; it runs nothing.
+    const lookup = name === 'command' && /^-[vV]$/.test(wordValue(source, words[k + 1] ?? word));
+    if ((!wrappers.has(name) && name !== 'timeout') || lookup) {
       return { node, name, args: argsOf(source, words.slice(k + 1)) };
     }
     k++;
@@ -56,6 +72,7 @@ const credentialPath = new RegExp(
       String.raw`\.kube/config|\.docker/config\.json|\.config/(?:gh|gcloud|hub)(?:/\S*)?`,
       String.raw`\.claude/\.credentials\.json|Library/Keychains(?:/\S*)?|\.password-store(?:/\S*)?`,
       String.raw`/etc/shadow|/proc/(?:self|\d+|\$\$)/environ`,
+      String.raw`\.(?:bash|zsh|sh)_history|\.local/share/fish/fish_history`,
     ].join('|') +
     ')$',
 );
@@ -65,6 +82,8 @@ const pathPart = (value: string): string => value.replace(/^--?[\w-]+=/, '').rep
 
 export const isCredentialPath = (value: string): boolean => {
   const path = pathPart(value);
+  // A public key or the known hosts are meant to be shown.
+  if (/\.pub$|\/known_hosts2?$/.test(path)) return false;
   return !/\s/.test(path) && (credentialPath.test(path) || homeCredential.test(path));
 };
 
@@ -73,8 +92,9 @@ const noReads = new Set(['echo', 'printf', 'test', '[', ':', 'true', 'false', 'l
 const patternFirst = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'sed', 'awk', 'gawk', 'jq', 'yq', 'perl']);
 
 /** Arguments that name files (a grep pattern, a sed or awk program, a jq filter are not). */
-function fileArgs(simple: Simple): readonly Arg[] {
+export function fileArgs(simple: Simple): readonly Arg[] {
   if (simple.name === null || noReads.has(simple.name)) return [];
+  if (simple.name === 'jq' || simple.name === 'yq') return jqFiles(simple.args);
   if (!patternFirst.has(simple.name)) return simple.args;
   const explicit = simple.args.some((arg) => /^(?:-e|--regexp|-f|--file|--expression)(?:=|$)/.test(arg.value));
   let skipped = explicit;
@@ -88,6 +108,25 @@ function fileArgs(simple: Simple): readonly Arg[] {
     }
     return true;
   });
+}
+
+/** jq's files: after its filter, and those `--slurpfile`/`--rawfile` name; `--arg n v` gives values. */
+function jqFiles(args: readonly Arg[]): Arg[] {
+  const files: Arg[] = [];
+  let filter = args.some((a) => /^(?:-f|--from-file)$/.test(a.value));
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (/^--(?:arg|argjson)$/.test(v)) i += 2;
+    else if (/^--(?:slurpfile|rawfile)$/.test(v)) {
+      if (args[i + 2]) files.push(args[i + 2]!);
+      i += 2;
+    } else if (/^--(?:args|jsonargs)$/.test(v)) break;
+    else if (/^(?:-f|--from-file)$/.test(v) && args[i + 1]) files.push(args[++i]!);
+    else if (v.startsWith('-') && v !== '-') continue;
+    else if (!filter) filter = true;
+    else files.push(args[i]!);
+  }
+  return files;
 }
 
 // Environment variables that hold credentials; `$FIRST_TOKEN` or `$MAX_TOKENS` do not.
@@ -105,102 +144,51 @@ const keychain = (simple: Simple): boolean => {
     (simple.name === 'security' &&
       /^(?:find-generic-password|find-internet-password|dump-keychain)$/.test(first ?? '')) ||
     (simple.name === 'secret-tool' && first === 'lookup') ||
-    (simple.name === 'gh' && first === 'auth' && second === 'token') ||
-    (simple.name === 'printenv' && simple.args.length === 0) ||
-    (simple.name === 'env' && simple.args.length === 0)
+    (simple.name === 'gh' && first === 'auth' && second === 'token')
   );
 };
 
-/** Credential reads by a command: a credential file among its file arguments, a secret variable, a keychain. */
-export function credentialRead(source: string, simple: Simple): Verdict | null {
-  if (keychain(simple)) return { id: 'hooks-credential-access', what: 'reads credentials or the environment' };
+/** The whole environment: `env` or `printenv` alone, `export -p`, `declare -x`, `set` alone. */
+export const dumpsEnvironment = (simple: Simple): boolean =>
+  ((simple.name === 'printenv' || simple.name === 'env' || simple.name === 'set') && simple.args.length === 0) ||
+  (simple.name === 'export' && simple.args.some((a) => a.value === '-p')) ||
+  (simple.name === 'declare' && simple.args.some((a) => /^-\w*[xp]/.test(a.value)));
+
+/** The project's `.env` (a path not in the home directory): configuration the project gives its tools. */
+const projectEnv = (value: string): boolean =>
+  /(?:^|\/)\.env(?:\.[\w-]+)?$/.test(value) && !new RegExp(String.raw`^${home}/\.env`).test(pathPart(value));
+
+// Commands that only look at a value (`[ -z "$TOKEN" ]`): no read of what it holds.
+const looksOnly = new Set(['test', '[', ':', 'true', 'false', 'unset', 'export', 'readonly', 'local', 'declare']);
+
+/**
+ * Credential reads by a command: a credential file among its file arguments, a secret variable, the
+ * keychain, the environment. Variables the script assigns fixed text (`constants`) are its own, not
+ * secrets it was given.
+ */
+export function credentialRead(
+  source: string,
+  simple: Simple,
+  constants: ReadonlyMap<string, string> = new Map(),
+): Verdict | null {
+  if (keychain(simple))
+    return { id: 'hooks-credential-access', what: 'reads credentials from the keychain', kind: 'store' };
+  if (dumpsEnvironment(simple))
+    return { id: 'hooks-credential-access', what: 'reads the whole environment', kind: 'ambient' };
   const file = fileArgs(simple).find((arg) => isCredentialPath(arg.value));
-  if (file) return { id: 'hooks-credential-access', what: `reads the credential file ${file.value}` };
-  const variables = simple.args.flatMap((arg) => secretVariables(arg.node, source));
-  if (variables.length > 0) return { id: 'hooks-credential-access', what: `uses the secret $${variables[0]}` };
-  return null;
-}
-
-const local = (value: string): boolean => {
-  const hosts = urlHosts(value);
-  if (hosts.length > 0) return hosts.every(isLoopback);
-  return /^(?:localhost|127(?:\.\d+){3}|\[?::1\]?|0\.0\.0\.0)(?::\d+)?(?:\/|$)/i.test(value);
-};
-
-/** A curl or wget option's value: `-d x`, `-dx`, `--data=x`, `--data x`; null when absent. */
-function optionValues(args: readonly Arg[], short: string, long: RegExp): Arg[] {
-  const values: Arg[] = [];
-  args.forEach((arg, i) => {
-    const next = args[i + 1];
-    const longMatch = /^(--[\w-]+)(?:=(.*))?$/s.exec(arg.value);
-    if (longMatch && long.test(longMatch[1]!)) {
-      if (longMatch[2] !== undefined) values.push({ node: arg.node, value: longMatch[2] });
-      else if (next) values.push(next);
-      return;
-    }
-    const shortMatch = /^-([a-zA-Z]+)(.*)$/s.exec(arg.value);
-    if (!shortMatch || arg.value.startsWith('--')) return;
-    const at = shortMatch[1]!.search(new RegExp(`[${short}]`));
-    if (at === -1) return;
-    const rest = arg.value.slice(2 + at);
-    if (rest !== '') values.push({ node: arg.node, value: rest });
-    else if (next) values.push(next);
-  });
-  return values;
-}
-
-/** Data a command sends is local when it is computed, read from a file (`@x`, `<x`) or from stdin. */
-const sendsLocal = (data: Arg): boolean => isDynamic(data.node) || /^@|=@|^<|=</.test(data.value);
-
-const sent = (what: string): Verdict => ({ id: 'hooks-data-exfiltration', what: `sends ${what} off the machine` });
-
-/** What a network command does: sends local data (HIGH), or only fetches or posts fixed text (MEDIUM). */
-export function networkUse(source: string, simple: Simple): Verdict | null {
-  const { name, args } = simple;
-  if (name === null) return null;
-  const targets = args.filter((arg) => !arg.value.startsWith('-'));
-  if (name === 'curl' || name === 'wget' || name === 'aria2c' || name === 'xh' || name === 'http') {
-    const urls = targets.filter((arg) =>
-      /^(?:https?|ftps?|wss?):\/\/|^[\w.-]+\.[a-z]{2,}(?:[:/]|$)|^\$/i.test(arg.value),
-    );
-    if (urls.length > 0 && urls.every((arg) => local(arg.value))) return null;
-    const data = [
-      ...optionValues(args, 'dF', /^--(?:data(?:-\w+)?|json|form(?:-string)?|post-data|body-data)$/),
-      ...optionValues(args, 'T', /^--(?:upload-file|post-file|body-file)$/).map((arg) => ({
-        ...arg,
-        value: `@${arg.value}`,
-      })),
-    ];
-    if (data.some(sendsLocal)) return sent('local data');
-    if (urls.some((arg) => nodesWhere(arg.node, (n) => n.type === 'command_substitution').length > 0))
-      return sent('command output in a URL');
-    if (data.length > 0) return { id: 'hooks-remote-fetch', what: 'posts a fixed message to the network' };
-    return { id: 'hooks-remote-fetch', what: 'fetches from the network' };
-  }
-  if (name === 'git' && /^(?:clone|fetch|pull)$/.test(args[0]?.value ?? '')) {
-    return targets.slice(1).every((arg) => local(arg.value) || !/[:/]/.test(arg.value))
-      ? null
-      : { id: 'hooks-remote-fetch', what: 'fetches from the network' };
-  }
-  if (/^(?:nc|ncat|netcat|socat|telnet)$/.test(name)) {
-    const hosts = targets.filter((arg) => !/^\d+$/.test(arg.value));
-    return hosts.length > 0 && hosts.every((arg) => local(arg.value)) ? null : sent('data through a raw socket');
-  }
-  if (/^(?:scp|sftp|rsync)$/.test(name)) {
-    const remote = targets.some(
-      (arg) => /^(?:[\w.-]+@)?[\w-]+(?:\.[\w-]+)*:(?!\/\/)/.test(arg.value) && !local(arg.value),
-    );
-    return remote ? sent('files') : null;
-  }
-  if (/^(?:dig|nslookup|host|ping)$/.test(name)) {
-    const computed = args.some((arg) => nodesWhere(arg.node, (n) => n.type === 'command_substitution').length > 0);
-    return computed ? sent('command output in a DNS query') : null;
-  }
-  if (name === 'powershell' || name === 'pwsh') {
-    const risk = lineRisks(source.slice(simple.node.start, simple.node.end)).find(
-      (r) => r.id !== 'hooks-credential-access',
-    );
-    return risk ? { id: risk.id, what: risk.what } : null;
-  }
+  if (file)
+    return {
+      id: 'hooks-credential-access',
+      what: `reads the credential file ${file.value}`,
+      kind: projectEnv(file.value) ? 'ambient' : 'store',
+    };
+  if (simple.name !== null && looksOnly.has(simple.name)) return null;
+  const named = simple.name === 'printenv' ? simple.args.find((a) => secretVariable.test(a.value)) : undefined;
+  if (named) return { id: 'hooks-credential-access', what: `uses the secret $${named.value}`, kind: 'ambient' };
+  const variables = simple.args
+    .flatMap((arg) => secretVariables(arg.node, source))
+    .filter((name) => !constants.has(name));
+  if (variables.length > 0)
+    return { id: 'hooks-credential-access', what: `uses the secret $${variables[0]}`, kind: 'ambient' };
   return null;
 }
