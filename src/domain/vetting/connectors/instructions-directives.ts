@@ -5,6 +5,7 @@
 // and says why it stands as a directive.
 import type { Severity } from '../findings.ts';
 import { commandClause, leftover, negated, opensClause, warned } from './instructions-grammar.ts';
+import { openingsMatcher } from './instructions-openings.ts';
 import {
   inCitedBlockquote,
   inCitedTable,
@@ -22,27 +23,39 @@ export type Directive = Readonly<{ id: string; severity: Severity; offset: numbe
 /** Where the phrase must stand to be a command, beyond not being quoted, cited, negated, warned of or code. */
 type Position = 'anywhere' | 'opens-clause' | 'command-clause' | 'overrides-authority';
 
-/** `benignAfter`: what, later in the sentence, makes the phrase a safeguard rather than a directive. */
-type PhraseRule = Readonly<{ pattern: RegExp; what: string; position: Position; benignAfter?: RegExp }>;
+/**
+ * `opens`: the words a match starts with (instructions-openings.ts finds where they stand); `benignAfter`:
+ * what, later in the sentence, makes the phrase a safeguard rather than a directive.
+ */
+type PhraseRule = Readonly<{
+  pattern: RegExp;
+  opens: readonly string[];
+  what: string;
+  position: Position;
+  benignAfter?: RegExp;
+}>;
 
 const instructions = '(?:instructions?|prompts?|directions?|directives?|rules|guidelines|messages?|requests?)';
-const rules: readonly PhraseRule[] = [
+export const phraseRules: readonly PhraseRule[] = [
   {
     pattern: new RegExp(
       `\\b(?:ignore|disregard|forget|override|bypass)\\s+(?:all\\s+|any\\s+|every\\s+)?(?:of\\s+)?(?:the\\s+|your\\s+|my\\s+|these\\s+|those\\s+)?(?:previous|prior|above|earlier|preceding|foregoing|original|system|user'?s?|developer'?s?)\\s+${instructions}\\b`,
       'gi',
     ),
+    opens: ['ignore', 'disregard', 'forget', 'override', 'bypass'],
     what: 'tells the model to ignore the instructions it was given',
     position: 'anywhere',
   },
   {
     pattern: /\bdisregard\s+(?:what\s+)?(?:the\s+)?user\b/gi,
+    opens: ['disregard'],
     what: 'tells the model to disregard the user',
     position: 'anywhere',
   },
   {
     pattern:
       /\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn|let|mention\s+(?:this\s+|it\s+|that\s+)?to|reveal\s+(?:this\s+|it\s+|that\s+)?to|show\s+(?:this\s+|it\s+)?to)\s+(?:the\s+)?user\b/gi,
+    opens: ['do', 'never'],
     what: 'tells the model to keep something from the user',
     position: 'opens-clause',
     // "Never tell the user that a refund went through unless the billing tool confirmed it": honesty, not secrecy.
@@ -50,30 +63,49 @@ const rules: readonly PhraseRule[] = [
   },
   {
     pattern: /\bwithout\s+(?:telling|informing|notifying|alerting|warning)\s+(?:the\s+)?user\b/gi,
+    opens: ['without'],
     what: "tells the model to act behind the user's back",
     position: 'command-clause',
   },
   {
     pattern:
       /\byou\s+are\s+now\b(?!\s+(?:ready|able|done|set|logged|connected|finished|all\s+set|in\s+the|on\s+the|at\s+the|inside|working|going)\b)/gi,
+    opens: ['you'],
     what: 'gives the model a new identity that overrides its rules',
     position: 'overrides-authority',
   },
   {
     pattern:
       /\b(?:you\s+are\s+no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:AI|assistant)|Claude)|act\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken)|(?:enter|enable|activate|switch\s+to)\s+(?:developer|god|DAN|jailbreak)\s+mode|pretend\s+(?:that\s+)?you\s+(?:have\s+no|are\s+not\s+bound|are\s+free))\b/gi,
+    opens: ['you', 'act', 'enter', 'enable', 'activate', 'switch', 'pretend'],
     what: 'tells the model to shed its rules',
     position: 'anywhere',
   },
   {
     pattern:
       /\b(?:reveal|print|output|repeat|show|display|dump|leak|send|share|copy|exfiltrate|disclose)\s+(?:me\s+|us\s+)?(?:your|the)\s+(?:(?:full|entire|complete|original|hidden|initial|exact|verbatim)\s+)*(?:system\s+(?:prompt|message|instructions)|initial\s+instructions|hidden\s+instructions|developer\s+(?:message|prompt))\b/gi,
+    opens: [
+      'reveal',
+      'print',
+      'output',
+      'repeat',
+      'show',
+      'display',
+      'dump',
+      'leak',
+      'send',
+      'share',
+      'copy',
+      'exfiltrate',
+      'disclose',
+    ],
     what: 'asks the model to disclose its system prompt',
     position: 'anywhere',
   },
   {
     pattern:
       /\b(?:disable|turn\s+off|bypass|ignore|override|circumvent|deactivate|suspend)\s+(?:all\s+|any\s+|your\s+|the\s+|of\s+)*(?:safety|ethical|content|moderation)\s+(?:guidelines|rules|filters?|restrictions|policies|guardrails|checks|measures|protocols|constraints|training)\b/gi,
+    opens: ['disable', 'turn', 'bypass', 'ignore', 'override', 'circumvent', 'deactivate', 'suspend'],
     what: 'tells the model to switch off its safety rules',
     position: 'opens-clause',
   },
@@ -125,11 +157,18 @@ const sentenceFrom = (text: string, offset: number): string => {
   return stop === -1 ? rest : rest.slice(0, stop);
 };
 
-/** Prompt-injection directives in one instruction file; HTML comments make them CRITICAL (hidden when rendered). */
-export function injectionDirectives(map: MarkdownMap): Directive[] {
+const phraseMatches = openingsMatcher(phraseRules);
+
+/**
+ * Prompt-injection directives in one instruction file; HTML comments make them CRITICAL (hidden when rendered).
+ * The Markdown map is asked for only when a phrase matches.
+ */
+export function injectionDirectives(text: string, mapOf: () => MarkdownMap): Directive[] {
   const found: Directive[] = [];
-  for (const rule of rules) {
-    for (const match of map.text.matchAll(rule.pattern)) {
+  const matches = phraseMatches(text);
+  for (const [index, rule] of phraseRules.entries()) {
+    for (const match of matches[index]!) {
+      const map = mapOf();
       const hidden = within(map.comments, match.index) !== null;
       if (notADirective(map, match.index, match[0].length) !== null) continue;
       const extra = standsAt(map, match.index, match[0].length, rule.position);

@@ -50,9 +50,21 @@ function inCommand(map: MarkdownMap, offset: number): string | null {
   return /`[^`]*$/.test(map.text.slice(map.text.lastIndexOf('\n', offset - 1) + 1, offset)) ? line.trim() : null;
 }
 
-/** Commands to send local credentials off the machine, one finding per line. */
-export function exfiltrationDirectives(map: MarkdownMap): Directive[] {
-  const { text } = map;
+// What every secretSource match holds, in lower case (the pattern is case-insensitive, ASCII letters only):
+// `~/.`, `id_`, `.aws/`, `env` (`.env`, `environment`, `printenv`), `key` (`keychain`, `ssh keys`), `cookie`.
+const secretSourcePieces = ['~/.', 'id_', '.aws/', 'env', 'key', 'cookie'];
+const maySourceSecrets = (text: string): boolean => {
+  const lower = text.toLowerCase();
+  return secretSourcePieces.some((piece) => lower.includes(piece));
+};
+
+/**
+ * Commands to send local credentials off the machine, one finding per line. A text naming no secret source is
+ * not mapped; the Markdown map is asked for otherwise.
+ */
+export function exfiltrationDirectives(text: string, mapOf: () => MarkdownMap): Directive[] {
+  if (!maySourceSecrets(text)) return [];
+  const map = mapOf();
   const found: Directive[] = [];
   const lines = new Set<number>();
   for (const match of text.matchAll(secretSource)) {

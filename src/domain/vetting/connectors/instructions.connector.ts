@@ -8,7 +8,7 @@ import { layoutOf } from '../../plugin/layout.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
 import { injectionDirectives } from './instructions-directives.ts';
 import { exfiltrationDirectives, hiddenCommentDirectives } from './instructions-exfiltration.ts';
-import { mapMarkdown } from './instructions-markdown.ts';
+import { mapMarkdown, type MarkdownMap } from './instructions-markdown.ts';
 
 const id = 'instructions-hidden-unicode';
 
@@ -126,9 +126,12 @@ function scanText(path: string, text: string, findings: Finding[]): void {
       message: `${count > 1 ? `${count} hidden characters, ` : ''}${listed} (${kind.what})`,
     });
   }
-  const map = mapMarkdown(text);
-  const directives = [...injectionDirectives(map), ...exfiltrationDirectives(map)];
-  for (const directive of [...directives, ...hiddenCommentDirectives(map, directives)])
+  // Mapped only when some rule has something to judge: a phrase, a secret source, an HTML comment.
+  let map: MarkdownMap | undefined;
+  const mapOf = () => (map ??= mapMarkdown(text));
+  const directives = [...injectionDirectives(text, mapOf), ...exfiltrationDirectives(text, mapOf)];
+  const comments = text.includes('<!--') ? hiddenCommentDirectives(mapOf(), directives) : [];
+  for (const directive of [...directives, ...comments])
     findings.push({
       id: directive.id,
       severity: directive.severity,
