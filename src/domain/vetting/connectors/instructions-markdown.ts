@@ -55,10 +55,37 @@ export function mapMarkdown(text: string): MarkdownMap {
   return { text, fences, comments };
 }
 
+const onlyBlank = (text: string, from: number, to: number): boolean => {
+  for (let i = from; i < to; i++) if (text[i] !== ' ' && text[i] !== '\t' && text[i] !== '>') return false;
+  return true;
+};
+
+/**
+ * Where `text.search(/\n[ \t>]*\n(?![\s\S]*\n[ \t>]*\n)/)` finds the last blank line, read from the end
+ * instead (that search retries the rest of the text at every blank line). A blank line is a newline whose next
+ * newline follows only spaces, tabs and `>`; the search stops at the last one, or at the one before it when the
+ * two share a newline (`\n\n\n`).
+ */
+export function lastBlankLine(text: string): number {
+  let last = -1;
+  for (let close = text.lastIndexOf('\n'); close > 0;) {
+    const open = text.lastIndexOf('\n', close - 1);
+    if (open === -1) break;
+    if (onlyBlank(text, open + 1, close)) {
+      last = open;
+      break;
+    }
+    close = open;
+  }
+  if (last <= 0) return last;
+  const before = text.lastIndexOf('\n', last - 1);
+  return before !== -1 && onlyBlank(text, before + 1, last) ? before : last;
+}
+
 /** The paragraph around an offset: bounded by blank lines (and at most 1,500 characters either side). */
 export function paragraphAt(text: string, offset: number): Region {
   const before = text.slice(Math.max(0, offset - 1500), offset);
-  const blankBefore = before.search(/\n[ \t>]*\n(?![\s\S]*\n[ \t>]*\n)/);
+  const blankBefore = lastBlankLine(before);
   const start = blankBefore === -1 ? Math.max(0, offset - 1500) : offset - before.length + blankBefore + 1;
   const after = text.slice(offset, offset + 1500);
   const blankAfter = after.search(/\n[ \t>]*\n/);
