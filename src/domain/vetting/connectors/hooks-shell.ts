@@ -94,6 +94,7 @@ function checkInterpreter(ctx: Context, simple: Simple): void {
   const { name, args, node } = simple;
   const nameNode = childOf(node, 'name');
   if (name === null) {
+    if (nameNode && downloaded(ctx, wordValue(ctx.source, nameNode))) return rce(ctx, node, 'runs a downloaded file');
     // `x=$(curl …); $x`: the fetched text run as a command.
     if (
       nameNode &&
