@@ -98,11 +98,14 @@ function spdxReferences(): readonly Reference[] {
 }
 
 /** The SPDX ids (preferred first) whose text `text` is, or null when no license is close enough. */
-export function identifyLicenseText(text: string): readonly string[] | null {
+export const identifyLicenseText = (text: string): readonly string[] | null => identifyWords(wordsOf(text));
+
+/** identifyLicenseText over the words a comparison sees. */
+function identifyWords(words: readonly string[]): readonly string[] | null {
   const refs = spdxReferences();
   const local = new Map<string, number>();
   const bigrams = bigramsOf(
-    wordsOf(text),
+    words,
     (word) => vocabulary.get(word) ?? local.get(word) ?? local.set(word, shift - 1 - local.size).get(word)!,
   );
   const size = bigrams.size;
@@ -182,9 +185,18 @@ function manifestEntries(file: ScanFile, kind: 'marketplace' | 'plugin', input: 
  * `license` field of `.claude-plugin/marketplace.json` entries and `.claude-plugin/plugin.json` files.
  */
 export function licenseReport(input: ScanInput): LicenseReport {
+  // The plugins of one marketplace often ship the same license text under other copyright lines (which the
+  // comparison leaves out): each distinct text is compared with the SPDX texts once.
+  const identified = new Map<string, readonly string[] | null>();
+  const identify = (text: string): readonly string[] | null => {
+    const words = wordsOf(text);
+    const key = words.join(' ');
+    if (!identified.has(key)) identified.set(key, identifyWords(words));
+    return identified.get(key)!;
+  };
   const licenses = input.files.flatMap((file): LicenseEntry[] => {
     if (isLicenseFile(file.path)) {
-      const ids = file.text === null ? null : identifyLicenseText(file.text);
+      const ids = file.text === null ? null : identify(file.text);
       return [
         {
           spdxId: ids?.[0] ?? null,
