@@ -305,6 +305,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       history: config.facade.history,
     },
     retention: config.retention,
+    policy: config.policy,
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
     mirror: mirrorSettings(config.mirror),
     sync: { maxWebhookBodyBytes: config.sync.maxWebhookBodyBytes },

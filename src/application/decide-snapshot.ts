@@ -15,7 +15,10 @@ import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { requireApprover } from './standing.ts';
 
-export type DecidePorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces'>;
+export type DecidePorts = Pick<
+  Ports,
+  'store' | 'waiter' | 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces' | 'policy'
+>;
 
 /** Approval publishes: the command answers once the published repository serves it. */
 const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
@@ -55,7 +58,8 @@ async function approvalInputs(
   const denials =
     rules.length === 0
       ? []
-      : policyDenials(
+      : await policyDenials(
+          deps,
           rules,
           policyVariablesOf(
             {

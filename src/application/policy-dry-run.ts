@@ -1,4 +1,5 @@
-import { compilePolicy, evaluatePolicy, type CompiledPolicy } from '../adapters/policy/cel.ts';
+import { compilePolicy } from '../adapters/policy/cel.ts';
+import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
 import { liveMarketplaces, type MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotsOf, type SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
 import { latestRun, waiversOf, type WaiverRecord } from '../projections/vetting/vetting.queries.ts';
@@ -8,7 +9,7 @@ import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { requireAuditorRole } from './standing.ts';
 
-export type DryRunPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces'>;
+export type DryRunPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces' | 'policy'>;
 
 /** At most this many snapshots are evaluated by one dry run (each reads a pinned tree from git). */
 export const dryRunMaxSnapshots = 500;
@@ -21,9 +22,11 @@ export type DryRunVerdict = Readonly<{
   marketplace: string;
   sha: string;
   state: 'approved' | 'held';
-  decision: 'deny' | 'allow';
+  /** not-evaluated: the dry run's time ran out first (gateway.policy.dry-run-timeout). */
+  decision: 'deny' | 'allow' | 'not-evaluated';
   /** Why it would deny: the rule matched, or it failed to evaluate (enforcement denies both). */
   outcome: 'matched' | 'error' | null;
+  /** The evaluation error, or why the snapshot was not evaluated. */
   error: string | null;
 }>;
 
@@ -34,6 +37,8 @@ export type DryRunAnswer = Readonly<{
   total: number;
   evaluated: number;
   truncated: boolean;
+  /** Chosen snapshots the dry run's time ran out before (listed with decision not-evaluated). */
+  notEvaluated: number;
   denied: number;
   allowed: number;
   snapshots: DryRunVerdict[];
@@ -60,7 +65,10 @@ async function candidates(deps: Pick<Ports, 'pool'>): Promise<Candidate[]> {
 }
 
 type Shared = Readonly<{
-  program: CompiledPolicy;
+  expression: string;
+  /** Aborts when the dry run's time is up. */
+  deadline: AbortSignal;
+  timeoutMs: number;
   at: string;
   approver: Readonly<{ principal: string; roles: readonly RoleAssignment[] }>;
   waivers: (marketplaceId: number) => Promise<readonly WaiverRecord[]>;
@@ -68,6 +76,13 @@ type Shared = Readonly<{
 
 async function verdictOf(deps: DryRunPorts, shared: Shared, { snapshot, marketplace }: Candidate) {
   const base = { id: snapshot.id, marketplace: marketplace.name, sha: snapshot.sha, state: snapshot.state };
+  const notEvaluated = {
+    ...base,
+    decision: 'not-evaluated',
+    outcome: null,
+    error: `the dry run's ${shared.timeoutMs / 1000} s (gateway.policy.dry-run-timeout) ran out before this snapshot was evaluated`,
+  } as const;
+  if (shared.deadline.aborted) return notEvaluated;
   let result: { matched: boolean } | { error: string };
   try {
     const [tree, run, waivers] = await Promise.all([
@@ -80,7 +95,8 @@ async function verdictOf(deps: DryRunPorts, shared: Shared, { snapshot, marketpl
       { ...facts, minimumReleaseAgeMs: deps.marketplaces.minimumReleaseAgeMs },
       shared.at,
     );
-    result = evaluatePolicy(shared.program, variables);
+    result = await evaluateInWorker(shared.expression, variables, deps.policy.evaluationTimeoutMs, shared.deadline);
+    if (shared.deadline.aborted) return notEvaluated;
   } catch (error) {
     // A tree that cannot be read is an evaluation error: the approval would fail as well.
     result = { error: `the snapshot's variables could not be read: ${(error as Error).message}` };
@@ -106,7 +122,7 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T
 }
 
 /**
- * Issue 21, item 5: evaluates `expression` against every served and every held snapshot as if `actor`
+ * Evaluates `expression` against every served and every held snapshot as if `actor`
  * approved each at `at`, and answers which it would deny and why. Nothing is stored or recorded.
  * 422 invalid-expression when it does not compile (like rule creation); 403 unless auditor or admin.
  */
@@ -123,8 +139,11 @@ export async function policyDryRun(
   const all = await candidates(deps);
   const chosen = all.slice(0, Math.min(limit, dryRunMaxSnapshots));
   const waivers = new Map<number, Promise<readonly WaiverRecord[]>>();
+  const deadline = AbortSignal.timeout(deps.policy.dryRunTimeoutMs);
   const shared: Shared = {
-    program: compiled.program,
+    expression,
+    deadline,
+    timeoutMs: deps.policy.dryRunTimeoutMs,
     at,
     approver: { principal: actor.principal, roles },
     waivers: (id) => {
@@ -135,14 +154,16 @@ export async function policyDryRun(
   };
   const snapshots = await mapBounded(chosen, concurrency, (c) => verdictOf(deps, shared, c));
   const denied = snapshots.filter((s) => s.decision === 'deny').length;
+  const notEvaluated = snapshots.filter((s) => s.decision === 'not-evaluated').length;
   return {
     expression,
     at,
     total: all.length,
-    evaluated: snapshots.length,
+    evaluated: snapshots.length - notEvaluated,
     truncated: chosen.length < all.length,
+    notEvaluated,
     denied,
-    allowed: snapshots.length - denied,
+    allowed: snapshots.length - notEvaluated - denied,
     snapshots,
   };
 }

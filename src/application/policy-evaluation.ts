@@ -1,5 +1,5 @@
 import { readScanInput } from '../adapters/git/tree-reader.ts';
-import { compilePolicy, evaluatePolicy, type CompiledPolicy } from '../adapters/policy/cel.ts';
+import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
 import { licenseReport } from '../adapters/vetting/license.connector.ts';
 import { inventoryOf } from '../domain/plugin/inventory.ts';
 import { readLayout } from '../domain/plugin/layout.ts';
@@ -95,27 +95,21 @@ export async function readPolicyVariables(
   );
 }
 
-// Stored expressions compiled once per process (they compiled when stored; the cache is bounded).
-const compiled = new Map<string, CompiledPolicy | string>();
-function compiledRule(expression: string): CompiledPolicy | string {
-  let entry = compiled.get(expression);
-  if (entry === undefined) {
-    const result = compilePolicy(expression);
-    entry = result.ok ? result.program : result.error;
-    if (compiled.size >= 1000) compiled.clear();
-    compiled.set(expression, entry);
-  }
-  return entry;
-}
-
-/** spec, Policy: at approve every enabled rule is evaluated; any match or evaluation error is a denial. */
-export function policyDenials(rules: readonly PolicyRuleRecord[], variables: PolicyVariables): PolicyDenial[] {
-  const denials: PolicyDenial[] = [];
-  for (const rule of rules) {
-    const program = compiledRule(rule.expression);
-    const result = typeof program === 'string' ? { error: program } : evaluatePolicy(program, variables);
-    if ('error' in result) denials.push({ rule: rule.name, ruleId: rule.id, outcome: 'error', error: result.error });
-    else if (result.matched) denials.push({ rule: rule.name, ruleId: rule.id, outcome: 'matched', error: null });
-  }
-  return denials;
+/**
+ * At approve every enabled rule is evaluated (in a policy worker, within gateway.policy.evaluation-timeout);
+ * any match or evaluation error is a denial.
+ */
+export async function policyDenials(
+  deps: Pick<Ports, 'policy'>,
+  rules: readonly PolicyRuleRecord[],
+  variables: PolicyVariables,
+): Promise<PolicyDenial[]> {
+  const results = await Promise.all(
+    rules.map((rule) => evaluateInWorker(rule.expression, variables, deps.policy.evaluationTimeoutMs)),
+  );
+  return rules.flatMap((rule, k): PolicyDenial[] => {
+    const result = results[k]!;
+    if ('error' in result) return [{ rule: rule.name, ruleId: rule.id, outcome: 'error', error: result.error }];
+    return result.matched ? [{ rule: rule.name, ruleId: rule.id, outcome: 'matched', error: null }] : [];
+  });
 }

@@ -1,4 +1,5 @@
-import { compilePolicy, evaluatePolicy } from '../adapters/policy/cel.ts';
+import { compilePolicy } from '../adapters/policy/cel.ts';
+import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
 import { policyRulesDecider } from '../domain/policy/policy.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
@@ -88,7 +89,7 @@ export async function deletePolicyRule(
   return rule;
 }
 
-export type PlaygroundPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces'>;
+export type PlaygroundPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces' | 'policy'>;
 
 /**
  * spec, Policy: evaluates an expression against a snapshot as if `actor` approved it at `at`; a broken
@@ -105,5 +106,6 @@ export async function tryPolicyExpression(
   await requireApprover(deps, actor, marketplace);
   const compiled = compilePolicy(expression);
   if (!compiled.ok) return { error: compiled.error };
-  return evaluatePolicy(compiled.program, await readPolicyVariables(deps, snapshot, marketplace, actor, at));
+  const variables = await readPolicyVariables(deps, snapshot, marketplace, actor, at);
+  return evaluateInWorker(expression, variables, deps.policy.evaluationTimeoutMs);
 }

@@ -85,6 +85,8 @@ export type Ports = Readonly<{
     history: 'upstream' | 'vetted';
   }>;
   vetting: VettingSettings;
+  /** gateway.policy.*: how long one rule's evaluation, and one dry run, may take. */
+  policy: Readonly<{ evaluationTimeoutMs: number; dryRunTimeoutMs: number }>;
   retention: RetentionSettings;
   /** Seals and opens stored secrets (webhook secrets). */
   secrets: SecretBox;

@@ -102,6 +102,7 @@ export async function testHttpDeps(
       },
       history: 'upstream',
     },
+    policy: { evaluationTimeoutMs: 1000, dryRunTimeoutMs: 10_000 },
     retention: {
       enabled: false,
       heldMaxAgeMs: 90 * 86_400_000,

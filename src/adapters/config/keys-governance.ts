@@ -202,3 +202,20 @@ export const vettingKeys = {
     ),
   },
 };
+
+/** Policy rules: how long one evaluation, and one dry run, may take. */
+export const policyKeys = {
+  evaluationTimeoutMs: duration(
+    g('policy.evaluation-timeout'),
+    '1s',
+    'Longest one evaluation of one policy rule may run (in a policy worker, which is stopped at the limit); ' +
+      'a rule that takes longer fails to evaluate, which denies like any evaluation error.',
+    { positive: true },
+  ),
+  dryRunTimeoutMs: duration(
+    g('policy.dry-run-timeout'),
+    '10s',
+    'Longest one policy dry run evaluates for; the snapshots it has not reached by then are listed as not evaluated.',
+    { positive: true },
+  ),
+};

@@ -4,7 +4,7 @@
 // `gateway config` and docs/configuration.md are all derived from it: adding a key is one entry.
 import type { Static } from 'typebox';
 import { keysOf, objectSchemaOf, type PlacedKeySpec } from './key-spec.ts';
-import { auditExportKeys, marketplaceKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
+import { auditExportKeys, marketplaceKeys, policyKeys, vettingKeys, webhookKeys } from './keys-governance.ts';
 import { estateFileKeys } from './keys-estate.ts';
 import { localIdpKeys } from './keys-local-idp.ts';
 import { rateLimitKeys } from './keys-limits.ts';
@@ -41,6 +41,7 @@ export const configDescription = {
   webhooks: webhookKeys,
   auditExport: auditExportKeys,
   vetting: vettingKeys,
+  policy: policyKeys,
   retention: retentionKeys,
   rateLimit: rateLimitKeys,
   ...credentialKeys,

@@ -1,6 +1,7 @@
-// Policy rules in CEL (spec, Policy rule; docs/policy-variables.md) on @marcbachmann/cel-js: compile once
-// (parse and type-check against the declared variables), evaluate per approval. Nothing here throws:
-// a rule that cannot run is an error string, which the approve gate treats as a denial.
+// Policy rules in CEL (docs/policy-variables.md) on @marcbachmann/cel-js: compile once (parse, type-check
+// against the declared variables, the guards of cel-guards.ts), evaluate per approval. Nothing here
+// throws: a rule that cannot run is an error string, which the approve gate treats as a denial. This
+// runs in a policy worker (policy-engine.ts), whose time limit stops whatever the guards cannot foresee.
 import {
   Environment,
   EvaluationError,
@@ -9,6 +10,7 @@ import {
   type ASTNode,
   type ParseResult,
 } from '@marcbachmann/cel-js';
+import { RE2JS } from 're2js';
 import {
   policyTypes,
   policyVariableTypes,
@@ -16,18 +18,20 @@ import {
   type FieldSpec,
   type PolicyVariables,
 } from '../../domain/policy/variables.ts';
+import { guardProblem, maxComprehensionDepth, maxLiteralIterations } from './cel-guards.ts';
+
+export { maxComprehensionDepth, maxLiteralIterations, regexProblem } from './cel-guards.ts';
 
 export const maxExpressionLength = 4096;
-/** all/exists/exists_one/map/filter inside one another: each level multiplies the work. */
-export const maxComprehensionDepth = 3;
 /** Element reads from the variables' lists per evaluation (the library has no run-time cost limit of its own). */
 export const maxListReads = 1_000_000;
 
 /** Markdown for the OpenAPI description of the policy endpoints: the variables and these limits. */
 export const policyVariablesDoc = `${policyVariablesReference}
 
-Limits: at most ${maxExpressionLength} characters; comprehensions nest at most ${maxComprehensionDepth} deep; no \`cel.bind\`; \`matches\` takes a literal
-pattern without nested repetition or back-references; an evaluation reads at most ${maxListReads.toLocaleString('en-US')} list elements.
+Limits: at most ${maxExpressionLength} characters; comprehensions nest at most ${maxComprehensionDepth} deep and run their predicates over literal
+lists at most ${maxLiteralIterations.toLocaleString('en-US')} times; no \`cel.bind\`; \`matches\` takes a literal RE2 pattern (linear time: no back-references or
+lookaround); an evaluation reads at most ${maxListReads.toLocaleString('en-US')} list elements and is stopped at gateway.policy.evaluation-timeout.
 Full reference: docs/policy-variables.md.`;
 
 const fieldsOf = (type: string): Readonly<Record<string, FieldSpec>> | undefined =>
@@ -92,7 +96,7 @@ export function compilePolicy(
       error: `${error instanceof ParseError && error.code === 'limit_exceeded' ? 'too complex' : 'syntax error'}: ${describe(error)}`,
     };
   }
-  const guard = guardProblem(parsed.ast, 0);
+  const guard = guardProblem(parsed.ast);
   if (guard !== null) return { ok: false, error: guard };
   const checked = parsed.check();
   if (!checked.valid) {
@@ -110,6 +114,7 @@ export function compilePolicy(
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
     return { ok: false, error: `the expression is of type ${checked.type}; a policy rule must be a bool` };
   }
+  onRe2(parsed.ast);
   return { ok: true, program: { expression, [program]: parsed } };
 }
 
@@ -189,95 +194,24 @@ const counted = (list: unknown[], budget: Budget): unknown[] =>
     },
   });
 
-// ---- Compile-time guards against costs the library does not bound -------------------------------------
-
-const comprehensions = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
-
-const childrenOf = (node: ASTNode): readonly ASTNode[] => {
-  switch (node.op) {
-    case 'value':
-    case 'id':
-      return [];
-    case '.':
-    case '.?':
-      return [node.args[0]];
-    case '!_':
-    case '-_':
-      return [node.args];
-    case 'call':
-      return node.args[1];
-    case 'rcall':
-      return [node.args[1], ...node.args[2]];
-    case 'map':
-      return node.args.flat();
-    default:
-      return node.args;
+// cel-js runs `matches` on the JavaScript (backtracking) engine; CEL specifies RE2. Every `matches` call
+// of a checked rule is pointed at RE2JS (linear time), its literal pattern compiled once. cel-js 8.0.0
+// keeps the call's handler on the checked node (`handle`, called with the receiver and the arguments);
+// the unit tests pin this, so a library update that moves it fails them.
+type CallNode = { op: string; args: unknown; handle?: (values: readonly unknown[]) => unknown };
+function onRe2(node: ASTNode): void {
+  const call = node as unknown as CallNode;
+  if (node.op === 'rcall' && node.args[0] === 'matches') {
+    const pattern = RE2JS.compile(String((node.args[2][0] as ASTNode).args));
+    call.handle = ([text]) => {
+      if (typeof text !== 'string') throw new Error(`matches() is called on ${kindOf(text)}, not a string`);
+      return pattern.matcher(text).find();
+    };
   }
-};
-
-function guardProblem(node: ASTNode, depth: number): string | null {
-  if (node.op === 'rcall') {
-    const [name, receiver, args] = node.args;
-    // cel.bind names a value, so a chain of binds can double a string or list per step: memory, not time.
-    if (name === 'bind' && receiver.op === 'id' && receiver.args === 'cel')
-      return 'cel.bind is not allowed in policy rules';
-    if (name === 'matches') {
-      const pattern = args[0];
-      if (pattern?.op !== 'value' || typeof pattern.args !== 'string')
-        return 'matches() takes a string literal pattern in policy rules';
-      const problem = regexProblem(pattern.args);
-      if (problem !== null) return `matches(${JSON.stringify(pattern.args)}): ${problem}`;
-    }
-    if (comprehensions.has(name)) {
-      if (depth + 1 > maxComprehensionDepth)
-        return `${name}() is nested ${depth + 1} deep; comprehensions (all, exists, exists_one, map, filter) nest at most ${maxComprehensionDepth} deep`;
-      // Only the predicate runs once per element; the receiver is evaluated at the outer level.
-      return guardProblem(receiver, depth) ?? firstProblem(args, depth + 1);
-    }
-  }
-  return firstProblem(childrenOf(node), depth);
-}
-
-const firstProblem = (nodes: readonly ASTNode[], depth: number): string | null => {
-  for (const node of nodes) {
-    const problem = guardProblem(node, depth);
-    if (problem !== null) return problem;
-  }
-  return null;
-};
-
-/**
- * cel-js runs `matches` on the JavaScript (backtracking) engine, not RE2, and the strings come from
- * upstream content: refuse the shapes that backtrack exponentially (a repeated group that itself repeats
- * or alternates, back-references). A heuristic, not a proof of linearity.
- */
-export function regexProblem(pattern: string): string | null {
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    return `not a valid regular expression (${oneLine((error as Error).message)})`;
-  }
-  const groups: Array<{ risky: boolean }> = [{ risky: false }];
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    const group = groups[groups.length - 1]!;
-    if (ch === '\\') {
-      if (/[1-9k]/.test(pattern[i + 1] ?? '')) return 'back-references are not allowed';
-      i++;
-    } else if (ch === '[') {
-      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
-    } else if (ch === '(') {
-      groups.push({ risky: false });
-    } else if (ch === ')') {
-      const closed = groups.pop()!;
-      const parent = groups[groups.length - 1]!;
-      const repeated = /^[*+{]/.test(pattern[i + 1] ?? '');
-      if (repeated && closed.risky)
-        return 'a repeated group may not contain a quantifier or an alternation (catastrophic backtracking)';
-      parent.risky ||= closed.risky || repeated;
-    } else if ('|*+{'.includes(ch)) {
-      group.risky = true;
-    }
-  }
-  return null;
+  const args: unknown = node.args;
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object' && 'op' in value) onRe2(value as ASTNode);
+  };
+  visit(args);
 }
