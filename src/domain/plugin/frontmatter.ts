@@ -93,12 +93,13 @@ function marksOf(
 }
 
 // The frontmatter most skills, commands and agents have: `key: value` lines and nothing else, each value a
-// plain scalar that YAML reads as the very text written. Read without the `yaml` package (most of a plugin
-// layout's reading time went there), giving what it gives: the mapping, its line, each key's line. Anything
-// else, or any doubt, goes to the parser: a key or value not of this narrow form, a repeated key, a blank,
-// comment or indented line, a carriage return, a value that is a boolean or null, or holds `#`, a tab, a
-// `: ` or a final `:`, or any character outside printable ASCII.
-const flatLine = /^([A-Za-z][A-Za-z0-9_-]{0,99}): +([A-Za-z][\x20-\x7e]*)$/;
+// plain scalar that YAML reads as the very text written, or that text in double quotes without an escape
+// (how Claude Code's second attempt quotes a value holding an indicator). Read without the `yaml` package
+// (most of a plugin layout's reading time went there), giving what it gives: the mapping, its line, each
+// key's line. Anything else, or any doubt, goes to the parser: a key or value not of this narrow form, a
+// repeated key, a blank, comment or indented line, a carriage return, a plain value that is a boolean or null,
+// or holds `#`, a tab, a `: ` or a final `:`, or any character outside printable ASCII.
+const flatLine = /^([A-Za-z][A-Za-z0-9_-]{0,99}): +(?:([A-Za-z][\x20-\x7e]*)|"([\x20\x21\x23-\x5b\x5d-\x7e]*)")$/;
 const notPlainText = /#|:(?: |$)|^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL)$|\s$/;
 
 /** A flat frontmatter read without the parser, or null when it is not one (the parser then reads it). */
@@ -111,9 +112,9 @@ export function flatMapping(text: string, firstLine: number): Reading | null {
   for (const [index, line] of lines.entries()) {
     const match = flatLine.exec(line);
     if (match === null) return null;
-    const [, key, scalar] = match as unknown as [string, string, string];
-    if (keys.has(key) || notPlainText.test(key) || notPlainText.test(scalar)) return null;
-    value[key] = scalar;
+    const [, key, plain, quoted] = match as unknown as [string, string, string | undefined, string | undefined];
+    if (keys.has(key) || notPlainText.test(key) || (plain !== undefined && notPlainText.test(plain))) return null;
+    value[key] = plain ?? quoted!;
     keys.set(key, firstLine + index);
   }
   const marks: Marks = new WeakMap();
