@@ -1,7 +1,7 @@
 // Git for the facade benchmark: a generated plugin marketplace of realistic shape, the plain
 // `git http-backend` server (bench/git-http-server.ts, a child process) and the real git client.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -28,7 +28,22 @@ export async function gitIn(cwd: string, home: string, ...args: string[]): Promi
   return (await run('git', args, { cwd, env: gitEnv(home), maxBuffer: 256 * 1024 * 1024 })).stdout.trim();
 }
 
-export type MarketplaceShape = Readonly<{ plugins: number; filesPerPlugin: number; commits: number; seed: number }>;
+export type MarketplaceShape = Readonly<{
+  plugins: number;
+  filesPerPlugin: number;
+  commits: number;
+  seed: number;
+  /** The files of one plugin (default: pluginFiles below, which every benchmark but vetting uses). */
+  content?: PluginContent;
+}>;
+
+/** The files of plugin `plugin`, `count` of them, by path; a text starting with `#!` is committed executable when `executable` says so. */
+export type PluginContent = ((
+  plugin: string,
+  count: number,
+  text: TextMaker,
+  random: () => number,
+) => Record<string, string>) & { executable?: boolean };
 
 // Plugin content as such repositories hold it: skill and command markdown, agent prompts, hook
 // JSON, helper scripts. The text is drawn from a word list (compresses like prose, about 3:1).
@@ -98,7 +113,7 @@ function vocabulary(random: () => number): string[] {
   return words;
 }
 
-class TextMaker {
+export class TextMaker {
   private readonly words: string[];
   constructor(private readonly random: () => number) {
     this.words = vocabulary(random);
@@ -130,7 +145,7 @@ class TextMaker {
     return out;
   }
 
-  script(bytes: number, language: 'py' | 'ts' | 'sh'): string {
+  script(bytes: number, language: 'py' | 'ts' | 'js' | 'sh'): string {
     let out =
       language === 'sh'
         ? '#!/usr/bin/env bash\nset -euo pipefail\n\n'
@@ -143,6 +158,8 @@ class TextMaker {
         out += `def ${name}(${this.word()}, ${this.word()}):\n    """${this.sentence()}"""\n    if ${this.word()} is None:\n        return ${this.word()}\n    return [${this.word()} for ${this.word()} in ${this.word()}]\n\n`;
       else if (language === 'ts')
         out += `export function ${name}(${this.word()}: string): string[] {\n  // ${this.sentence()}\n  return ${this.word()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
+      else if (language === 'js')
+        out += `export function ${name}(${this.word()}) {\n  // ${this.sentence()}\n  return ${this.word()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
       else
         out += `${name}() {\n  # ${this.sentence()}\n  local ${this.word()}="$1"\n  echo "${this.sentence()}"\n}\n\n`;
     }
@@ -151,7 +168,7 @@ class TextMaker {
 }
 
 /** Sizes of a few KiB: 1–8 KiB, most around 2–4 KiB. */
-const sizeOf = (random: () => number): number => Math.round(1024 * (1 + 7 * random() ** 2));
+export const sizeOf = (random: () => number): number => Math.round(1024 * (1 + 7 * random() ** 2));
 
 function pluginFiles(plugin: string, count: number, text: TextMaker, random: () => number): Record<string, string> {
   const files: Record<string, string> = {
@@ -243,7 +260,8 @@ export async function buildMarketplaceRepo(
       2,
     )}\n`,
   };
-  for (const plugin of plugins) Object.assign(files, pluginFiles(plugin, shape.filesPerPlugin, text, random));
+  const content = shape.content ?? pluginFiles;
+  for (const plugin of plugins) Object.assign(files, content(plugin, shape.filesPerPlugin, text, random));
 
   const bare = join(root, `${name}.git`);
   const work = join(root, `${name}-work`);
@@ -253,6 +271,7 @@ export async function buildMarketplaceRepo(
     for (const [path, content] of Object.entries(changed)) {
       mkdirSync(dirname(join(work, path)), { recursive: true });
       writeFileSync(join(work, path), content);
+      if (shape.content?.executable === true && content.startsWith('#!')) chmodSync(join(work, path), 0o755);
     }
   };
   write(files);
