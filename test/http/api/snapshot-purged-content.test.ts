@@ -46,6 +46,7 @@ t.test('a purged withdrawn row: its record reads answer, its content reads 409 s
   const content = [
     'content',
     'content-diff',
+    'capabilities',
     'diff',
     'files',
     'file?path=.claude-plugin/marketplace.json',

@@ -51,6 +51,7 @@ t.test('content inventory, content diff against the approved baseline, and the l
   for (const read of [
     'content',
     'content-diff',
+    'capabilities',
     'licenses',
     'files',
     'file?path=LICENSE',
