@@ -94,12 +94,13 @@ const planted: ReadonlyArray<readonly [string, string, string?]> = [
   ['tailscale', `tskey-auth-${alnum(12)}-${alnum(30)}`],
 ];
 
-/** The settings a credential is met in: prose, a shell line, JSON, the start of a file with a byte-order mark. */
+/** The settings a credential is met in: prose, a shell line, JSON, after a byte-order mark, alone. */
 const settings = (text: string, path = 'notes.md'): GateSource[] => [
   { content: `# Setup\n\nUse ${text} to sign in.\n`, filePath: path },
   { content: `#!/bin/sh\nexport TOKEN="${text}"\n`, filePath: path === 'notes.md' ? 'run.sh' : path },
   { content: `{\n  "token": "${text}"\n}\n`, filePath: path === 'notes.md' ? 'config.json' : path },
   { content: `\uFEFF${text}\n`, filePath: path },
+  { content: text, filePath: path },
 ];
 
 t.test('the gates are written for this secretlint version and know every rule of its preset', async (t) => {
