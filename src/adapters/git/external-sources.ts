@@ -26,6 +26,8 @@ export type ResolveOptions = Readonly<{
   limits?: IngestLimits;
   /** At most this many repositories resolved at once (default 8). */
   concurrency?: number;
+  /** Told how many sources have an outcome (of all given) each time a repository's sources get theirs. */
+  onProgress?: (done: number, total: number) => void;
 }>;
 
 export const defaultExternalConcurrency = 8;
@@ -69,13 +71,15 @@ export async function resolveExternalSources(
     const job = new RepositoryJob(context, sources, outcomes);
     // Checked before anything, cached or not: a source whose host is denied is withheld every time.
     const denied = await store.outbound.refusalFor(url);
-    if (denied !== null) return job.failPending((s) => outsideBoundary(s.external, denied));
-    try {
-      await ExternalCache.with(store.root, url, store.remote, (cache) => job.run(cache));
-    } catch (error) {
-      if (!(error instanceof GitError)) throw error;
-      job.failPending((s) => unreadable(s.external, rootCauseOf(error)));
-    }
+    if (denied !== null) job.failPending((s) => outsideBoundary(s.external, denied));
+    else
+      try {
+        await ExternalCache.with(store.root, url, store.remote, (cache) => job.run(cache));
+      } catch (error) {
+        if (!(error instanceof GitError)) throw error;
+        job.failPending((s) => unreadable(s.external, rootCauseOf(error)));
+      }
+    options.onProgress?.(outcomes.size, externals.length);
   });
   return externals.map((_, index) => outcomes.get(index)!);
 }

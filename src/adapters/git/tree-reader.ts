@@ -62,20 +62,50 @@ export async function readBlobs(repo: string, oids: readonly string[]): Promise<
 /** Binary as git decides it: a NUL byte in the first 8000 bytes. */
 export const isBinary = (content: Buffer): boolean => content.subarray(0, 8000).includes(0);
 
+/** Blobs read per `git cat-file --batch` when someone follows the reading. */
+const followedBatch = 2000;
+
+/**
+ * The blobs of `oids`, in batches told to `onRead` (blobs read so far) when it is given; in one
+ * batch otherwise.
+ */
+async function readFollowed(
+  repo: string,
+  oids: readonly string[],
+  onRead: ((read: number) => void) | undefined,
+): Promise<Map<string, Buffer>> {
+  if (!onRead) return readBlobs(repo, oids);
+  const blobs = new Map<string, Buffer>();
+  for (let start = 0; start < oids.length; start += followedBatch) {
+    const batch = oids.slice(start, start + followedBatch);
+    for (const [oid, content] of await readBlobs(repo, batch)) blobs.set(oid, content);
+    onRead(start + batch.length);
+  }
+  return blobs;
+}
+
 /**
  * The pinned tree of a snapshot as the vetting connectors see it: every file with its text, except
  * binary files and files over `maxFileBytes` (those are listed, not read), and whether git records it as
  * executable. Symlinks are listed with
- * their target as text; submodules are skipped.
+ * their target as text; submodules are skipped. `onProgress` is told the files read (the listed-only
+ * ones count as read) of all files, after the listing and after each batch of blobs.
  */
 export async function readScanInput(
   repo: string,
   sha: string,
   settings: Omit<ScanInput, 'files' | 'byPath'>,
+  onProgress?: (read: number, total: number) => void,
 ): Promise<ScanInput> {
   const entries = (await listTree(repo, sha)).filter((entry) => entry.type === 'blob');
   const wanted = entries.filter((entry) => (entry.size ?? 0) <= settings.maxFileBytes).map((entry) => entry.oid);
-  const blobs = await readBlobs(repo, wanted);
+  const listedOnly = entries.length - wanted.length;
+  onProgress?.(listedOnly, entries.length);
+  const blobs = await readFollowed(
+    repo,
+    wanted,
+    onProgress && ((read) => onProgress(listedOnly + read, entries.length)),
+  );
   const files: ScanFile[] = entries.map((entry) => {
     const size = entry.size ?? 0;
     const content = blobs.get(entry.oid);
