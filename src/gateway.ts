@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { GatewayConfig } from './adapters/config/schema.ts';
 import type { EventStore } from './adapters/eventstore/port.ts';
 import { PostgresEventStore } from './adapters/eventstore/postgres/postgres-event-store.ts';
@@ -20,6 +20,7 @@ import { measuredEventStore } from './adapters/eventstore/measured-event-store.t
 import { scrapeSources } from './application/metrics-sources.ts';
 import { secretBox, secretKey } from './adapters/system/secret-box.ts';
 import { builtInConnectors } from './adapters/vetting/registry.ts';
+import { IngestRegistry } from './application/ingest-progress.ts';
 import { scheduledIngestionDuty } from './application/scheduled-ingest.ts';
 import { vettingDuties } from './application/sweeps.ts';
 import { webhookDispatchDuty } from './application/webhook-dispatch.ts';
@@ -43,6 +44,8 @@ import { ProjectionWaiter } from './projections/runner/wait-for.ts';
 import { reconcilePublication } from './projections/publication/reconcile.ts';
 import { FirstRunSignIn, type Notice } from './gateway-local-idp.ts';
 
+export { createLogger, redactPaths } from './gateway-logger.ts';
+
 /** The build's own version, or null when the build carries none (spec: `version` is then absent). */
 export function buildVersion(): string | null {
   try {
@@ -51,30 +54,6 @@ export function buildVersion(): string | null {
   } catch {
     return null;
   }
-}
-
-// Nothing that could carry a credential reaches a log line.
-export const redactPaths = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-xsrf-token"]',
-  'res.headers["set-cookie"]',
-  '*.password',
-  '*.token',
-  '*.secret',
-  '*.clientSecret',
-  '*.webhookSecret',
-];
-
-export function createLogger(config: GatewayConfig, destination?: NodeJS.WritableStream): Logger {
-  return pino(
-    {
-      level: config.log.level,
-      redact: { paths: redactPaths, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    destination as pino.DestinationStream | undefined,
-  );
 }
 
 /** The shared I/O of a gateway process: database, event store, projections. Used by serve and the CLI. */
@@ -257,8 +236,9 @@ type MutableDeps = { -readonly [K in keyof HttpDeps]: HttpDeps[K] };
 async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWaiter): Promise<MutableDeps> {
   const { oidc } = config;
   const { logger } = core;
-  // Mutable only for baseUrl: with port 0 the port it defaults to is known after listen.
-  return {
+  // Mutable only for baseUrl (with port 0 the port it defaults to is known after listen) and the clock
+  // (tests); the ingest registry runs on this same object.
+  const deps: Omit<MutableDeps, 'ingests'> = {
     baseUrl: config.baseUrl,
     version: buildVersion(),
     bodyLimitBytes: config.server.bodyLimitBytes,
@@ -328,6 +308,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     },
     problemsDir: join(packageRoot, 'docs', 'problems'),
   };
+  return Object.assign(deps, { ingests: new IngestRegistry(deps, config.ingest.concurrency) });
 }
 
 /** What runs on the replica holding the leader lock: projections (after publication's repair), reactors, schedules. */
@@ -359,7 +340,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
         waiverSweepIntervalMs: config.vetting.waiverSweepIntervalMs,
         waiverSweepBatchSize: config.vetting.waiverSweepBatchSize,
       }),
-      scheduledIngestionDuty(deps, config.sync.schedule),
+      scheduledIngestionDuty(deps, deps.ingests, config.sync.schedule),
       ...outboundDuties(deps, config),
       retentionDuty(deps),
       compactionDuty(deps),

@@ -2,6 +2,7 @@ import { resolveExternalSources } from '../adapters/git/external-sources.ts';
 import { UpstreamError } from '../adapters/git/git-store.ts';
 import { gitText } from '../adapters/git/git-process.ts';
 import { pruneQuarantine } from '../adapters/git/quarantine-refs.ts';
+import type { ReportProgress } from '../domain/marketplace/ingest-progress.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
@@ -62,6 +63,7 @@ async function fetchTip(deps: Pick<Ports, 'gitStore'>, marketplace: MarketplaceR
  * the quarantine's lock is held shared: compaction prunes a repository only holding it exclusively, so
  * neither objects no ref reaches yet nor pins the capture relies on (an upstream commit or external tree
  * pinned before, by a snapshot being purged) go from under it. Vetting reads a recorded, live snapshot.
+ * `report` is told each step and its counts as the ingest goes (ingest-progress.ts keeps them).
  */
 export async function ingest(
   deps: IngestPorts,
@@ -69,11 +71,12 @@ export async function ingest(
   trigger: IngestTrigger,
   meta: CommandMeta,
   pushedTip?: string,
+  report: ReportProgress = () => {},
 ): Promise<IngestOutcome> {
   // gateway_ingest_duration_seconds: the whole ingestion, vetting at ingestion included.
   const end = deps.metrics.ingest.startTimer({ trigger });
   try {
-    const outcome = await captureAndVet(deps, marketplace, trigger, meta, pushedTip);
+    const outcome = await captureAndVet(deps, marketplace, trigger, meta, pushedTip, report);
     end({ outcome: outcome.created ? 'captured' : 'unchanged' });
     return outcome;
   } catch (error) {
@@ -87,19 +90,21 @@ async function captureAndVet(
   marketplace: MarketplaceRecord,
   trigger: IngestTrigger,
   meta: CommandMeta,
-  pushedTip?: string,
+  pushedTip: string | undefined,
+  report: ReportProgress,
 ): Promise<IngestOutcome> {
   const fetch = { refused: false };
   let outcome: IngestOutcome;
   try {
     outcome = await deps.quarantineLocks.shared(marketplace.id, () =>
-      capture(deps, marketplace, trigger, meta, pushedTip, () => (fetch.refused = true)),
+      capture(deps, marketplace, trigger, meta, { pushedTip, report, refused: () => (fetch.refused = true) }),
     );
   } finally {
     if (fetch.refused) await pruneRefusedFetch(deps, marketplace.id);
   }
   await deps.gitStore.quarantineChanged(marketplace.id);
-  if (outcome.created) await vetAtIngestion(deps, outcome.snapshotId, marketplace, meta);
+  report({ type: 'captured', snapshotId: outcome.snapshotId });
+  if (outcome.created) await vetAtIngestion(deps, outcome.snapshotId, marketplace, meta, report);
   return outcome;
 }
 
@@ -122,8 +127,7 @@ async function capture(
   marketplace: MarketplaceRecord,
   trigger: IngestTrigger,
   meta: CommandMeta,
-  pushedTip: string | undefined,
-  refused: () => unknown,
+  { pushedTip, report, refused }: { pushedTip: string | undefined; report: ReportProgress; refused: () => unknown },
 ): Promise<IngestOutcome> {
   const stream = streams.marketplace(marketplace.id);
   let upstreamSha = '';
@@ -133,11 +137,12 @@ async function capture(
   let leftOut: readonly LeftOut[] = [];
   const repo = deps.gitStore.quarantinePath(marketplace.id);
   try {
+    report({ type: 'phase', phase: 'fetch' });
     upstreamSha = pushedTip ?? (await fetchTip(deps, marketplace));
     const manifestBytes = await deps.gitStore.readFile(repo, upstreamSha, manifestPath, 1024 * 1024);
     manifest = readManifest(manifestBytes === null ? null : manifestBytes.toString('utf8'));
     ({ sha, unresolved, leftOut } = manifest.ok
-      ? await compose(deps, marketplace, upstreamSha, manifest)
+      ? await compose(deps, marketplace, upstreamSha, manifest, report)
       : { sha: upstreamSha, unresolved, leftOut });
   } catch (error) {
     if (error instanceof ManifestViolation) {
@@ -148,6 +153,7 @@ async function capture(
       throw await recordFailure(deps, marketplace, error, trigger, meta);
     }
   }
+  report({ type: 'phase', phase: 'capture' });
   const snapshotId = await deps.ids('snapshot');
   const decision = await execute(
     deps,
@@ -216,11 +222,12 @@ async function vetAtIngestion(
   snapshotId: number,
   marketplace: MarketplaceRecord,
   meta: CommandMeta,
+  report: ReportProgress,
 ): Promise<void> {
   const snapshot = await snapshotById(deps.pool, snapshotId);
   if (!snapshot) return;
   try {
-    await runVetting(deps, snapshot, marketplace, 'ingestion', meta);
+    await runVetting(deps, snapshot, marketplace, 'ingestion', meta, report);
   } catch (error) {
     deps.logger.error(
       { err: error, snapshotId, marketplace: marketplace.name },
@@ -247,6 +254,7 @@ async function compose(
   marketplace: MarketplaceRecord,
   upstreamSha: string,
   manifest: IngestManifest,
+  report: ReportProgress,
 ): Promise<Composed> {
   const names = [...manifest.plugins, ...manifest.externals].map((plugin) => plugin.name);
   const { selected, leftOut } = selectPlugins(names, marketplace.selection);
@@ -255,7 +263,7 @@ async function compose(
   if (unmatched.include.length + unmatched.exclude.length > 0)
     deps.logger.warn({ marketplace: marketplace.name, ...unmatched }, 'selection patterns match no plugin upstream');
   if (leftOut.length === 0)
-    return { ...(await resolveExternals(deps, marketplace.id, upstreamSha, manifest)), leftOut };
+    return { ...(await resolveExternals(deps, marketplace.id, upstreamSha, manifest, report)), leftOut };
   const chosen = new Set(selected);
   const curated: IngestManifest = {
     ...manifest,
@@ -263,7 +271,7 @@ async function compose(
     externals: manifest.externals.filter((external) => chosen.has(external.name)),
   };
   const dropped = { plugins: leftOut.map((l) => l.plugin), directories: leftOutDirectories(manifest.plugins, chosen) };
-  return { ...(await resolveExternals(deps, marketplace.id, upstreamSha, curated, dropped)), leftOut };
+  return { ...(await resolveExternals(deps, marketplace.id, upstreamSha, curated, report, dropped)), leftOut };
 }
 
 /** What the selection drops from the served tree: manifest entries and the directories of local plugins. */
@@ -324,11 +332,13 @@ async function resolveExternals(
   marketplaceId: number,
   upstreamSha: string,
   manifest: IngestManifest,
+  report: ReportProgress,
   dropped: Dropped = { plugins: [], directories: [] },
 ): Promise<Resolved> {
   const settings = deps.marketplaces.ingest;
   const externals = manifest.externals;
   if (externals.length === 0 && dropped.plugins.length === 0) {
+    report({ type: 'phase', phase: 'compose' });
     const content = { upstream: upstreamSha, externals: [], manifest: null, leaveOut: [] };
     return { sha: await servedCommitFor(deps, marketplaceId, content), unresolved: [] };
   }
@@ -341,8 +351,13 @@ async function resolveExternals(
     settings.externalHosts,
   );
   if (strict && refused[0]) throw new ManifestViolation(`plugin '${refused[0].plugin}': ${refused[0].detail}`);
+  // Refused sources have their outcome already: they count as done.
+  const resolved = (done: number) =>
+    report({ type: 'externals', done: refused.length + done, total: externals.length });
+  resolved(0);
   const outcomes = await resolveExternalSources(deps.gitStore, marketplaceId, inside, {
     concurrency: settings.fetchConcurrency,
+    onProgress: resolved,
   });
   const failures: SourceFailure[] = refused.map(({ plugin, reason, nextStep }) => ({ plugin, reason, nextStep }));
   const trees: Array<{ name: string; tree: string }> = [];
@@ -358,6 +373,7 @@ async function resolveExternals(
   }
   const unresolved = unresolvedSources(manifest.text, failures);
   const withheld = unresolved.map((u) => u.plugin);
+  report({ type: 'phase', phase: 'compose' });
   const sha = await servedCommitFor(deps, marketplaceId, {
     upstream: upstreamSha,
     externals: trees,

@@ -25,8 +25,10 @@ export type AccessSettings = Readonly<{
   maxTtlMs: number | null;
 }>;
 
-/** gateway.ingest.*: how an ingest resolves external plugin sources. */
+/** gateway.ingest.*: how many ingests run at once, and how an ingest resolves external plugin sources. */
 export type IngestSettings = Readonly<{
+  /** Ingests of different marketplaces at once in this process (ingest-progress.ts). */
+  concurrency: number;
   maxExternalSources: number;
   /** What an unreadable source does: withhold its plugin, or fail the ingest. */
   externalSources: 'withhold-unresolved' | 'require-all';

@@ -1,5 +1,6 @@
 import { readScanInput } from '../adapters/git/tree-reader.ts';
 import { runChain } from '../adapters/vetting/chain.ts';
+import type { ReportProgress } from '../domain/marketplace/ingest-progress.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { streams } from '../domain/shared/streams.ts';
@@ -50,15 +51,32 @@ export type RunOutcome = Readonly<{
 
 type RunLog = VettingPorts['logger'];
 
-/** The enabled connectors in order over the snapshot's pinned tree; what each found, not yet numbered. */
-async function scan(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: VettedMarketplace, log: RunLog) {
+/**
+ * The enabled connectors in order over the snapshot's pinned tree; what each found, not yet numbered.
+ * `report` is told the files read, then each connector's verdict as it arrives: a connector reads the
+ * whole tree at once, so the vetting is followed connector by connector, not file by file.
+ */
+async function scan(
+  deps: VettingPorts,
+  snapshot: SnapshotRecord,
+  marketplace: VettedMarketplace,
+  log: RunLog,
+  report: ReportProgress,
+) {
   const { settings, enabled } = await chainFor(deps, marketplace.id);
   const startedAt = deps.clock.instant();
-  const input = await readScanInput(deps.gitStore.quarantinePath(marketplace.id), snapshot.sha, {
-    maxFileBytes: deps.vetting.maxFileBytes,
-    license: deps.vetting.license,
-  });
+  report({ type: 'phase', phase: 'tree' });
+  const input = await readScanInput(
+    deps.gitStore.quarantinePath(marketplace.id),
+    snapshot.sha,
+    { maxFileBytes: deps.vetting.maxFileBytes, license: deps.vetting.license },
+    (done, total) => report({ type: 'files', done, total }),
+  );
   log.info({ files: input.files.length, chain: enabled.map((c) => c.name), mode: settings.mode }, 'vetting started');
+  let finished = 0;
+  const connectors = (current: string | null) =>
+    report({ type: 'connectors', done: finished, total: enabled.length, current });
+  connectors(enabled[0]?.name ?? null);
   const drafts = await runChain(
     enabled,
     input,
@@ -72,9 +90,13 @@ async function scan(deps: VettingPorts, snapshot: SnapshotRecord, marketplace: V
           { connector: v.connector, state: v.state, findings: v.findings.length, elapsedMs: Math.round(v.elapsedMs) },
           'connector finished',
         );
+        finished += 1;
+        connectors(enabled[finished]?.name ?? null);
       },
     },
   );
+  // In stop-on-failure mode the connectors after a FAIL or ERROR never run.
+  connectors(null);
   // Plugins the ingest withheld are reported whatever the chain (unresolved-sources.ts).
   const withheld = withheldPluginsVerdict(snapshot.unresolved);
   if (withheld) drafts.push({ ...withheld, position: drafts.length, reportUrl: null, elapsedMs: 0 });
@@ -138,6 +160,7 @@ export async function runVetting(
   marketplace: VettedMarketplace,
   trigger: VettingTrigger,
   meta: CommandMeta,
+  report: ReportProgress = () => {},
 ): Promise<RunOutcome> {
   const log = deps.logger.child({
     component: 'vetting',
@@ -145,7 +168,7 @@ export async function runVetting(
     marketplace: marketplace.name,
     trigger,
   });
-  const { mode, chain, startedAt, drafts } = await scan(deps, snapshot, marketplace, log);
+  const { mode, chain, startedAt, drafts } = await scan(deps, snapshot, marketplace, log, report);
   const runId = await deps.ids('vetting-run');
   const verdicts = await numbered(deps, drafts);
   const isRevet = trigger !== 'ingestion';

@@ -1,30 +1,36 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
-import type { IngestPorts } from './ingest-marketplace.ts';
-import { IngestQueue } from './ingest-queue.ts';
+import type { IngestRegistry } from './ingest-progress.ts';
+import type { Ports } from './ports.ts';
 
-/** Queues an ingestion of every live marketplace in scheduled sync mode (principal `scheduler`). */
-export async function scheduledIngestion(deps: IngestPorts, queue: IngestQueue): Promise<number> {
+type ScheduleDeps = Pick<Ports, 'pool' | 'logger'>;
+
+/**
+ * Queues an ingestion of every live marketplace in scheduled sync mode (principal `scheduler`);
+ * resolves when each has run.
+ */
+export async function scheduledIngestion(deps: ScheduleDeps, ingests: IngestRegistry): Promise<number> {
   const due = (await liveMarketplaces(deps.pool)).filter((m) => m.syncMode === 'scheduled');
-  for (const marketplace of due) queue.enqueue(marketplace, 'scheduled', 'scheduler');
+  const runs = due.map((marketplace) => ingests.enqueue(marketplace, 'scheduled', 'scheduler'));
   if (due.length > 0) deps.logger.info({ marketplaces: due.map((m) => m.name) }, 'scheduled ingestion queued');
+  await Promise.all(runs);
   return due.length;
 }
 
 /** gateway.sync.schedule, on the leader only; a replica that loses the lock stops scheduling. */
-export function scheduledIngestionDuty(deps: IngestPorts, schedule: string): LeaderDuty {
-  const queue = new IngestQueue(deps);
+export function scheduledIngestionDuty(deps: ScheduleDeps, ingests: IngestRegistry, schedule: string): LeaderDuty {
   let task: ScheduledTask | null = null;
+  let pass: Promise<unknown> = Promise.resolve();
   return {
     start() {
       task = cron.schedule(
         schedule,
         async () => {
-          await scheduledIngestion(deps, queue).catch((error: unknown) =>
+          pass = scheduledIngestion(deps, ingests).catch((error: unknown) =>
             deps.logger.error({ err: error }, 'scheduled ingestion failed'),
           );
-          await queue.idle();
+          await pass;
         },
         { noOverlap: true, name: 'scheduled-ingestion' },
       );
@@ -32,7 +38,8 @@ export function scheduledIngestionDuty(deps: IngestPorts, schedule: string): Lea
     async stop() {
       await task?.destroy();
       task = null;
-      await queue.idle();
+      // The ingestions this schedule queued finish first.
+      await pass;
     },
   };
 }

@@ -9,6 +9,7 @@ import type {
 } from 'fastify';
 import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
+import type { IngestRegistry } from '../application/ingest-progress.ts';
 import type { Ports } from '../application/ports.ts';
 import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
 import type { RateLimitSettings } from './limits/rate-limit-settings.ts';
@@ -40,6 +41,8 @@ export type HttpDeps = Ports &
     /** gateway.estate.file: the declared estate, re-read at each reconciliation; null when none. */
     estate: Readonly<{ file: string | null }>;
     checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
+    /** Every ingest of this process waits and runs here, with its progress (gateway.ingest.concurrency). */
+    ingests: IngestRegistry;
     /** gateway.rate-limit.*; absent: nothing is limited. */
     rateLimit?: RateLimitSettings;
     /** gateway.server.trusted-proxies: whose X-Forwarded-For names the client address; absent or empty: none. */

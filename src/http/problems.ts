@@ -52,6 +52,7 @@ const catalogue = {
   'release-age-not-elapsed': { status: 409, title: 'Minimum release age not elapsed' },
   'upstream-unreadable': { status: 502, title: 'Upstream unreadable' },
   'ingest-failed': { status: 502, title: 'Ingestion failed' },
+  'no-ingest-running': { status: 404, title: 'No ingest running' },
   'invalid-holdings': { status: 400, title: 'Invalid holdings request' },
   'invalid-selection': { status: 400, title: 'Invalid plugin selection' },
   'invalid-chain-order': { status: 422, title: 'Invalid vetting chain order' },

@@ -18,6 +18,7 @@ import { mirrorRoutes } from './api/mirror/mirror.route.ts';
 import { estateRoutes } from './api/estate/estate.route.ts';
 import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
 import { roleRoutes } from './api/roles/roles.route.ts';
+import { ingestRoutes } from './api/marketplaces/ingest.route.ts';
 import { selectionRoutes } from './api/marketplaces/selection.route.ts';
 import { syncRoutes } from './api/marketplaces/sync.route.ts';
 import { webhookRoutes } from './hooks/webhook.route.ts';
@@ -161,6 +162,7 @@ function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void 
   machineTokenRoutes(app, deps);
   roleRoutes(app, deps);
   marketplaceRoutes(app, deps);
+  ingestRoutes(app, deps);
   decisionRoutes(app, deps);
   deletionRoutes(app, deps);
   vettingRoutes(app, deps);

@@ -9,6 +9,7 @@ import { Listener } from '../../src/adapters/postgres/listener.ts';
 import { SessionStore } from '../../src/adapters/postgres/session-store.ts';
 import { systemClock } from '../../src/adapters/system/clock.ts';
 import { createMetrics } from '../../src/adapters/system/metrics.ts';
+import { IngestRegistry } from '../../src/application/ingest-progress.ts';
 import type { HttpDeps } from '../../src/http/http-deps.ts';
 import { GitStore } from '../../src/adapters/git/git-store.ts';
 import { OutboundBoundary } from '../../src/adapters/outbound/outbound-boundary.ts';
@@ -62,7 +63,7 @@ export async function testHttpDeps(
   core: Awaited<ReturnType<typeof testCore>>,
   overrides: Partial<HttpDeps> = {},
 ): Promise<HttpDeps> {
-  return {
+  const deps: Omit<HttpDeps, 'ingests'> = {
     baseUrl: 'https://gw.example.test',
     version: '1.2.3',
     bodyLimitBytes: 1024,
@@ -99,6 +100,7 @@ export async function testHttpDeps(
         externalSources: 'withhold-unresolved',
         fetchConcurrency: 8,
         externalHosts: [],
+        concurrency: 2,
       },
       history: 'upstream',
     },
@@ -128,4 +130,5 @@ export async function testHttpDeps(
     checks: { database: async () => {}, eventStore: async () => {} },
     ...overrides,
   };
+  return { ...deps, ingests: overrides.ingests ?? new IngestRegistry(deps, deps.marketplaces.ingest.concurrency) };
 }

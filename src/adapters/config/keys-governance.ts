@@ -46,6 +46,12 @@ export const marketplaceKeys = {
       'An external plugin source that cannot be read: withhold-unresolved withholds that plugin (recorded on ' +
         'the snapshot, the ledger and its vetting report; the rest is served); require-all fails the ingest (502).',
     ),
+    concurrency: count(
+      g('ingest.concurrency'),
+      2,
+      'Most ingests running at once in one gateway process, each of another marketplace (a marketplace never ' +
+        'has two at once); the others wait in a queue, oldest first (GET /api/v1/ingests).',
+    ),
     fetchConcurrency: count(
       g('ingest.fetch-concurrency'),
       8,

@@ -3,6 +3,8 @@
 export const apiScopeTable = {
   'marketplaces:read': [
     'GET /api/v1/marketplaces',
+    'GET /api/v1/marketplaces/{name}/ingest',
+    'GET /api/v1/ingests',
     'GET /api/v1/catalog',
     'GET /api/v1/snapshots/{id}/content',
     'GET /api/v1/snapshots/{id}/content-diff',

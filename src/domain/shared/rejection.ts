@@ -39,6 +39,7 @@ export const rejectionCodes = [
   'release-age-not-elapsed',
   'upstream-unreadable',
   'ingest-failed',
+  'no-ingest-running',
   'invalid-holdings',
   'invalid-selection',
   'invalid-chain-order',

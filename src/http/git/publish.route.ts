@@ -4,7 +4,6 @@ import { advertiseReceivePack, defaultReceiveLimits, type ReceiveLimits } from '
 import type { PushPolicy } from '../../domain/marketplace/marketplace.events.ts';
 import { liveMarketplaceByName, type MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotById } from '../../projections/snapshots/snapshots.queries.ts';
-import { ingest } from '../../application/ingest-marketplace.ts';
 import { mayPush, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { receive, requestType, type PushTarget } from './receive.ts';
@@ -47,7 +46,7 @@ async function captured(
 ): Promise<string[]> {
   try {
     const meta = facadeMeta(request, caller, deps.clock.instant());
-    const { snapshotId, created } = await ingest(deps, marketplace, 'push', meta, newTip);
+    const { snapshotId, created } = await deps.ingests.run(marketplace, 'push', meta, newTip);
     const snapshot = await snapshotById(deps.pool, snapshotId);
     const state =
       snapshot === null ? '' : ` (${snapshot.state}${snapshot.violation === null ? '' : `: ${snapshot.violation}`})`;

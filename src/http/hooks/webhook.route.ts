@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { isMarketplaceName } from '../../domain/shared/names.ts';
 import { liveMarketplaceByName, sealedWebhookSecret } from '../../projections/marketplaces/marketplaces.queries.ts';
-import { IngestQueue } from '../../application/ingest-queue.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/rejected.ts';
 import { problemResponses } from '../schemas/common.schema.ts';
@@ -24,9 +23,8 @@ export function signatureMatches(secret: string, body: Buffer, header: string | 
  * a body over gateway.sync.max-webhook-body-bytes, before any look-up (fastify's body limit).
  */
 export function webhookRoutes(app: HttpApp, deps: HttpDeps): void {
-  const queue = new IngestQueue(deps);
   // Queued ingestions finish before the gateway closes.
-  app.addHook('onClose', () => queue.idle());
+  app.addHook('onClose', () => deps.ingests.idle());
   void app.register(async (plugin) => {
     const hooks = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // Every content type arrives as the raw bytes the signature covers.
@@ -67,7 +65,7 @@ export function webhookRoutes(app: HttpApp, deps: HttpDeps): void {
         const header = request.headers['x-hub-signature-256'];
         const valid = signatureMatches(secret, body, Array.isArray(header) ? header[0] : header);
         if (!marketplace || sealed === null || !valid) throw notFound();
-        queue.enqueue(marketplace, 'webhook', 'webhook');
+        void deps.ingests.enqueue(marketplace, 'webhook', 'webhook');
         return reply.code(202).send({ queued: true, marketplace: marketplace.name });
       },
     );

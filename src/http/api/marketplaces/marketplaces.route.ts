@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
-import { ingest } from '../../../application/ingest-marketplace.ts';
-import { liveOr404, registerMarketplace, removeMarketplace } from '../../../application/marketplaces.ts';
+import { registerMarketplace, removeMarketplace } from '../../../application/marketplaces.ts';
 import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/marketplace.events.ts';
 import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import { snapshotById, snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
-import { callerOf, metaFor, requireAdmin, requireApproverOf } from '../../auth/authorize.ts';
+import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
+import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
-import { MarketplaceView, marketplaceView, SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
+import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
 
 const tags = ['marketplaces'];
 const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
@@ -38,7 +37,6 @@ export function marketplaceRoutes(app: HttpApp, deps: HttpDeps): void {
   listMarketplacesRoute(app, deps);
   registerMarketplaceRoute(app, deps);
   removeMarketplaceRoute(app, deps);
-  ingestMarketplaceRoute(app, deps);
 }
 
 function listMarketplacesRoute(app: HttpApp, deps: HttpDeps): void {
@@ -105,26 +103,6 @@ function removeMarketplaceRoute(app: HttpApp, deps: HttpDeps): void {
     async (request) => {
       const caller = await requireAdmin(deps, request);
       return removeMarketplace(deps, request.params.name, request.body.reason, metaFor(deps, request, caller));
-    },
-  );
-}
-
-function ingestMarketplaceRoute(app: HttpApp, deps: HttpDeps): void {
-  app.post(
-    '/api/v1/marketplaces/:name/ingest',
-    {
-      schema: {
-        tags,
-        summary: 'Ingest the default branch into quarantine as a held snapshot',
-        params: NameParams,
-        response: { 201: SnapshotView, ...problemResponses(403, 404, 502) },
-      },
-    },
-    async (request, reply) => {
-      const marketplace = await liveOr404(deps, request.params.name);
-      const caller = await requireApproverOf(deps, request, marketplace);
-      const { snapshotId } = await ingest(deps, marketplace, 'on-demand', metaFor(deps, request, caller));
-      return reply.code(201).send(snapshotView((await snapshotById(deps.pool, snapshotId))!));
     },
   );
 }

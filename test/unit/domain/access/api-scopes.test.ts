@@ -13,6 +13,9 @@ const specTable: Array<[string, string[]]> = [
       'GET /api/v1/snapshots/{id}/licenses',
       'GET /api/v1/snapshots/{id}/provenance',
       'GET /api/v1/snapshots/{id}/release-age',
+      // The gateway adds the progress of ingests (docs/decisions/0390): read like the marketplaces themselves.
+      'GET /api/v1/marketplaces/{name}/ingest',
+      'GET /api/v1/ingests',
     ],
   ],
   [
@@ -133,7 +136,9 @@ t.test('spec: the allowlist is closed; no scope and no role reaches these', asyn
 t.test('an endpoint is named by method and path together', async (t) => {
   t.equal(scopeFor('POST', '/api/v1/roles'), null, 'GET /roles is open, POST is not');
   t.equal(scopeFor('DELETE', '/api/v1/marketplaces'), null);
-  t.equal(scopeFor('GET', '/api/v1/marketplaces/{name}/ingest'), null);
+  t.equal(scopeFor('GET', '/api/v1/marketplaces/{name}/ingest'), 'marketplaces:read', 'following an ingest reads');
+  t.equal(scopeFor('POST', '/api/v1/marketplaces/{name}/ingest'), 'marketplaces:ingest', 'starting one ingests');
+  t.equal(scopeFor('PUT', '/api/v1/marketplaces/{name}/ingest'), null);
   t.equal(scopeFor('GET', '/api/v1/audit/sinks/{id}/cursor'), null);
   t.equal(scopeFor('GET', '/api/v1/roles/'), null, 'a trailing slash is another path');
   t.equal(scopeFor('GET', '/api/v1/snapshots/7/content'), null, 'paths are route templates, not concrete URLs');
