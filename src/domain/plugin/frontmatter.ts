@@ -25,7 +25,7 @@ const indicator = /[{}[\]*&#!|>%@`]|: /;
  * (a glob such as `**\/*.{ts,tsx}`, a `: ` inside a description) gets the value double-quoted. Lines are
  * split on `\n` only, so a CRLF line (ending in `\r`, which `.` does not match) is left as it is, as there.
  */
-function quoteValues(body: string): string {
+export function quoteValues(body: string): string {
   return body
     .split('\n')
     .map((line) => {
@@ -164,7 +164,25 @@ function parseOnce(text: string, firstLine: number, uniqueKeys: boolean): Readin
 }
 
 /** A parse as Claude Code makes it: as written, then once more with indicator-holding values quoted. */
+// `argument-hint: [pr-number] [--fix]`, as commands write it, is no YAML: a flow sequence closed on its line and
+// more after it. In a frontmatter of such lines and flat lines (flatMapping) the first parse fails there for
+// certain (each line is one entry: nothing can open on one line and go on to the next), and the second reads
+// every value as written; that second reading is made without the parser when the quoted text is flat.
+const flowThenMore = /^[A-Za-z][A-Za-z_-]{0,99}: +\[[A-Za-z0-9_ .=<>/$+-]*\](?:[ \t]+\[[A-Za-z0-9_ .=<>/$+-]*\])+$/;
+
+function quotedFlat(body: string, firstLine: number): Reading | null {
+  const lines = body.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const unreadable = lines.filter((line) => flowThenMore.test(line)).length;
+  if (unreadable === 0) return null;
+  const rest = lines.filter((line) => !flowThenMore.test(line));
+  if (rest.length > 0 && flatMapping(`${rest.join('\n')}\n`, firstLine) === null) return null;
+  return flatMapping(quoteValues(body), firstLine);
+}
+
 function readYaml(body: string, firstLine: number, uniqueKeys = true): Reading {
+  const flat = quotedFlat(body, firstLine);
+  if (flat !== null) return flat;
   const first = parseOnce(body, firstLine, uniqueKeys);
   if (first.ok) return first;
   const quoted = quoteValues(body);

@@ -3,7 +3,7 @@
 // of the values YAML reads otherwise (booleans, nulls, numbers, comments, nested mappings, quotes, flows).
 import t from 'tap';
 import { isMap, LineCounter, parse, parseDocument } from 'yaml';
-import { flatMapping, frontmatterOf } from '../../../../src/domain/plugin/frontmatter.ts';
+import { flatMapping, frontmatterOf, quoteValues } from '../../../../src/domain/plugin/frontmatter.ts';
 
 /** The value and key lines `yaml` gives for a body whose first line is line 2 of the file, or null if it fails. */
 function viaYaml(body: string): { value: unknown; lines: Record<string, number> } | null {
@@ -192,4 +192,61 @@ t.test('generated flat bodies: whatever is read flat is what yaml gives', async 
       t.strictSame(read, { ...yaml, line: 2 }, JSON.stringify(body));
   }
   t.ok(flat > 300, `${flat} of 4000 bodies read flat`);
+});
+
+t.test('commands whose argument-hint is no YAML are read as the second attempt reads them', async (t) => {
+  /** What the parser path gives: the body as written, else with Claude Code's quoting. */
+  const viaParser = (body: string) => {
+    const first = parseDocument(body, { uniqueKeys: true, logLevel: 'error' });
+    if (first.errors.length === 0) return first.toJS() as unknown;
+    const second = parseDocument(quoteValues(body), { uniqueKeys: true, logLevel: 'error' });
+    return second.errors.length === 0 ? (second.toJS() as unknown) : null;
+  };
+  const lines = [
+    'name: x',
+    'description: Fix an issue',
+    'allowed-tools: Bash(git diff:*), Read',
+    'model: sonnet',
+    'argument-hint: [pr-number] [--fix]',
+    'argument-hint: [a] [b] [c]',
+    'hint: [ a ] [ b ]',
+    'hint: [<file>] [--out=path/x]',
+    'hint: [$1]\t[$2]',
+    'hint: [] []',
+    'hint: [a]',
+    'hint: [a] # comment',
+    'hint: [a] b',
+    'hint: [a, b] [c]',
+    'hint: "[a] [b]"',
+    'k2: [a] [b]',
+    'description: |',
+    '  indented',
+    'note: [a] [b',
+    'enabled: true',
+    'name: y',
+  ];
+  let state = 5;
+  const pick = <T>(list: readonly T[]): T => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return list[state % list.length]!;
+  };
+  let shortcut = 0;
+  for (let i = 0; i < 3000; i++) {
+    const body = `${Array.from({ length: 1 + (i % 5) }, () => pick(lines)).join('\n')}\n`;
+    const front = frontmatterOf(`---\n${body}---\n\nBody\n`);
+    const expected = viaParser(body);
+    if (expected === null) t.notOk(front?.ok, JSON.stringify(body));
+    else {
+      t.ok(front?.ok, JSON.stringify(body));
+      if (front?.ok) t.strictSame(front.doc.value, expected, JSON.stringify(body));
+    }
+    if (/\n?[a-z-]+: \[[^\]]*\] +\[/.test(body) && flatMapping(body, 2) === null) shortcut += 1;
+  }
+  t.ok(shortcut > 300, `${shortcut} bodies with an unreadable argument-hint`);
+  const doc = frontmatterOf('---\nname: x\nargument-hint: [pr] [--fix]\n---\n');
+  t.ok(doc?.ok);
+  if (doc?.ok) {
+    t.strictSame(doc.doc.value, { name: 'x', 'argument-hint': '[pr] [--fix]' });
+    t.equal(doc.doc.lineOf(doc.doc.value, 'argument-hint'), 3);
+  }
 });
