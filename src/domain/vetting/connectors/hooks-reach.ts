@@ -13,9 +13,13 @@ const scriptExtension = /\.(?:sh|bash|zsh|ksh|py|js|mjs|cjs|ts|mts|cts|rb|pl|ps1
 const dataExtension =
   /\.(?:json|jsonc|md|mdx|txt|ya?ml|toml|lock|ini|cfg|conf|csv|tsv|html?|css|svg|png|jpe?g|gif|ico|xml|log|env|example)$/i;
 
-/** A script: a `#!` line, a script extension, or the executable bit. */
+/** A script: a `#!` line, a script extension (a `.d.ts` declaration file is not one), or the executable bit. */
 export const isScript = (file: ScanFile): boolean =>
-  file.executable === true || scriptExtension.test(file.path) || (file.text?.startsWith('#!') ?? false);
+  file.executable === true ||
+  (scriptExtension.test(file.path) && !declarations.test(file.path)) ||
+  (file.text?.startsWith('#!') ?? false);
+/** TypeScript declaration files: types only, no code TypeScript emits or a runtime runs. */
+const declarations = /\.d\.[mc]?ts$/i;
 
 /** Commands that run the file they are given (`bash x`, `python3 x`, `uv run x`, `source x`, `cmd /c x`). */
 const launchers =

@@ -65,7 +65,16 @@ const runsCode =
 /** Does an interpreter invocation read its program from stdin (`sh`, `bash -s`, `python3 -`)? */
 export function readsProgramFromStdin(simple: Simple, names: Names): boolean {
   const { name, args } = simple;
-  if (name === null) return true; // `| $SHELL`
+  if (name === null) {
+    // `| $SHELL`, unless it is given its program inline (`"$PY" -c '…'`): then only code that runs its stdin.
+    const inline = args.findIndex((arg) => /^-(?:c|e)$/.test(arg.value));
+    const code = inline === -1 ? undefined : args[inline + 1]?.value;
+    return (
+      code === undefined ||
+      (readsStdin.test(code) && runsCode.test(code)) ||
+      /\$\(\s*cat\s*\)|\beval\b|\bsource\b|\bsh\b|\bbash\b/.test(code)
+    );
+  }
   if (names.consumers.has(name)) return true;
   // `… | xargs sh -c '{}'`: each line becomes code
   if (name === 'xargs') return args.some((a) => shells.has(a.value) || a.value === 'eval');

@@ -82,8 +82,12 @@ function programOf(ctx: Context, simple: Simple): string | null {
       return found ? found[1]! : reading;
     }),
   );
+  // `python3` or `python`: one program whatever its version.
+  const family = new Set([...programs].map((p) => commandName(p).replace(/[\d.]+$/, '')));
   const [only] = programs;
-  return programs.size === 1 && only !== undefined && /^[\w./+-]+$/.test(only) ? commandName(only) : null;
+  return family.size === 1 && only !== undefined && [...programs].every((p) => /^[\w./+-]+$/.test(p))
+    ? commandName(only)
+    : null;
 }
 
 export const commandsIn = (ctx: Context, node: ShellNode): Simple[] =>

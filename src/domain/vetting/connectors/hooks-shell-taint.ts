@@ -94,8 +94,10 @@ function taintFiles(ctx: Context, root: ShellNode): void {
     if (!untrusted(ctx, body)) continue;
     for (const redirect of redirects) {
       const destination = childOf(redirect, 'destination');
-      if (destination && /^\s*\d*>/.test(textOf(ctx.source, redirect)))
-        ctx.taintedFiles.add(normalPath(wordValue(ctx.source, destination)));
+      const file = destination ? normalPath(wordValue(ctx.source, destination)) : '';
+      // `> /dev/null`, `> /dev/stderr`: a device, not a file anything can run later.
+      if (destination && /^\s*\d*>/.test(textOf(ctx.source, redirect)) && !file.startsWith('/dev/'))
+        ctx.taintedFiles.add(file);
     }
   }
   // A fetched archive unpacked: `curl … | tar xz -C dir`.

@@ -4,6 +4,7 @@
 // shells, code left in startup files and crontab, secrets sent to the wrong host.
 import t from 'tap';
 import { loadShellParser } from '../../../../../src/adapters/vetting/shell-parser.ts';
+import { isScript } from '../../../../../src/domain/vetting/connectors/hooks-reach.ts';
 import { scriptRisks } from '../../../../../src/domain/vetting/connectors/hooks-shell.ts';
 
 const parse = await loadShellParser();
@@ -108,7 +109,22 @@ t.test('benign twins stay clear of HIGH and CRITICAL', async (t) => {
     'python3 -c "import base64,sys; print(base64.b64decode(sys.argv[1]).decode())" "$b"',
     'node -e "fetch(\'https://registry.npmjs.org/x/latest\').then(r=>r.json()).then(j=>console.log(j.version))"',
     "npx eslint -f unix . | awk -F: 'NF > 3 { n++ } END { print n }'",
+    'if command -v python3 >/dev/null; then PY=python3; else PY=python; fi\necho "$x" | "$PY" -c "import json,sys; print(json.load(sys.stdin))"',
+    'curl -s https://x.example/ping > /dev/null\nout="$("$provider" </dev/null)"',
     'case "$cmd" in *"/dev/tcp/"*|*"nc -e"*|*"bash -i >&"*) exit 2;; esac',
   ])
     t.strictSame(blocking(source), [], source);
+});
+
+t.test('a TypeScript declaration file is not a script', async (t) => {
+  const file = (path: string) => ({
+    path,
+    size: 10,
+    text: 'export declare const x: string;\n',
+    binary: false,
+    oversized: false,
+  });
+  t.notOk(isScript(file('dist/index.d.ts')));
+  t.notOk(isScript(file('dist/index.d.mts')));
+  t.ok(isScript(file('dist/index.ts')));
 });
