@@ -80,6 +80,9 @@ export const phraseRules: readonly PhraseRule[] = [
     opens: ['you', 'act', 'enter', 'enable', 'activate', 'switch', 'pretend'],
     what: 'tells the model to shed its rules',
     position: 'anywhere',
+    // "Enable Developer Mode in Discord: Settings → Advanced": a setting of an app, not of the model.
+    benignAfter:
+      /\b(?:in|on)\s+(?:your\s+|the\s+)?(?:discord|slack|telegram|chrome|firefox|edge|safari|brave|android|ios|iphone|ipad|windows|macos|browser|device|phone|app|settings|vs\s*code|xcode|bios)\b|→/i,
   },
   {
     pattern:
@@ -145,6 +148,18 @@ function standsAt(map: MarkdownMap, offset: number, length: number, position: Po
   return '';
 }
 
+/**
+ * "Project rules … (can override user rules)": what something else may do, told to nobody. "You can ignore
+ * the previous instructions" and "Claude may now ignore …" still speak to the model.
+ */
+function describesAbility(text: string, offset: number): boolean {
+  const before = text.slice(Math.max(0, text.lastIndexOf('\n', offset - 1) + 1), offset);
+  const modal = /(?:^|([\w'’]+)\s+|\(\s*)(?:can|could|may|might|will|would)\s+(?:(?:now|also|still|always)\s+)?$/i.exec(
+    before,
+  );
+  return modal !== null && !/^(?:you|u|claude|assistant|ai|model|agent|llm|it)$/i.test(modal[1] ?? '');
+}
+
 export const phrase = (text: string, max = 80): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -171,6 +186,7 @@ export function injectionDirectives(text: string, mapOf: () => MarkdownMap): Dir
       const map = mapOf();
       const hidden = within(map.comments, match.index) !== null;
       if (notADirective(map, match.index, match[0].length) !== null) continue;
+      if (describesAbility(map.text, match.index)) continue;
       const extra = standsAt(map, match.index, match[0].length, rule.position);
       if (extra === null || rule.benignAfter?.test(sentenceAfter(map.text, match.index)) === true) continue;
       found.push({

@@ -124,12 +124,15 @@ export function hiddenCommentDirectives(map: MarkdownMap, reported: readonly Dir
   for (const comment of map.comments) {
     if (reported.some((d) => d.offset >= comment.start && d.offset < comment.end)) continue;
     const body = map.text.slice(comment.start + 4, comment.end).replace(/-->$/, '');
+    // Judged sentence by sentence: a sentence that touches something sensitive and speaks to the model or
+    // commands; a whole comment that opens by addressing the model speaks to it in every sentence.
+    const sentences = body.split(/(?<=[.!?;:])\s+|\n/);
+    const toModel = addressedHeading.test(sentences.find((s) => s.trim() !== '') ?? '');
+    const directives = sentences.filter((s) => !prohibits(s) && (toModel || addressesModel.test(s) || isCommand(s)));
     const touched = sensitive
-      .filter(([pattern]) => pattern.test(body.replace(modelTokens, ' ')))
+      .filter(([pattern]) => directives.some((s) => pattern.test(s.replace(modelTokens, ' '))))
       .map(([, what]) => what);
     if (touched.length === 0) continue;
-    const commands = body.split(/(?<=[.!?;:])\s+|\n/).some(isCommand);
-    if (!addressesModel.test(body) && !commands) continue;
     found.push({
       id: 'instructions-hidden-comment',
       severity: 'HIGH',
@@ -139,6 +142,14 @@ export function hiddenCommentDirectives(map: MarkdownMap, reported: readonly Dir
   }
   return found;
 }
+
+/** "Note for Claude:", "Assistant, …", "Instructions for the AI": a comment written to the model. */
+const addressedHeading =
+  /^\s*(?:(?:note|instructions?|message|reminder|attention|important)\s+(?:to|for)\s+(?:the\s+)?)?(?:claude|assistant|ai|llm|model|agent)\b\s*[,:]|^\s*(?:note|instructions?|message|reminder)\s+(?:to|for)\s+(?:the\s+)?(?:claude|assistant|ai|llm|model|agent)\b/i;
+/** A rule that forbids (`NEVER commit hardcoded secrets`), unless what it forbids is telling the user. */
+const prohibits = (sentence: string): boolean =>
+  /^[\s\-*"'`]*(?:never|do\s+not|don'?t|avoid|must\s+not|no)\b/i.test(sentence) &&
+  !/\b(?:tell|mention|reveal|show|inform|notify|ask|confirm|warn)\b/i.test(sentence);
 
 const isCommand = (sentence: string): boolean =>
   /^(?:read|send|upload|post|run|execute|curl|wget|copy|include|append|add|delete|remove|fetch|download|install|push|commit|approve|skip|disable|ignore|grab|collect|attach|email|forward|print|cat)\b/i.test(
