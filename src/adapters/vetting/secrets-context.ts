@@ -56,6 +56,7 @@ const placeholderHost = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|your[-_]?host(?:n
 const placeholders: ReadonlyArray<readonly [RegExp, string]> = [
   [/x{4,}/i, 'a run of x (xxxx)'],
   [/<[^<>\s][^<>]{0,60}>/, 'an <angle-bracket> placeholder'],
+  [/\[[A-Z][A-Z0-9_-]{1,40}\]/, 'a [BRACKETED] placeholder'],
   [/\$\{[^}]{1,60}\}|\{\{[^}]{1,60}\}\}|%[A-Z_]{2,40}%/, 'a template variable'],
   [/\.{3}|…/, 'elided (...)'],
   [/\*{3,}/, 'masked (***)'],
@@ -81,7 +82,7 @@ function valueReason(value: string): string | null {
  * it looks real. A credential URL is an example when its host is local, reserved for documentation or (in
  * documentation only: `where` is 'docs') a service name on a container network (`postgres`, `test-db`), or
  * when its user and password are example words (`testuser:testpass`, `user:pass`, `admin:admin`) or a
- * placeholder; any other value when it is xxxx, <your-token>, ${VAR}, ..., changeme, one repeated character,
+ * placeholder; any other value when it is xxxx, <your-token>, [PASSWORD], ${VAR}, ..., changeme, one repeated character,
  * or made up (a marker word, a counting sequence, too little entropy: secrets-values.ts).
  */
 export function placeholderReason(value: string, where: 'docs' | 'test'): string | null {

@@ -192,6 +192,7 @@ t.test('obvious placeholders in documentation are LOW, each with a readable reas
     ['mysql -h x mysql://app:Zt8qLmN3vRw2@127.0.0.1:3306/app', /the host is 127.0.0.1, a local example/],
     ['export DATABASE_URL=postgresql://<user>:<password>@<host>:5432/<db>', /the host is a placeholder/],
     ['export DATABASE_URL=postgresql://app:your_password_here@db.acme.io/app', /the password is a placeholder word/],
+    ['DATABASE_URL="postgresql://postgres:[PASSWORD]@db.[PROJECT].supabase.co:5432/postgres"', /\[BRACKETED\]/],
     ['GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', /the value is one repeated character/],
     ['SLACK_BOT_TOKEN=xoxb-XXXXXXXXXXXX-XXXXXXXXXXXXX-XXXXXXXXXXXXXXXXXXXXXXXX', /one repeated character/],
     ['STRIPE_KEY=sk_live_0000000000000000000000000000', /one repeated character/],
