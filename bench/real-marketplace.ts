@@ -1,7 +1,7 @@
 // Real marketplace content (issue 15, closing note: "the number of HIGH/CRITICAL findings before and after on
 // the largest public marketplace you can build a faithful local copy of"). The npm registry is the only public
 // source this machine reaches, so the content is the Claude Code plugins, skills, agents, commands and hooks that
-// popular npm packages ship: each pinned version below is `npm pack`ed into a scratch directory (checked against
+// npm packages ship: each pinned version (bench/real-marketplace-packages.ts) is `npm pack`ed into a scratch directory (checked against
 // its integrity hash; a tarball already there is reused), unpacked, and laid out as one marketplace:
 // `.claude-plugin/marketplace.json` and `plugins/<package>/` holding the package's files as shipped.
 //  - A package that ships its own `.claude-plugin/marketplace.json` whose plugins it ships too keeps its entries,
@@ -12,8 +12,9 @@
 //    is what an author republishing it would write.
 //  - `node_modules/` trees bundled in a tarball are left out: they are libraries, not plugin content.
 // Every built-in connector (the external `http` one aside) runs over the tree; the HIGH/CRITICAL findings are
-// written per connector and rule, each with its line of text, to bench/results/real-marketplace.{json,md}. The
-// previous results file, when there is one, is kept as the "before" figure in the new one.
+// written per connector and rule, each with its line of text, to bench/results/real-marketplace.{json,md}, with the
+// plugins and skills (SKILL.md files) the content holds, the findings per 1,000 skills, and each package's share.
+// The previous results file, when there is one, is kept as the "before" figure in the new one.
 //
 //   node --import tsx bench/real-marketplace.ts      (or npm run bench with BENCH_ONLY=real-marketplace)
 //   REAL_MARKETPLACE_DIR   scratch directory (default: $TMPDIR/gateway-real-marketplace); needs `npm` and `tar`
@@ -27,61 +28,10 @@ import { builtInConnectors } from '../src/adapters/vetting/registry.ts';
 import { isBlocking, pathOfLocation, type Finding } from '../src/domain/vetting/findings.ts';
 import { scanInput } from '../test/support/scan-input.ts';
 import { log } from './env.ts';
+import { packages, type PinnedPackage } from './real-marketplace-packages.ts';
 import { machine, writeResultFiles } from './report.ts';
 
-/** Exact versions and the registry's integrity hashes (`npm view <name>@<version> dist.integrity`). */
-export const packages = [
-  {
-    name: 'oh-my-claude-sisyphus',
-    version: '5.5.0',
-    integrity: 'sha512-OXqzzFwPZ6CfCej1S7VM2/6rErioskmKluA+JEzRfZdKLQ3ci2iTVd/FZ7uu4UsOs9Gqs5mmtfT54jIKUqOjug==',
-  },
-  {
-    name: 'claude-flow',
-    version: '3.43.0',
-    integrity: 'sha512-qaONGM4PdXHstuoXWUjVHlhJdFoNrn9TfWSVT7msEod8By5yMZpc86ww0a9l1qppyYqCG4TvsVaV7XvWnFJd/g==',
-  },
-  {
-    name: 'claude-flow-novice',
-    version: '2.21.0',
-    integrity: 'sha512-Lv69iaiqj8FFcE0aQEzxAxghm5ptuWAHy31Uwlcr+Q3yiMmXn+zgtt1CUcFsYD4mRDCsC9GLVx7GQ4XVlXCEOw==',
-  },
-  {
-    name: 'get-shit-done-cc',
-    version: '1.42.3',
-    integrity: 'sha512-3sQoRYFl7v7dju3LXq7sE3pnufGHF7R6xfDU1DaH2+YYe4V6+dhoaUo4KoBHvjtLQ8UATUX3hWofHg+tAUUALQ==',
-  },
-  {
-    name: 'bmad-method',
-    version: '6.12.0',
-    integrity: 'sha512-gbbHo32TxCPwo4Yy70kqykFRwN5UdYqfnDKTsKAsF9m5qtLeoiCgEawj/LuzLBHLrYA0WTOyL/XWtXpgyDonMQ==',
-  },
-  {
-    name: 'claude-code-plugins',
-    version: '1.0.3',
-    integrity: 'sha512-Ib43vVNxQj1RqzxVPJYm3zceRAxkFTun9pYNwbCEWe4QkhXI/wTWrBAvBtUfLjfx+4H09FfAW1UcbgHqn3TZzQ==',
-  },
-  {
-    name: 'dantelabs-agentic-school',
-    version: '1.8.1',
-    integrity: 'sha512-Tv+fXS9xXdP5W09iS+ye59zRV+ZcoTiyYZ9hH+mMAb3R7M53sO1TVLW+dzqpENXe85RAX3dofP1WvRoIdyC0CA==',
-  },
-  {
-    name: 'selfish-pipeline',
-    version: '1.3.0',
-    integrity: 'sha512-VvwhCwZss/379xp3/6yWCcA22HD3aZKqMZjur7ZlygPsiv2OkpiJZS2ry5xd60sphGUq1jJjwDcP+Wh9Wx15CQ==',
-  },
-  {
-    name: '@pimzino/claude-code-spec-workflow',
-    version: '1.5.9',
-    integrity: 'sha512-U9o2ctclSWrGzaiALwNu6DdVZ3ebMsgpfmoAAkh3LYjbABcekC1wdPUQieVO/mCqbWoWFBFccD+OT+dZn+CP+w==',
-  },
-  {
-    name: '@apogeelabs/the-agency',
-    version: '0.11.0',
-    integrity: 'sha512-k8KHrBaeX66ZdbN2kcdehAxhEghxmCz2cUgA8rK8PND9Ol9nlvL6GW20jAcOAd00bG7RirTq9nEtxra2Qia44Q==',
-  },
-] as const;
+export { packages };
 
 type Json = Record<string, unknown>;
 type Tree = Map<string, Buffer>;
@@ -91,7 +41,7 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The package's tarball in `dir`, packed from the registry unless one with the pinned integrity is there. */
-function tarball(pkg: (typeof packages)[number], dir: string): string {
+function tarball(pkg: PinnedPackage, dir: string): string {
   const file = join(dir, `${slugOf(pkg.name)}-${pkg.version}.tgz`);
   const integrityOf = (path: string) => `sha512-${createHash('sha512').update(readFileSync(path)).digest('base64')}`;
   if (!existsSync(file) || integrityOf(file) !== pkg.integrity) {
@@ -174,7 +124,7 @@ function declaredComponents(tree: Tree): Json {
 }
 
 /** The marketplace entries of one package, sources under `plugins/<slug>/`. */
-function entriesOf(pkg: (typeof packages)[number], tree: Tree): Json[] {
+function entriesOf(pkg: PinnedPackage, tree: Tree): Json[] {
   const root = `plugins/${slugOf(pkg.name)}`;
   const own = jsonOf(tree, marketplacePath);
   const ownPlugins = Array.isArray(own?.plugins) ? own.plugins.filter(isObject) : [];
@@ -209,16 +159,27 @@ export type RealFinding = Readonly<{
   message: string;
 }>;
 
+/** One package's share of the marketplace. */
+export type PackageShare = Readonly<{ name: string; version: string; plugins: number; skills: number; files: number }>;
+
+const isSkill = (path: string): boolean => /(?:^|\/)SKILL\.md$/.test(path);
+
 /** Builds the marketplace tree in memory (and under `dir/marketplace` to read), from the pinned packages. */
-export function buildMarketplace(dir: string): Readonly<{ files: Tree; plugins: number; packages: number }> {
+export function buildMarketplace(
+  dir: string,
+): Readonly<{ files: Tree; plugins: number; skills: number; packages: number; shares: PackageShare[] }> {
   const tarballs = join(dir, 'tarballs');
   mkdirSync(tarballs, { recursive: true });
   const files: Tree = new Map();
   const plugins: Json[] = [];
+  const shares: PackageShare[] = [];
   for (const pkg of packages) {
     const tree = unpack(tarball(pkg, tarballs), join(dir, 'unpacked', slugOf(pkg.name)));
     for (const [path, content] of tree) files.set(`plugins/${slugOf(pkg.name)}/${path}`, content);
-    plugins.push(...entriesOf(pkg, tree));
+    const entries = entriesOf(pkg, tree);
+    plugins.push(...entries);
+    const skills = [...tree.keys()].filter(isSkill).length;
+    shares.push({ name: pkg.name, version: pkg.version, plugins: entries.length, skills, files: tree.size });
   }
   const manifest = {
     name: 'npm-claude-code-content',
@@ -233,8 +194,13 @@ export function buildMarketplace(dir: string): Readonly<{ files: Tree; plugins: 
     mkdirSync(dirname(join(out, path)), { recursive: true });
     writeFileSync(join(out, path), content);
   }
-  return { files, plugins: plugins.length, packages: packages.length };
+  const skills = shares.reduce((n, share) => n + share.skills, 0);
+  return { files, plugins: plugins.length, skills, packages: packages.length, shares };
 }
+
+/** HIGH/CRITICAL findings per 1,000 skills, to one decimal. */
+export const perThousandSkills = (findings: number, skills: number): number =>
+  skills === 0 ? 0 : Math.round((findings / skills) * 10000) / 10;
 
 /** Every built-in connector over the tree; the HIGH/CRITICAL findings with their line of text. */
 export async function vet(
@@ -272,7 +238,14 @@ function withText(connector: string, finding: Finding, files: Tree): RealFinding
 
 const resultsJson = join(dirname(fileURLToPath(import.meta.url)), 'results', 'real-marketplace.json');
 
-type Previous = Readonly<{ date: string; commit: string; blocking: number; byRule: Record<string, number> }>;
+type Previous = Readonly<{
+  date: string;
+  commit: string;
+  blocking: number;
+  byRule: Record<string, number>;
+  skills: number | null;
+  perThousandSkills: number | null;
+}>;
 
 function previousRun(): Previous | null {
   if (!existsSync(resultsJson)) return null;
@@ -283,6 +256,8 @@ function previousRun(): Previous | null {
         commit: String(value.commit),
         blocking: value.blocking,
         byRule: (value.byRule ?? {}) as Record<string, number>,
+        skills: typeof value.skills === 'number' ? value.skills : null,
+        perThousandSkills: typeof value.perThousandSkills === 'number' ? value.perThousandSkills : null,
       }
     : null;
 }
@@ -295,28 +270,61 @@ const head = (): string => {
   }
 };
 
+/** A package's share with the HIGH/CRITICAL findings in its files. */
+type ShareRow = PackageShare & Readonly<{ blocking: number }>;
+
+const sharesWithFindings = (shares: readonly PackageShare[], findings: readonly RealFinding[]): ShareRow[] =>
+  shares.map((share) => {
+    const prefix = `plugins/${slugOf(share.name)}/`;
+    return { ...share, blocking: findings.filter((f) => f.location.startsWith(prefix)).length };
+  });
+
+type Report = Readonly<{
+  date: string;
+  commit: string;
+  packages: number;
+  plugins: number;
+  skills: number;
+  files: number;
+  perThousandSkills: number;
+  shares: readonly ShareRow[];
+}>;
+
 function markdown(
-  report: Json,
+  report: Report,
   findings: readonly RealFinding[],
   byRule: Record<string, number>,
   before: Previous | null,
 ): string {
+  const previous =
+    before === null
+      ? '.'
+      : ` (previous run ${before.date}, commit ${before.commit}: ${before.blocking}` +
+        (before.perThousandSkills === null
+          ? ').'
+          : `, ${before.perThousandSkills} per 1,000 skills over ${before.skills} skills).`);
   const lines = [
     '# Real marketplace content: HIGH/CRITICAL findings of the built-in connectors',
     '',
-    `${String(report.date)} · commit ${String(report.commit)} · ${String(report.packages)} npm packages, ${String(report.plugins)} plugins, ${String(report.files)} files`,
+    `${report.date} · commit ${report.commit} · ${report.packages} npm packages, ${report.plugins} plugins, ` +
+      `${report.skills} skills (SKILL.md files), ${report.files} files`,
     '',
     'Packages (exact versions, integrity-checked): ' + packages.map((p) => `${p.name}@${p.version}`).join(', ') + '.',
     'Built by bench/real-marketplace.ts; every built-in connector but `http` ran over the tree.',
     '',
-    `**${findings.length} HIGH/CRITICAL findings**` +
-      (before === null ? '.' : ` (previous run ${before.date}, commit ${before.commit}: ${before.blocking}).`),
+    `**${findings.length} HIGH/CRITICAL findings, ${report.perThousandSkills} per 1,000 skills**${previous}`,
     '',
     '| connector / rule | findings | previous run |',
     '| --- | ---: | ---: |',
     ...Object.entries({ ...Object.fromEntries(Object.keys(before?.byRule ?? {}).map((k) => [k, 0])), ...byRule })
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([rule, n]) => `| ${rule} | ${n} | ${before === null ? '-' : (before.byRule[rule] ?? 0)} |`),
+    '',
+    '## Packages',
+    '',
+    '| package | plugins | skills | files | HIGH/CRITICAL |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...report.shares.map((s) => `| ${s.name}@${s.version} | ${s.plugins} | ${s.skills} | ${s.files} | ${s.blocking} |`),
     '',
     '## Findings',
     '',
@@ -335,13 +343,16 @@ export async function realMarketplaceBenchmark(): Promise<void> {
   const before = previousRun();
   const built = buildMarketplace(dir);
   log(
-    `real-marketplace: ${built.packages} packages, ${built.plugins} plugins, ${built.files.size} files in ${dir}/marketplace`,
+    `real-marketplace: ${built.packages} packages, ${built.plugins} plugins, ${built.skills} skills, ` +
+      `${built.files.size} files in ${dir}/marketplace`,
   );
   const started = performance.now();
   const { findings, all } = await vet(built.files);
   const elapsedMs = Math.round(performance.now() - started);
   const byRule: Record<string, number> = {};
   for (const f of findings) byRule[`${f.connector} / ${f.rule}`] = (byRule[`${f.connector} / ${f.rule}`] ?? 0) + 1;
+  const perThousand = perThousandSkills(findings.length, built.skills);
+  const shares = sharesWithFindings(built.shares, findings);
   const report = {
     benchmark: 'real-marketplace',
     date: new Date().toISOString(),
@@ -349,16 +360,20 @@ export async function realMarketplaceBenchmark(): Promise<void> {
     machine: machine(),
     packages: built.packages,
     plugins: built.plugins,
+    skills: built.skills,
     files: built.files.size,
     elapsedMs,
     findingsPerConnector: all,
     blocking: findings.length,
+    perThousandSkills: perThousand,
     byRule,
+    shares,
     before,
     findings,
   };
   process.stdout.write(
-    `\nreal-marketplace: ${findings.length} HIGH/CRITICAL findings over ${built.plugins} plugins, ${built.files.size} files` +
+    `\nreal-marketplace: ${findings.length} HIGH/CRITICAL findings over ${built.plugins} plugins, ` +
+      `${built.skills} skills, ${built.files.size} files: ${perThousand} per 1,000 skills` +
       `${before === null ? '' : ` (previous run: ${before.blocking})`}\n` +
       Object.entries(byRule)
         .map(([rule, n]) => `  ${rule}: ${n}`)
