@@ -1560,9 +1560,119 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The marketplace's ingest running now, or waiting: phase, counts, who started it, place in the queue
+         * @description At most gateway.ingest.concurrency ingests run at once in a gateway process, never two of one marketplace; the others wait in order of arrival (GET /api/v1/ingests lists them). Answers the running ingest, else the marketplace's first waiting one (`state: queued` with its `position`), and in `queued` those of the marketplace waiting after it; 404 `no-ingest-running` when none runs or waits. Phases in order: queued, fetch, resolve (external sources, `externals`), compose, capture, tree (`files` read), vetting (`connectors` finished; each connector reads the whole tree). Each gateway process knows its own ingests only.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            marketplace: string;
+                            state: "running" | "queued";
+                            /** @description Place in the gateway's queue (1: the next to start); null once it runs. */
+                            position: number | null;
+                            phase: "queued" | "fetch" | "resolve" | "compose" | "capture" | "tree" | "vetting";
+                            trigger: "on-demand" | "scheduled" | "webhook" | "push";
+                            /** @description who started it: a person, a machine, or `webhook`/`scheduler` */
+                            requestedBy: string;
+                            /** Format: date-time */
+                            queuedAt: string;
+                            startedAt: string | null;
+                            /** @description resolve: external plugin sources with an outcome, of those the snapshot keeps; null without any */
+                            externals: {
+                                done: number;
+                                total: number;
+                            } | null;
+                            /** @description tree: files of the captured tree read, of all its files; null before the tree is read */
+                            files: {
+                                done: number;
+                                total: number;
+                            } | null;
+                            /** @description vetting: connectors finished of those enabled (each reads the whole tree, `files.total` files); null before the vetting starts */
+                            connectors: {
+                                done: number;
+                                total: number;
+                                /** @description the connector running now */
+                                current: string | null;
+                            } | null;
+                            /** @description the snapshot, once the capture is recorded */
+                            snapshotId: number | null;
+                        } & {
+                            /** @description the marketplace's ingests waiting after this one */
+                            queued: {
+                                marketplace: string;
+                                state: "running" | "queued";
+                                /** @description Place in the gateway's queue (1: the next to start); null once it runs. */
+                                position: number | null;
+                                phase: "queued" | "fetch" | "resolve" | "compose" | "capture" | "tree" | "vetting";
+                                trigger: "on-demand" | "scheduled" | "webhook" | "push";
+                                /** @description who started it: a person, a machine, or `webhook`/`scheduler` */
+                                requestedBy: string;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                startedAt: string | null;
+                                /** @description resolve: external plugin sources with an outcome, of those the snapshot keeps; null without any */
+                                externals: {
+                                    done: number;
+                                    total: number;
+                                } | null;
+                                /** @description tree: files of the captured tree read, of all its files; null before the tree is read */
+                                files: {
+                                    done: number;
+                                    total: number;
+                                } | null;
+                                /** @description vetting: connectors finished of those enabled (each reads the whole tree, `files.total` files); null before the vetting starts */
+                                connectors: {
+                                    done: number;
+                                    total: number;
+                                    /** @description the connector running now */
+                                    current: string | null;
+                                } | null;
+                                /** @description the snapshot, once the capture is recorded */
+                                snapshotId: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
-        /** Ingest the default branch into quarantine as a held snapshot */
+        /**
+         * Ingest the default branch into quarantine as a held snapshot
+         * @description At most gateway.ingest.concurrency ingests run at once in a gateway process, never two of one marketplace; the others wait in order of arrival (GET /api/v1/ingests lists them). The answer comes once the ingest has run; GET on the same path follows it meanwhile.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1671,6 +1781,113 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every ingest running or waiting in this gateway process, of all marketplaces
+         * @description At most gateway.ingest.concurrency ingests run at once in a gateway process, never two of one marketplace; the others wait in order of arrival (GET /api/v1/ingests lists them).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description gateway.ingest.concurrency: ingests that run at once */
+                            concurrency: number;
+                            running: {
+                                marketplace: string;
+                                state: "running" | "queued";
+                                /** @description Place in the gateway's queue (1: the next to start); null once it runs. */
+                                position: number | null;
+                                phase: "queued" | "fetch" | "resolve" | "compose" | "capture" | "tree" | "vetting";
+                                trigger: "on-demand" | "scheduled" | "webhook" | "push";
+                                /** @description who started it: a person, a machine, or `webhook`/`scheduler` */
+                                requestedBy: string;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                startedAt: string | null;
+                                /** @description resolve: external plugin sources with an outcome, of those the snapshot keeps; null without any */
+                                externals: {
+                                    done: number;
+                                    total: number;
+                                } | null;
+                                /** @description tree: files of the captured tree read, of all its files; null before the tree is read */
+                                files: {
+                                    done: number;
+                                    total: number;
+                                } | null;
+                                /** @description vetting: connectors finished of those enabled (each reads the whole tree, `files.total` files); null before the vetting starts */
+                                connectors: {
+                                    done: number;
+                                    total: number;
+                                    /** @description the connector running now */
+                                    current: string | null;
+                                } | null;
+                                /** @description the snapshot, once the capture is recorded */
+                                snapshotId: number | null;
+                            }[];
+                            /** @description in queue order */
+                            queued: {
+                                marketplace: string;
+                                state: "running" | "queued";
+                                /** @description Place in the gateway's queue (1: the next to start); null once it runs. */
+                                position: number | null;
+                                phase: "queued" | "fetch" | "resolve" | "compose" | "capture" | "tree" | "vetting";
+                                trigger: "on-demand" | "scheduled" | "webhook" | "push";
+                                /** @description who started it: a person, a machine, or `webhook`/`scheduler` */
+                                requestedBy: string;
+                                /** Format: date-time */
+                                queuedAt: string;
+                                startedAt: string | null;
+                                /** @description resolve: external plugin sources with an outcome, of those the snapshot keeps; null without any */
+                                externals: {
+                                    done: number;
+                                    total: number;
+                                } | null;
+                                /** @description tree: files of the captured tree read, of all its files; null before the tree is read */
+                                files: {
+                                    done: number;
+                                    total: number;
+                                } | null;
+                                /** @description vetting: connectors finished of those enabled (each reads the whole tree, `files.total` files); null before the vetting starts */
+                                connectors: {
+                                    done: number;
+                                    total: number;
+                                    /** @description the connector running now */
+                                    current: string | null;
+                                } | null;
+                                /** @description the snapshot, once the capture is recorded */
+                                snapshotId: number | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3592,8 +3809,9 @@ export interface paths {
          *     Examples: `snapshot.plugins.exists(p, size(p.hooks) > 0)`; `findings.exists(f, f.severity == "HIGH" && !f.waived)`;
          *     `licenses.exists(l, l.spdxId == "GPL-3.0-only")`; `releaseAge.seconds < 86400`.
          *
-         *     Limits: at most 4096 characters; comprehensions nest at most 3 deep; no `cel.bind`; `matches` takes a literal
-         *     pattern without nested repetition or back-references; an evaluation reads at most 1,000,000 list elements.
+         *     Limits: at most 4096 characters; comprehensions nest at most 3 deep and run their predicates over literal
+         *     lists at most 100,000 times; no `cel.bind`; `matches` takes a literal RE2 pattern (linear time: no back-references or
+         *     lookaround); an evaluation reads at most 1,000,000 list elements and is stopped at gateway.policy.evaluation-timeout.
          *     Full reference: docs/policy-variables.md.
          */
         get: {
@@ -3674,8 +3892,9 @@ export interface paths {
          *     Examples: `snapshot.plugins.exists(p, size(p.hooks) > 0)`; `findings.exists(f, f.severity == "HIGH" && !f.waived)`;
          *     `licenses.exists(l, l.spdxId == "GPL-3.0-only")`; `releaseAge.seconds < 86400`.
          *
-         *     Limits: at most 4096 characters; comprehensions nest at most 3 deep; no `cel.bind`; `matches` takes a literal
-         *     pattern without nested repetition or back-references; an evaluation reads at most 1,000,000 list elements.
+         *     Limits: at most 4096 characters; comprehensions nest at most 3 deep and run their predicates over literal
+         *     lists at most 100,000 times; no `cel.bind`; `matches` takes a literal RE2 pattern (linear time: no back-references or
+         *     lookaround); an evaluation reads at most 1,000,000 list elements and is stopped at gateway.policy.evaluation-timeout.
          *     Full reference: docs/policy-variables.md.
          */
         post: {
@@ -3990,8 +4209,9 @@ export interface paths {
          *     Examples: `snapshot.plugins.exists(p, size(p.hooks) > 0)`; `findings.exists(f, f.severity == "HIGH" && !f.waived)`;
          *     `licenses.exists(l, l.spdxId == "GPL-3.0-only")`; `releaseAge.seconds < 86400`.
          *
-         *     Limits: at most 4096 characters; comprehensions nest at most 3 deep; no `cel.bind`; `matches` takes a literal
-         *     pattern without nested repetition or back-references; an evaluation reads at most 1,000,000 list elements.
+         *     Limits: at most 4096 characters; comprehensions nest at most 3 deep and run their predicates over literal
+         *     lists at most 100,000 times; no `cel.bind`; `matches` takes a literal RE2 pattern (linear time: no back-references or
+         *     lookaround); an evaluation reads at most 1,000,000 list elements and is stopped at gateway.policy.evaluation-timeout.
          *     Full reference: docs/policy-variables.md.
          */
         post: {
@@ -4075,7 +4295,7 @@ export interface paths {
         put?: never;
         /**
          * Which served and held snapshots an expression would deny, and why; nothing is recorded
-         * @description Evaluates a CEL expression, as a rule would be at approve, against every served (approved) and every held snapshot of the live marketplaces, with the caller as the approver and now as the instant; nothing is stored or recorded (no event, no ledger entry). A match or an evaluation error counts as a denial, as enforcement does. Served snapshots come first, then held ones, newest first; at most `limit` (default 200, at most 500) are evaluated and `truncated` says when some were left out. Only the policy is answered: the vetting gate and the minimum release age are not. Auditor or admin; sessions only (no machine scope names it).
+         * @description Evaluates a CEL expression, as a rule would be at approve, against every served (approved) and every held snapshot of the live marketplaces, with the caller as the approver and now as the instant; nothing is stored or recorded (no event, no ledger entry). A match or an evaluation error counts as a denial, as enforcement does. Served snapshots come first, then held ones, newest first; at most `limit` (default 200, at most 500) are evaluated and `truncated` says when some were left out. Each evaluation runs in a policy worker and is stopped after gateway.policy.evaluation-timeout (an evaluation error, so a denial); the whole dry run evaluates for at most gateway.policy.dry-run-timeout, and the snapshots it has not reached by then are listed with decision `not-evaluated` and counted in `notEvaluated`. Only the policy is answered: the vetting gate and the minimum release age are not. Auditor or admin; sessions only (no machine scope names it).
          */
         post: {
             parameters: {
@@ -4107,6 +4327,8 @@ export interface paths {
                             total: number;
                             evaluated: number;
                             truncated: boolean;
+                            /** @description chosen snapshots the time limit (gateway.policy.dry-run-timeout) ran out before */
+                            notEvaluated: number;
                             denied: number;
                             allowed: number;
                             snapshots: {
@@ -4114,7 +4336,7 @@ export interface paths {
                                 marketplace: string;
                                 sha: string;
                                 state: "approved" | "held";
-                                decision: "deny" | "allow";
+                                decision: "deny" | "allow" | "not-evaluated";
                                 outcome: ("matched" | "error") | null;
                                 error: string | null;
                             }[];
