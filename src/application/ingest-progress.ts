@@ -82,17 +82,19 @@ export class IngestRegistry {
   /** The marketplace's ingest running now, else its first waiting one; and those waiting after it. */
   of(marketplaceId: number): { current: IngestView | null; queued: IngestView[] } {
     const running = this.running.get(marketplaceId);
-    const waiting = this.waiting.filter((e) => e.marketplaceId === marketplaceId).map((e) => this.view(e));
-    if (running) return { current: this.view(running), queued: waiting };
+    const waiting = this.waiting
+      .map((e, index) => (e.marketplaceId === marketplaceId ? this.view(e, index) : null))
+      .filter((view) => view !== null);
+    if (running) return { current: this.view(running, -1), queued: waiting };
     return { current: waiting[0] ?? null, queued: waiting.slice(1) };
   }
 
   /** Every running ingest (oldest start first) and every waiting one (in queue order). */
   all(): { concurrency: number; running: IngestView[]; queued: IngestView[] } {
     const running = [...this.running.values()]
-      .map((e) => this.view(e))
+      .map((e) => this.view(e, -1))
       .sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''));
-    return { concurrency: this.concurrency, running, queued: this.waiting.map((e) => this.view(e)) };
+    return { concurrency: this.concurrency, running, queued: this.waiting.map((e, index) => this.view(e, index)) };
   }
 
   /** Resolves when nothing runs or waits (shutdown, tests). */
@@ -101,8 +103,8 @@ export class IngestRegistry {
       await Promise.allSettled([...this.running.values(), ...this.waiting].map((e) => e.done));
   }
 
-  private view(entry: Entry): IngestView {
-    const index = this.waiting.indexOf(entry);
+  /** `index`: its place in the waiting list, -1 once it runs. */
+  private view(entry: Entry, index: number): IngestView {
     return {
       marketplace: entry.marketplace.name,
       state: index < 0 ? 'running' : 'queued',
