@@ -7,19 +7,29 @@ import { api, data } from '../../api/client';
 import { CopyField, StateBadge } from '../../components/ui';
 import { setFlash } from './flash';
 import { ActionProblem } from './problem';
+import { ingestProgressKey, useIngestProgress } from './progress';
 import { marketplacesKey, syncModes, type Marketplace, type SyncMode } from './queries';
 
+/** Ingest now; while this or any other ingest of the marketplace runs or waits, the button says so and waits. */
 export function IngestNow({ name }: { name: string }) {
   const queries = useQueryClient();
   const ingest = useMutation({
     mutationFn: () => data(api.POST('/api/v1/marketplaces/{name}/ingest', { params: { path: { name } } })),
+    onSettled: () => queries.invalidateQueries({ queryKey: ingestProgressKey(name) }),
     onSuccess: () => queries.invalidateQueries({ queryKey: marketplacesKey }),
   });
+  const progress = useIngestProgress(name, ingest.isPending);
+  const busy = ingest.isPending || progress !== null;
   return (
     <div className="stack">
       <div className="row">
-        <button type="button" disabled={ingest.isPending} onClick={() => ingest.mutate()}>
-          {ingest.isPending ? 'Ingesting…' : 'Ingest now'}
+        <button
+          type="button"
+          disabled={busy}
+          aria-describedby={progress ? 'ingest-progress-title' : undefined}
+          onClick={() => ingest.mutate()}
+        >
+          {progress?.state === 'queued' ? 'Queued…' : busy ? 'Ingesting…' : 'Ingest now'}
         </button>
       </div>
       {ingest.data ? (

@@ -7,6 +7,7 @@ import { useSession } from '../../api/session';
 import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { IngestNow, RemoveMarketplace, SyncModeForm } from './actions';
 import { readFlash } from './flash';
+import { IngestProgressPanel, useIngestProgress } from './progress';
 import { liveSnapshots, marketplacesQuery, originOf, type Marketplace } from './queries';
 
 function Details({ m }: { m: Marketplace }) {
@@ -140,6 +141,7 @@ function NotFound({ name }: { name: string }) {
 function Detail({ m }: { m: Marketplace }) {
   const session = useSession();
   const [flash] = useState(readFlash);
+  const progress = useIngestProgress(m.name);
   return (
     <Page title={m.name} actions={session.approves(m.name) ? <IngestNow name={m.name} /> : null}>
       <p>
@@ -150,6 +152,7 @@ function Detail({ m }: { m: Marketplace }) {
           {flash}
         </div>
       ) : null}
+      <IngestProgressPanel progress={progress} />
       <h2>Details</h2>
       <Details m={m} />
       <h2>Snapshots</h2>
