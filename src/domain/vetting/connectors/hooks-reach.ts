@@ -87,8 +87,8 @@ export function invocationOf(
 }
 
 /** The words of every command of a parsed shell script that may run a plugin file, quotes removed. */
-export const commandWords = (source: string, tree: ShellNode): string[][] =>
-  nodesWhere(tree, (n) => n.type === 'command').flatMap((node) => {
+export const commandWords = (source: string, tree: ShellNode): string[][] => [
+  ...nodesWhere(tree, (n) => n.type === 'command').flatMap((node) => {
     const name = childOf(node, 'name');
     if (name === undefined) return [];
     // A bare name is looked up on PATH, never next to the script: only a path or a launcher can run a file.
@@ -96,7 +96,58 @@ export const commandWords = (source: string, tree: ShellNode): string[][] =>
     if (!first.includes('/') && !prefixes.test(first) && !launchers.test(first)) return [];
     const args = node.children.filter((child) => child.field === 'argument');
     return [[first, ...args.map((word) => wordValue(source, word))]];
-  });
+  }),
+  ...readAsCode(source, tree).map((path) => ['bash', path]),
+];
+
+const shellName = /^(?:(?:ba|z|k|da|a|mk)?sh|source|\.|eval)$/;
+/** `cat PATH`, alone: the file a substitution or a pipeline's first stage gives as text. */
+function catted(source: string, node: ShellNode | undefined): string | null {
+  const commands = node ? nodesWhere(node, (n) => n.type === 'command') : [];
+  if (commands.length !== 1) return null;
+  const name = childOf(commands[0]!, 'name');
+  const args = commands[0]!.children.filter((child) => child.field === 'argument');
+  if (name === undefined || wordValue(source, name) !== 'cat' || args.length !== 1) return null;
+  return wordValue(source, args[0]!);
+}
+
+/**
+ * Files a script runs as shell by handing their text over: `eval "$(cat f)"`, `source <(cat f)`, `bash < f`,
+ * `cat f | bash`. The file is read as a script whatever its extension (a payload kept in `banner.txt`).
+ */
+function readAsCode(source: string, tree: ShellNode): string[] {
+  const paths: string[] = [];
+  const nameOf = (command: ShellNode | undefined) => {
+    const name = command?.type === 'command' ? childOf(command, 'name') : undefined;
+    return name ? wordValue(source, name).replace(/^.*\//, '') : '';
+  };
+  for (const command of nodesWhere(tree, (n) => n.type === 'command')) {
+    if (!shellName.test(nameOf(command))) continue;
+    for (const sub of nodesWhere(
+      command,
+      (n) => n.type === 'command_substitution' || n.type === 'process_substitution',
+    ))
+      paths.push(...[catted(source, sub)].filter((p): p is string => p !== null));
+  }
+  for (const statement of nodesWhere(tree, (n) => n.type === 'redirected_statement')) {
+    if (!/^(?:(?:ba|z|k|da|a|mk)?sh)$/.test(nameOf(childOf(statement, 'body')))) continue;
+    for (const redirect of statement.children.filter((c) => c.type === 'file_redirect')) {
+      const destination = childOf(redirect, 'destination');
+      if (
+        destination &&
+        /^\s*0?<(?!<)/.test(source.slice(redirect.start, redirect.end)) &&
+        destination.type !== 'process_substitution'
+      )
+        paths.push(wordValue(source, destination));
+    }
+  }
+  for (const pipeline of nodesWhere(tree, (n) => n.type === 'pipeline')) {
+    const [head, ...rest] = pipeline.children;
+    const file = head?.type === 'command' ? catted(source, head) : null;
+    if (file !== null && rest.some((stage) => /^(?:(?:ba|z|k|da|a|mk)?sh)$/.test(nameOf(stage)))) paths.push(file);
+  }
+  return paths;
+}
 
 /**
  * Command lines written as text: each `${CLAUDE_PLUGIN_ROOT}/…` path, a batch file's `%~dp0…`, and (`strings`)

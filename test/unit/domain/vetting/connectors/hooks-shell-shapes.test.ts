@@ -4,7 +4,7 @@
 // shells, code left in startup files and crontab, secrets sent to the wrong host.
 import t from 'tap';
 import { loadShellParser } from '../../../../../src/adapters/vetting/shell-parser.ts';
-import { isScript } from '../../../../../src/domain/vetting/connectors/hooks-reach.ts';
+import { commandWords, isScript } from '../../../../../src/domain/vetting/connectors/hooks-reach.ts';
 import { scriptRisks } from '../../../../../src/domain/vetting/connectors/hooks-shell.ts';
 
 const parse = await loadShellParser();
@@ -127,4 +127,16 @@ t.test('a TypeScript declaration file is not a script', async (t) => {
   t.notOk(isScript(file('dist/index.d.ts')));
   t.notOk(isScript(file('dist/index.d.mts')));
   t.ok(isScript(file('dist/index.ts')));
+});
+
+t.test('a file whose text a script hands to a shell is run, whatever it is called', async (t) => {
+  const source =
+    'eval "$(cat "$DIR/a.txt")"\nsource <(cat b.txt)\nbash < c.txt\ncat d.txt | sh\ncat e.txt | jq .\ncat f.txt >&2';
+  const run = commandWords(source, parse(source)).filter((words) => words[0] === 'bash' && words.length === 2);
+  t.strictSame(run, [
+    ['bash', '$DIR/a.txt'],
+    ['bash', 'b.txt'],
+    ['bash', 'c.txt'],
+    ['bash', 'd.txt'],
+  ]);
 });
