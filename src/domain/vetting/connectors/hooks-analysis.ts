@@ -1,35 +1,21 @@
 // What one script does, read once however many hooks reach it: the risks a reviewer must see, the
 // plugin files it runs (for hooks-reach.ts), and the facts of what it can do once installed (the
-// capability inventory). Shell is parsed (tree-sitter's bash grammar, handed in as a ShellParser) and
-// judged on what it executes; scripts in other languages are checked line by line with patterns
-// (hooks-lines.ts), best effort.
+// capability inventory). Shell, Python and JavaScript/TypeScript are parsed with tree-sitter's grammars
+// (handed in as Parsers) and judged on what they execute and where their data goes (hooks-shell.ts,
+// hooks-python.ts, hooks-javascript.ts); scripts in other languages (Ruby, Perl, PowerShell, batch)
+// are checked line by line with patterns (hooks-lines.ts), best effort.
 import { dirname } from '../../plugin/paths.ts';
 import type { ScanFile } from '../findings.ts';
 import { shellFacts } from './hooks-facts.ts';
 import { httpPost, lineRisks } from './hooks-lines.ts';
-import { commandWords, invocationOf, quotedCommands, type Invocation } from './hooks-reach.ts';
+import { commandWords, invocationOf, quotedCommands, resolveWord, type Invocation } from './hooks-reach.ts';
 import { scriptRisks, type LocatedRisk } from './hooks-shell.ts';
-import { childOf, nodesWhere, type ShellNode, type ShellParser } from './hooks-syntax.ts';
+import type { Analysis } from './hooks-analysis-types.ts';
+import { analyseCode, languageOf, parserOf } from './hooks-languages.ts';
+import { javascriptMayAct, pythonMayAct } from './hooks-vocabulary.ts';
+import { childOf, nodesWhere, type Parsers, type ShellNode, type ShellParser } from './hooks-syntax.ts';
 
-/** What a plugin can do once installed, as one script shows it. */
-export const capabilityKinds = [
-  'contacts-host',
-  'reads-env',
-  'reads-credentials',
-  'runs-program',
-  'writes-outside-project',
-  'starts-mcp-server',
-] as const;
-export type CapabilityKind = (typeof capabilityKinds)[number];
-/** One thing a script can do, at the line (from 1) that shows it: `value` is a host, a variable, a path … */
-export type ScriptFact = Readonly<{ kind: CapabilityKind; value: string; line: number }>;
-
-/** What a script runs, risks and can do. */
-export type Analysis = Readonly<{
-  risks: readonly LocatedRisk[];
-  runs: readonly Invocation[];
-  facts: readonly ScriptFact[];
-}>;
+export { capabilityKinds, type Analysis, type CapabilityKind, type ScriptFact } from './hooks-analysis-types.ts';
 
 /** Reads one script of a plugin rooted at `root`; `exists` says whether a path is a file of the tree. */
 export type ScriptAnalyser = (
@@ -42,14 +28,7 @@ export type ScriptAnalyser = (
 export type ScriptReading = Readonly<{ analyse: ScriptAnalyser; parse: ShellParser }>;
 
 /** Shell unless the file says otherwise (its extension or its `#!` line). */
-export const isShell = (path: string, text: string): boolean => {
-  const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(text);
-  if (shebang) {
-    const program = (shebang[1]!.endsWith('/env') ? (shebang[2] ?? '') : shebang[1]!).replace(/^.*\//, '');
-    return /^(?:ba|z|k|da|a|mk)?sh$/.test(program);
-  }
-  return !/\.(?:py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|psm1|lua|go|java|kt|swift|rs)$/i.test(path);
-};
+export const isShell = (path: string, text: string): boolean => languageOf(path, text) === 'shell';
 
 /**
  * Risks of a script that is not shell: its lines (with `\` continuations), comments skipped. An HTTP
@@ -90,16 +69,29 @@ function batchRisks(text: string, tree: ShellNode): LocatedRisk[] {
   return risks;
 }
 
-/** The analyser over a bash parser (the adapter loads it: src/adapters/vetting/shell-parser.ts). */
+/** The analyser over the parsers the adapter loads (src/adapters/vetting/syntax-parsers.ts). */
 export const scriptAnalyser =
-  (parse: ShellParser): ScriptAnalyser =>
+  (parsers: Parsers): ScriptAnalyser =>
   (file, root, exists) => {
+    const parse = parsers.bash;
     const dir = dirname(file.path);
     const resolve = (words: readonly string[]) => invocationOf(words, dir, root, exists);
-    const shell = isShell(file.path, file.text);
+    const language = languageOf(file.path, file.text);
+    const shell = language === 'shell';
     const quoted = quotedCommands(file.text, !shell)
       .map((words) => invocationOf(words, dir, root, exists, false))
       .filter((run): run is Invocation => run !== null && run.path !== file.path);
+    if (parserOf(parsers, language) !== null) {
+      const local = (module: string) =>
+        [`${module.replaceAll('.', '/')}.py`, `${module.replaceAll('.', '/')}/__init__.py`].some(
+          (candidate) => resolveWord(candidate, dir, root, exists) !== null,
+        );
+      const acts = language === 'python' ? pythonMayAct(file.text, local) : javascriptMayAct(file.text);
+      if (!acts) return { risks: [], runs: quoted, facts: [] };
+      const code = analyseCode(parsers, language as 'python', file, root, exists);
+      const seen = new Set(code.runs.map((run) => run.path));
+      return { ...code, runs: [...code.runs, ...quoted.filter((run) => !seen.has(run.path))] };
+    }
     if (!shell) return { risks: lineByLine(file.text), runs: quoted, facts: [] };
     const tree = parse(file.text);
     const runs = commandWords(file.text, tree)

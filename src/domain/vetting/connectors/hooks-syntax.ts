@@ -1,7 +1,12 @@
-// A shell script as the hooks connector reads it: the syntax tree of tree-sitter's bash grammar as
-// plain data (the adapter parses, the domain walks), and what a word of it says once quotes are read.
+// A script as the hooks connector reads it: the syntax tree of tree-sitter's grammars (bash, Python,
+// JavaScript, TypeScript) as plain data (the adapter parses, the domain walks), and what a word of a
+// shell script says once quotes are read.
 
-/** A named node of tree-sitter-bash's tree: `type` is the grammar's node type, `field` its field in the parent. */
+/**
+ * A named node of a tree-sitter tree: `type` is the grammar's node type, `field` its field in the parent.
+ * Python and JavaScript trees also hold the operator token of an expression (`+`, `%`, `in`) as a node in
+ * the field `operator` (or `operators`); comments are left out.
+ */
 export type ShellNode = Readonly<{
   type: string;
   field: string | null;
@@ -15,6 +20,15 @@ export type ShellNode = Readonly<{
 
 /** Parses a whole script (never throws on bad syntax: the tree holds ERROR nodes there). */
 export type ShellParser = (source: string) => ShellNode;
+
+/** The parsers of the languages the hooks connector reads, each as a ShellParser over its grammar. */
+export type Parsers = Readonly<{
+  bash: ShellParser;
+  python: ShellParser;
+  javascript: ShellParser;
+  typescript: ShellParser;
+  tsx: ShellParser;
+}>;
 
 export const textOf = (source: string, node: ShellNode): string => source.slice(node.start, node.end);
 

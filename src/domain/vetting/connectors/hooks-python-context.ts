@@ -1,0 +1,70 @@
+// The state one Python script's analysis shares between its modules (hooks-python.ts runs the
+// statements, hooks-python-expr.ts the expressions, hooks-python-text.ts and hooks-python-bind.ts what
+// text and assignments do), and small helpers they all use.
+import { Obj, type Callable, type Flow, type Scope, type Value } from './hooks-flow.ts';
+import type { Nested } from './hooks-programs.ts';
+import type { ShellNode, ShellParser } from './hooks-syntax.ts';
+
+/** One call of a library function (or a method of an object a library call made). */
+export type PyCall = Readonly<{
+  flow: Flow;
+  node: ShellNode;
+  name: string;
+  receiver: Value | null;
+  args: readonly Value[];
+  kwargs: ReadonlyMap<string, Value>;
+  /** The object this call makes (one per call in the script). */
+  site: (kind: string) => Obj;
+  /** Calls a function of the script. */
+  invoke: (callee: Value, args: readonly Value[]) => Value;
+  attribute: (base: Value, name: string) => Value;
+  /** A name of the module scope (`globals()['x']`). */
+  lookup: (name: string) => Value;
+  /** Code held in a constant string, run in the script's scope (`exec`, `eval`): the value of an expression. */
+  evaluate: (code: string, expression: boolean) => Value;
+  nested: Nested;
+}>;
+
+/** The state of one Python script's analysis; the statement evaluator (hooks-python.ts) fills in the functions. */
+export type Py = {
+  flow: Flow;
+  parse: ShellParser;
+  nested: Nested;
+  module: Scope;
+  /** Modules imported with `from m import *`: a name nobody assigned may be theirs. */
+  star: string[];
+  /** The objects each literal or call makes, so a later pass finds the same ones. */
+  sites: Map<ShellNode, Obj>;
+  invoke: (callee: Callable, args: readonly Value[], kwargs: ReadonlyMap<string, Value>, node: ShellNode) => Value;
+  run: (code: string, scope: Scope, expression: boolean, node: ShellNode) => Value;
+  lambda: (node: ShellNode, scope: Scope) => Callable;
+  /** Evaluates an expression (hooks-python-expr.ts). */
+  expr: (node: ShellNode, scope: Scope) => Value;
+};
+
+/** The object a literal or a call makes, the same one each time it is evaluated. */
+export const site = (py: Py, node: ShellNode, kind: string): Obj => {
+  let obj = py.sites.get(node);
+  if (obj === undefined) py.sites.set(node, (obj = new Obj(kind)));
+  return obj;
+};
+
+/** The elements of a list or tuple, in order, when every one is known. */
+export const itemsOf = (value: Value): readonly Value[] | null =>
+  (value.objs ?? []).find((o) => o.items !== null)?.items ?? null;
+
+/** The operator token of an expression (`+`, `%`, `in`). */
+export const operatorOf = (py: Py, node: ShellNode): string => {
+  const op = node.children.find((c) => c.field === 'operator');
+  return op ? py.flow.source.slice(op.start, op.end) : '';
+};
+
+/** A call's argument by position, or by keyword. */
+export const arg = (c: PyCall, i: number, key?: string): Value | undefined =>
+  c.args[i] ?? (key === undefined ? undefined : c.kwargs.get(key));
+
+/** The first element of an address tuple `(host, port)`. */
+export const hostOfAddress = (address: Value | undefined): Value | undefined => {
+  const first = (address?.objs ?? [])[0]?.items?.[0];
+  return first ?? address;
+};

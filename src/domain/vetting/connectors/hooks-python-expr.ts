@@ -1,0 +1,394 @@
+// Python expressions as the hooks connector evaluates them (hooks-python.ts runs the statements): names
+// through the scopes, builtins and star imports; strings with their escapes, f-strings, `%` and
+// `.format`; attributes and subscripts of library names, objects and data; calls to library functions
+// (hooks-python-api.ts), to the script's own functions and classes, and to methods of strings, lists,
+// dicts and the objects library calls return.
+import { reverse } from './hooks-decode.ts';
+import { usesEnvironment } from './hooks-effects.ts';
+import {
+  addRest,
+  assign,
+  concat,
+  dataOf,
+  elementOf,
+  empty,
+  join,
+  joinAll,
+  labelsOf,
+  metadataKey,
+  ref,
+  setItems,
+  text,
+  withoutInput,
+  withTaint,
+  type Callable,
+  type Flow,
+  type Obj,
+  type Scope,
+  type Value,
+} from './hooks-flow.ts';
+import type { Nested } from './hooks-programs.ts';
+import { bind, comprehension, containerMethod } from './hooks-python-bind.ts';
+import { arg, operatorOf, site, type Py } from './hooks-python-context.ts';
+import {
+  canonical,
+  dirnameOf,
+  libraryAttribute,
+  libraryCall,
+  librarySubscript,
+  type PyCall,
+} from './hooks-python-api.ts';
+import { pythonBuiltin } from './hooks-python-names.ts';
+import { isLibraryObject, objectMethod } from './hooks-python-objects.ts';
+import { binary, stringMethod, stringValue } from './hooks-python-text.ts';
+import { childOf, type ShellNode } from './hooks-syntax.ts';
+
+const builtins = new Set(
+  'exec eval compile open __import__ getattr setattr globals locals vars input dict str bytes bytearray chr ord print len list tuple set sorted reversed map filter repr format breakpoint hasattr isinstance iter next int float bool callable id type zip enumerate range min max sum any all abs round super object'.split(
+    ' ',
+  ),
+);
+
+export function lookup(py: Py, scope: Scope, name: string): Value {
+  const value = scope.lookup(name);
+  if (value !== undefined) return value;
+  if (name === '__builtins__' || name === 'builtins') return ref('builtins');
+  const star = py.star[0];
+  if (builtins.has(name)) return ref(`builtins.${name}`);
+  return star === undefined ? empty : libraryAttribute(star, name);
+}
+
+/** An attribute of a value: a library name, an object's field or method, data of data. */
+export function attribute(py: Py, base: Value, name: string): Value {
+  let out = empty;
+  // A path's parent is a path: `Path(__file__).parent / "x.sh"`.
+  if (name === 'parent' && base.refs?.includes('pathlib.Path()'))
+    return { ...dirnameOf(base), refs: ['pathlib.Path()'] };
+  for (const r of base.refs ?? []) out = join(out, libraryAttribute(r, name));
+  for (const obj of base.objs ?? []) {
+    const field =
+      obj.fields.get(name) ?? (obj.kind === 'file' && name === 'name' ? obj.fields.get('@path') : undefined);
+    if (field !== undefined) out = join(out, field);
+    else if (obj.cls !== null) out = join(out, classAttribute(py, obj, name, base));
+  }
+  // Attributes of data are data: `event.prompt`, `response.text`; hook metadata is not the user's.
+  const labels = metadataKey(name) ? withoutInput(base.taint) : base.taint;
+  return withTaint(out, labels);
+}
+
+/** A method or attribute of the script's class, bound to the instance. */
+function classAttribute(py: Py, obj: Obj, name: string, self: Value): Value {
+  for (let cls: Callable | null = obj.cls, depth = 0; cls !== null && depth < 8; depth++) {
+    const scope = cls.scope as Scope;
+    const member = scope.vars.get(name);
+    if (member !== undefined) {
+      const fns = (member.fns ?? []).map((fn) =>
+        fn.decorators?.includes('staticmethod') ? fn : { ...fn, self: { objs: [obj] } },
+      );
+      const properties = fns.filter((fn) => fn.decorators?.includes('property'));
+      if (properties.length > 0) return joinAll(properties.map((fn) => py.invoke(fn, [], new Map(), fn.node)));
+      return fns.length > 0 ? { ...member, fns } : member;
+    }
+    const base = (scope.vars.get('__bases__')?.fns ?? [])[0];
+    cls = base?.kind === 'class' ? base : null;
+  }
+  return dataOf(self);
+}
+
+const sliceOf = (py: Py, node: ShellNode): readonly (number | null)[] =>
+  py.flow.source
+    .slice(node.start, node.end)
+    .split(':')
+    .map((part) => (/^\s*-?\d+\s*$/.test(part) ? Number(part) : null));
+
+export function subscript(py: Py, node: ShellNode, base: Value, keyNode: ShellNode, scope: Scope): Value {
+  if (keyNode.type === 'slice') {
+    for (const child of keyNode.children) expr(py, child, scope);
+    const [start, stop, step] = sliceOf(py, keyNode);
+    if (base.str !== undefined && step === -1 && start === null && stop === null)
+      return text(reverse(base.str), [...(base.taint ?? []), 'decoded:[::-1]']);
+    if (base.str !== undefined && (step ?? 1) === 1)
+      return text(base.str.slice(start ?? 0, stop ?? undefined), base.taint);
+    return dataOf(base);
+  }
+  const key = expr(py, keyNode, scope);
+  let out = empty;
+  let known = false;
+  for (const r of base.refs ?? []) {
+    const value = librarySubscript(pyCall(py, node, r, null, [], new Map()), r, key);
+    if (value !== undefined) {
+      out = join(out, value);
+      known = true;
+    }
+  }
+  for (const obj of base.objs ?? []) {
+    known = true;
+    if (key.str !== undefined) out = join(join(out, obj.fields.get(key.str) ?? empty), obj.rest);
+    else if (key.num !== undefined && obj.items !== null) out = join(out, obj.items.at(key.num) ?? obj.rest);
+    else out = join(out, elementOf({ objs: [obj] }));
+  }
+  if (base.str !== undefined && key.num !== undefined) out = join(out, text(base.str.at(key.num) ?? ''));
+  if (base.refs?.includes('os.environ')) return out;
+  const labels = key.str !== undefined && metadataKey(key.str) ? withoutInput(base.taint) : base.taint;
+  return known && base.taint === undefined ? out : withTaint(out, labels);
+}
+
+/** One call as the library model sees it; methods, not closures, so a call costs no allocations beyond itself. */
+class Call implements PyCall {
+  constructor(
+    private readonly py: Py,
+    readonly node: ShellNode,
+    readonly name: string,
+    readonly receiver: Value | null,
+    readonly args: readonly Value[],
+    readonly kwargs: ReadonlyMap<string, Value>,
+    private readonly scope: Scope,
+  ) {}
+  get flow(): Flow {
+    return this.py.flow;
+  }
+  get nested(): Nested {
+    return this.py.nested;
+  }
+  site(kind: string): Obj {
+    return site(this.py, this.node, kind);
+  }
+  invoke(callee: Value, values: readonly Value[]): Value {
+    return joinAll((callee.fns ?? []).map((fn) => this.py.invoke(fn, values, new Map(), this.node)));
+  }
+  attribute(base: Value, attr: string): Value {
+    return attribute(this.py, base, attr);
+  }
+  lookup(key: string): Value {
+    return lookup(this.py, this.py.module, key);
+  }
+  evaluate(code: string, expression: boolean): Value {
+    return this.py.run(code, this.scope, expression, this.node);
+  }
+}
+
+export const pyCall = (
+  py: Py,
+  node: ShellNode,
+  name: string,
+  receiver: Value | null,
+  args: readonly Value[],
+  kwargs: ReadonlyMap<string, Value>,
+  scope?: Scope,
+): PyCall => new Call(py, node, name, receiver, args, kwargs, scope ?? py.module);
+
+/** The arguments of a call: positional (a `*list` spread when its elements are known), keywords, `**dict`. */
+function argumentsOf(py: Py, node: ShellNode | undefined, scope: Scope): [Value[], Map<string, Value>] {
+  const args: Value[] = [];
+  const kwargs = new Map<string, Value>();
+  for (const child of node?.children ?? []) {
+    if (child.type === 'keyword_argument') {
+      const name = childOf(child, 'name');
+      const value = childOf(child, 'value');
+      if (name && value) kwargs.set(py.flow.source.slice(name.start, name.end), expr(py, value, scope));
+    } else if (child.type === 'list_splat' || child.type === 'dictionary_splat') {
+      const value = expr(py, child.children[0] ?? child, scope);
+      const obj = (value.objs ?? [])[0];
+      if (child.type === 'list_splat') args.push(...(obj?.items ?? [elementOf(value)]));
+      else for (const [k, v] of obj?.fields ?? []) kwargs.set(k, v);
+    } else args.push(expr(py, child, scope));
+  }
+  return [args, kwargs];
+}
+
+function call(py: Py, node: ShellNode, scope: Scope): Value {
+  const fn = childOf(node, 'function');
+  if (fn === undefined) return empty;
+  const receiver = fn.type === 'attribute' ? expr(py, childOf(fn, 'object') ?? fn, scope) : null;
+  const method = fn.type === 'attribute' ? py.flow.source.slice(childOf(fn, 'attribute')?.start ?? 0, fn.end) : null;
+  const callee = receiver !== null && method !== null ? attribute(py, receiver, method) : expr(py, fn, scope);
+  const argsNode = childOf(node, 'arguments');
+  const [args, kwargs] = argumentsOf(
+    py,
+    argsNode?.type === 'generator_expression' ? { ...node, children: [argsNode] } : argsNode,
+    scope,
+  );
+  let out = empty;
+  let handled = false;
+  for (const name of callee.refs ?? []) {
+    const c = pyCall(py, node, canonical(name), receiver, args, kwargs, scope);
+    const value = libraryCall(c) ?? pythonBuiltin(c);
+    if (value !== undefined) {
+      out = join(out, value);
+      handled = true;
+    }
+  }
+  for (const obj of receiver?.objs ?? []) {
+    if (method === null) continue;
+    const value = isLibraryObject(obj)
+      ? objectMethod(pyCall(py, node, method, receiver, args, kwargs, scope), obj, method)
+      : containerMethod(py, obj, method, args);
+    if (value !== undefined) {
+      out = join(out, value);
+      handled = true;
+    }
+  }
+  for (const f of callee.fns ?? []) {
+    out = join(out, py.invoke(f, args, kwargs, node));
+    handled = true;
+  }
+  if (
+    !handled &&
+    receiver !== null &&
+    method !== null &&
+    (receiver.str !== undefined || receiver.template !== undefined)
+  ) {
+    const value = stringMethod(receiver, method, args, kwargs);
+    if (value !== undefined) return value;
+  }
+  if (handled) return out;
+  // `event.get('session_id')`: hook metadata, not what the user wrote.
+  if (
+    method !== null &&
+    /^(?:get|pop|setdefault)$/.test(method) &&
+    args[0]?.str !== undefined &&
+    metadataKey(args[0].str)
+  )
+    return { taint: [...(withoutInput(receiver?.taint) ?? []), ...args.slice(1).flatMap((a) => labelsOf(a))] };
+  // A function the model does not know: what it returns is made of what it was given.
+  for (const value of [...args, ...kwargs.values()]) usesEnvironment(py.flow, node, value);
+  return {
+    taint: [
+      ...new Set([
+        ...labelsOf(dataOf(callee)),
+        ...args.flatMap((a) => labelsOf(a)),
+        ...[...kwargs.values()].flatMap((a) => labelsOf(a)),
+      ]),
+    ],
+  };
+}
+
+export function expr(py: Py, node: ShellNode, scope: Scope): Value {
+  py.flow.budget--;
+  const source = py.flow.source;
+  switch (node.type) {
+    case 'identifier':
+      return lookup(py, scope, source.slice(node.start, node.end));
+    case 'string':
+      return stringValue(py, node, scope);
+    case 'concatenated_string':
+      return concat(node.children.map((c) => expr(py, c, scope)));
+    case 'integer': {
+      const n = Number(source.slice(node.start, node.end).replaceAll('_', ''));
+      return Number.isSafeInteger(n) ? { num: n } : empty;
+    }
+    case 'true':
+      return { num: 1 };
+    case 'false':
+      return { num: 0 };
+    case 'attribute':
+      return attribute(
+        py,
+        expr(py, childOf(node, 'object') ?? node, scope),
+        source.slice(childOf(node, 'attribute')?.start ?? 0, node.end),
+      );
+    case 'subscript': {
+      const key = childOf(node, 'subscript');
+      return key ? subscript(py, node, expr(py, childOf(node, 'value') ?? node, scope), key, scope) : empty;
+    }
+    case 'call':
+      return call(py, node, scope);
+    case 'binary_operator':
+      return binary(
+        py,
+        node,
+        operatorOf(py, node),
+        expr(py, childOf(node, 'left') ?? node, scope),
+        expr(py, childOf(node, 'right') ?? node, scope),
+      );
+    case 'boolean_operator':
+    case 'conditional_expression':
+      return joinAll(node.children.filter((c) => c.field !== 'operator').map((c) => expr(py, c, scope)));
+    case 'not_operator':
+    case 'comparison_operator':
+      for (const c of node.children) if (c.field !== 'operators') expr(py, c, scope);
+      return empty;
+    case 'unary_operator': {
+      const value = expr(py, childOf(node, 'argument') ?? node, scope);
+      return value.num !== undefined && operatorOf(py, node) === '-' ? { num: -value.num } : dataOf(value);
+    }
+    case 'parenthesized_expression':
+    case 'await':
+    case 'list_splat':
+    case 'dictionary_splat':
+      return node.children[0] ? expr(py, node.children[0], scope) : empty;
+    case 'list_comprehension':
+    case 'set_comprehension':
+    case 'generator_expression':
+    case 'dictionary_comprehension':
+      return comprehension(py, node, scope);
+    case 'lambda':
+      return { fns: [py.lambda(node, scope)] };
+    case 'keyword_argument':
+      return expr(py, childOf(node, 'value') ?? node, scope);
+    case 'yield':
+      return node.children[0] ? expr(py, node.children[0], scope) : empty;
+    default:
+      return literal(py, node, scope);
+  }
+}
+
+/** Tuples, lists, sets and dicts the script writes, assignments, and what else an expression holds. */
+function literal(py: Py, node: ShellNode, scope: Scope): Value {
+  switch (node.type) {
+    case 'assignment':
+    case 'named_expression': {
+      const right = childOf(node, 'right') ?? childOf(node, 'value');
+      const value = right ? expr(py, right, scope) : empty;
+      const left = childOf(node, 'left') ?? childOf(node, 'name');
+      if (left) bind(py, left, value, scope);
+      return value;
+    }
+    case 'augmented_assignment': {
+      const left = childOf(node, 'left');
+      const value = binary(
+        py,
+        node,
+        operatorOf(py, node).replace('=', ''),
+        left ? expr(py, left, scope) : empty,
+        expr(py, childOf(node, 'right') ?? node, scope),
+      );
+      if (left) bind(py, left, value, scope);
+      return value;
+    }
+    case 'tuple':
+    case 'list':
+    case 'set':
+    case 'expression_list': {
+      const obj = site(py, node, 'list');
+      setItems(
+        py.flow,
+        obj,
+        node.children.map((c) => expr(py, c, scope)),
+      );
+      return { objs: [obj] };
+    }
+    case 'dictionary': {
+      const obj = site(py, node, 'dict');
+      let refs: Value = empty;
+      for (const child of node.children) {
+        if (child.type === 'pair') {
+          const key = expr(py, childOf(child, 'key') ?? child, scope);
+          const value = expr(py, childOf(child, 'value') ?? child, scope);
+          if (key.str !== undefined) assign(py.flow, obj.fields, key.str, value);
+          else addRest(py.flow, obj, value);
+        } else if (child.type === 'dictionary_splat') {
+          const spread = expr(py, child.children[0] ?? child, scope);
+          for (const o of spread.objs ?? []) for (const [k, v] of o.fields) assign(py.flow, obj.fields, k, v);
+          addRest(py.flow, obj, dataOf(spread));
+          if (spread.refs?.includes('os.environ')) refs = spread;
+        }
+      }
+      return refs === empty ? { objs: [obj] } : { objs: [obj], refs: refs.refs!, taint: labelsOf(refs) };
+    }
+    default:
+      return joinAll(node.children.filter((c) => c.field !== 'operator').map((c) => dataOf(expr(py, c, scope))));
+  }
+}
+
+export { arg };

@@ -1,0 +1,179 @@
+// Python builtins through which a script names things indirectly or hides text: `getattr(os, 'environ')`,
+// `__import__('o' + 's')`, `importlib.import_module(…)`, `vars(os)['system']`, `globals()['x']`, and the
+// decoders (`base64.b64decode`, `codecs.decode(…, 'rot13')`, `bytes.fromhex`, `zlib.decompress`,
+// `marshal.loads`, `chr`, `bytes([…])`, `reversed`). Containers built by `dict()`, `list()` keep what
+// they hold.
+import { base64, charCodes, decoded, hex, mayBeCode, reverse, rot13 } from './hooks-decode.ts';
+import {
+  addRest,
+  assign,
+  dataOf,
+  elementOf,
+  empty,
+  join,
+  labelsOf,
+  ref,
+  setItems,
+  text,
+  withTaint,
+  type Value,
+} from './hooks-flow.ts';
+import { canonical, type PyCall } from './hooks-python-api.ts';
+import { arg } from './hooks-python-context.ts';
+
+const itemsOf = (value: Value | undefined): readonly Value[] | null =>
+  (value?.objs ?? []).find((o) => o.items !== null)?.items ?? null;
+
+const codecs: Readonly<Record<string, ((s: string) => string | undefined) | undefined>> = {
+  rot13,
+  rot_13: rot13,
+  hex,
+  hex_codec: hex,
+  base64,
+  base64_codec: base64,
+  zlib: undefined,
+  zlib_codec: undefined,
+  bz2: undefined,
+  uu: undefined,
+};
+
+type Handler = (c: PyCall) => Value;
+
+const decoder =
+  (decode?: (s: string) => string | undefined): Handler =>
+  (c) =>
+    decoded(arg(c, 0) ?? empty, c.name, decode);
+
+function list(c: PyCall, items: readonly Value[] | null, rest: Value): Value {
+  const obj = c.site('list');
+  if (items !== null) setItems(c.flow, obj, items);
+  else addRest(c.flow, obj, rest);
+  return { objs: [obj] };
+}
+
+const handlers: Readonly<Record<string, Handler>> = {
+  'base64.b64decode': decoder(base64),
+  'base64.standard_b64decode': decoder(base64),
+  'base64.urlsafe_b64decode': decoder(base64),
+  'base64.decodebytes': decoder(base64),
+  'base64.decodestring': decoder(base64),
+  'base64.b32decode': decoder(),
+  'base64.b16decode': decoder(hex),
+  'base64.b85decode': decoder(),
+  'base64.a85decode': decoder(),
+  'binascii.a2b_base64': decoder(base64),
+  'binascii.unhexlify': decoder(hex),
+  'binascii.a2b_hex': decoder(hex),
+  'bytes.fromhex': decoder(hex),
+  'bytearray.fromhex': decoder(hex),
+  'zlib.decompress': decoder(),
+  'gzip.decompress': decoder(),
+  'bz2.decompress': decoder(),
+  'lzma.decompress': decoder(),
+  'marshal.loads': decoder(),
+  'codecs.decode': (c) => {
+    const encoding = (arg(c, 1, 'encoding')?.str ?? 'utf-8').toLowerCase().replace('-', '_');
+    return encoding in codecs
+      ? decoded(arg(c, 0) ?? empty, `codecs.decode ${encoding}`, codecs[encoding])
+      : (arg(c, 0) ?? empty);
+  },
+  'codecs.encode': (c) => {
+    const encoding = (arg(c, 1, 'encoding')?.str ?? 'utf-8').toLowerCase().replace('-', '_');
+    return encoding === 'rot13' || encoding === 'rot_13'
+      ? decoded(arg(c, 0) ?? empty, 'codecs.encode rot13', rot13)
+      : (arg(c, 0) ?? empty);
+  },
+  'builtins.chr': (c) => {
+    const code = arg(c, 0);
+    const known = code?.num === undefined ? undefined : charCodes([code.num]);
+    return known === undefined
+      ? withTaint(dataOf(code ?? empty), ['decoded:chr'])
+      : text(known, mayBeCode(known) ? ['decoded:chr'] : []);
+  },
+  'builtins.bytes': (c) => {
+    const first = arg(c, 0) ?? empty;
+    const items = itemsOf(first);
+    if (items === null) return first.str !== undefined ? first : dataOf(first);
+    const codes = items.map((item) => item.num);
+    const known = codes.every((n): n is number => n !== undefined) ? charCodes(codes) : undefined;
+    return known === undefined ? { taint: [...labelsOf(first), 'decoded:bytes'] } : text(known, ['decoded:bytes']);
+  },
+  'builtins.reversed': (c) => {
+    const first = arg(c, 0) ?? empty;
+    if (first.str !== undefined)
+      return list(
+        c,
+        [...reverse(first.str)].map((ch) => text(ch, ['decoded:reversed'])),
+        empty,
+      );
+    const items = itemsOf(first);
+    return list(c, items && [...items].reverse(), elementOf(first));
+  },
+  'builtins.list': (c) => containerOf(c),
+  'builtins.tuple': (c) => containerOf(c),
+  'builtins.set': (c) => containerOf(c),
+  'builtins.sorted': (c) => list(c, null, elementOf(arg(c, 0) ?? empty)),
+  'builtins.dict': (c) => {
+    const first = arg(c, 0);
+    const obj = c.site('dict');
+    for (const source of first?.objs ?? []) for (const [k, v] of source.fields) assign(c.flow, obj.fields, k, v);
+    for (const [k, v] of c.kwargs) assign(c.flow, obj.fields, k, v);
+    if (first?.refs?.includes('os.environ')) return { objs: [obj], refs: ['os.environ'], taint: ['env:*'] };
+    return first === undefined ? { objs: [obj] } : { objs: [obj], ...(first.taint ? { taint: first.taint } : {}) };
+  },
+  'builtins.int': (c) => {
+    const first = arg(c, 0) ?? empty;
+    const n = first.str !== undefined ? parseInt(first.str, arg(c, 1)?.num ?? 10) : first.num;
+    return n !== undefined && Number.isSafeInteger(n) ? { num: n } : dataOf(first);
+  },
+  'builtins.getattr': (c) => {
+    const base = arg(c, 0) ?? empty;
+    const name = arg(c, 1);
+    const fallback = arg(c, 2) ?? empty;
+    return join(name?.str !== undefined ? c.attribute(base, name.str) : dataOf(base), fallback);
+  },
+  'builtins.setattr': (c) => {
+    const name = arg(c, 1)?.str;
+    if (name !== undefined)
+      for (const obj of arg(c, 0)?.objs ?? []) assign(c.flow, obj.fields, name, arg(c, 2) ?? empty);
+    return empty;
+  },
+  'builtins.__import__': (c) => {
+    const name = arg(c, 0, 'name')?.str;
+    if (name === undefined) return empty;
+    const fromlist = arg(c, 3, 'fromlist');
+    const full = fromlist !== undefined && (itemsOf(fromlist)?.length ?? 1) > 0;
+    return ref(canonical(full ? name : name.split('.')[0]!));
+  },
+  'importlib.import_module': (c) => {
+    const name = arg(c, 0, 'name')?.str;
+    return name === undefined ? empty : ref(canonical(name));
+  },
+  'sys.modules.get': (c) => {
+    const name = arg(c, 0)?.str;
+    return name === undefined ? empty : ref(canonical(name));
+  },
+  'builtins.globals': () => ref('globals()'),
+  'builtins.locals': () => ref('globals()'),
+  'builtins.vars': (c) => {
+    const base = arg(c, 0);
+    const name = base?.refs?.[0];
+    return base === undefined ? ref('globals()') : name !== undefined ? ref(`${name}.__dict__`) : base;
+  },
+};
+
+/** `list(x)`, `tuple(x)`: the same elements (a string's characters). */
+function containerOf(c: PyCall): Value {
+  const first = arg(c, 0);
+  if (first === undefined) return list(c, [], empty);
+  if (first.str !== undefined)
+    return list(
+      c,
+      [...first.str].map((ch) => text(ch, first.taint)),
+      empty,
+    );
+  return list(c, itemsOf(first), elementOf(first));
+}
+
+/** A builtin or decoder by canonical name; undefined when it is none of these. */
+export const pythonBuiltin = (c: PyCall): Value | undefined => handlers[c.name]?.(c);
