@@ -138,11 +138,12 @@ export function readKeychain(flow: Flow, node: ShellNode, how: string): Value {
 const homeStore =
   /^~\/\.(?:ssh|aws|gnupg|kube|docker|azure|netrc|npmrc|pypirc|git-credentials|config\/(?:gh|gcloud|hub))(?:\/|$)/;
 
-const startupFile =
+/** Shell startup files: what is written there runs in every new shell. */
+export const startupFile =
   /^~\/(?:\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc)|\.config\/fish\/config\.fish)$/;
 
 /** Data written to a file: outside the project it is a fact; fetched code in a startup file runs later. */
-export function writeFile(flow: Flow, node: ShellNode, path: Value, data: Value): void {
+export function writeData(flow: Flow, node: ShellNode, path: Value, data: Value): void {
   const start = textOf(path);
   const p = start === undefined ? undefined : homeFirst(start.split('\u0001')[0]!);
   if (p !== undefined && outsideProject(p) && !p.startsWith('/tmp')) fact(flow, 'writes-outside-project', p, node);

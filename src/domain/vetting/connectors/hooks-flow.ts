@@ -30,6 +30,8 @@ export type Callable = Readonly<{
   target?: Obj;
   /** Python decorators that change how it is called (`property`, `staticmethod`, `classmethod`). */
   decorators?: readonly string[];
+  /** The code its nodes point into, when it was defined in code a string of the script holds (`eval`). */
+  code?: Readonly<{ source: string; at: number | null }>;
 }>;
 
 /** An object the script builds (a dict, a list, an instance, a request, a socket): shared, so it can change. */
@@ -331,59 +333,20 @@ export function pushItem(flow: Flow, obj: Obj, item: Value): void {
   addRest(flow, obj, item);
 }
 
-/** Fields of a hook's input that say which event or session it is, not what the user wrote or a tool did. */
-const metadata = new Set([
-  'session_id',
-  'hook_event_name',
-  'tool_name',
-  'tool_use_id',
-  'permission_mode',
-  'stop_hook_active',
-  'source',
-  'matcher',
-  'trigger',
-  'reason',
-  'agent_id',
-  'agent_type',
-  'notification_type',
-  'sessionId',
-  'hookEventName',
-  'toolName',
-]);
-export const metadataKey = (key: string): boolean => metadata.has(key);
+/** Where a function defined now reads its text from: the nested code being run, if any. */
+export const codeOf = (flow: Flow): Pick<Callable, 'code'> =>
+  flow.depth > 0 ? { code: { source: flow.source, at: flow.at } } : {};
 
-/** The labels without the hook's input (a metadata field of it). */
-export const withoutInput = (labels: readonly Label[] | undefined): readonly Label[] | undefined =>
-  labels?.filter((label) => labelKind(label) !== 'input');
-
-const ids = new WeakMap<object, number>();
-let nextId = 0;
-const idOf = (thing: object): number => {
-  let id = ids.get(thing);
-  if (id === undefined) ids.set(thing, (id = ++nextId));
-  return id;
-};
-
-/** Does a value say anything a function's own reading (its parameters unknown) would not know? */
-const says = (value: Value | undefined): boolean =>
-  value !== undefined &&
-  (value.str !== undefined ||
-    value.template !== undefined ||
-    (value.taint?.length ?? 0) > 0 ||
-    (value.refs?.length ?? 0) > 0 ||
-    (value.objs?.length ?? 0) > 0 ||
-    (value.fns?.length ?? 0) > 0);
-
-/**
- * The arguments of a call as a key: calls given the same values are followed once per pass; calls given
- * nothing the function's own reading lacks are not followed at all (null).
- */
-export function callKey(args: readonly Value[], self: Value | undefined): string | null {
-  if (!args.some(says)) return null;
-  const part = (v: Value): string =>
-    `${v.str ?? v.template ?? ''}|${(v.taint ?? []).join(',')}|${(v.refs ?? []).join(',')}|${(v.objs ?? []).map(idOf).join(',')}|${(v.fns ?? []).map((f) => idOf(f.node)).join(',')}`;
-  return `${self?.objs?.map(idOf).join(',') ?? ''}#${args.map(part).join('\u0000')}`;
+/** Runs `body` with the flow reading the text a function was defined in. */
+export function inCode<T>(flow: Flow, fn: Callable, body: () => T): T {
+  if (fn.code === undefined || fn.code.source === flow.source) return body();
+  const saved = { source: flow.source, at: flow.at };
+  flow.source = fn.code.source;
+  flow.at = fn.code.at;
+  try {
+    return body();
+  } finally {
+    flow.source = saved.source;
+    flow.at = saved.at;
+  }
 }
-
-/** How many different argument values a function is followed into per pass; beyond, its results so far stand. */
-export const contextsPerFunction = 8;

@@ -5,7 +5,7 @@
 // XMLHttpRequest, WebSocket, sendBeacon), programs (child_process, execa, zx), and code run from text
 // (eval, Function, vm, a data: URL imported).
 import { base64 } from './hooks-decode.ts';
-import { execute, readFile, send, usesEnvironment, writeFile, lookup, type Part } from './hooks-effects.ts';
+import { execute, readFile, send, usesEnvironment, lookup, type Part } from './hooks-effects.ts';
 import {
   assign,
   concat,
@@ -19,7 +19,7 @@ import {
   type Obj,
   type Value,
 } from './hooks-flow.ts';
-import { fetchedFile, runProgram, type Nested } from './hooks-programs.ts';
+import { fetchedFile, runProgram, writeFile, type Nested } from './hooks-programs.ts';
 import type { ShellNode } from './hooks-syntax.ts';
 
 export type JsCall = Readonly<{
@@ -43,6 +43,7 @@ const aliases: readonly (readonly [RegExp, string])[] = [
   [/^global\.(?=\w)/, ''],
   [/^(?:process\.mainModule|module|require\.main)\.require$/, 'require'],
   [/^module\.constructor\._load$/, 'require'],
+  [/^(?:Object|Function)\.constructor$/, 'Function'],
   [/^([\w/]+)\.default\b/, '$1'],
   [/^fs\/promises\b/, 'fs'],
   [/^fs\.promises\./, 'fs.'],
@@ -195,8 +196,9 @@ const evaluates =
   (c: JsCall): Value => {
     const code = position === 'first' ? arg(c, 0) : (c.args.at(-1) ?? empty);
     execute(c.flow, c.node, code, c.name.replace(/^global\./, ''));
-    if (code.str !== undefined) return c.evaluate(code.str);
-    return dataOf(code);
+    if (code.str === undefined) return dataOf(code);
+    // `new Function(body)` is a function whose body is the text: calling it runs it.
+    return c.evaluate(position === 'last' ? `(function () {\n${code.str}\n})` : code.str);
   };
 
 /** `require(x)` and `import(x)` of a file the script fetched, or of a `data:` URL: code it runs. */

@@ -11,11 +11,9 @@ import {
   join,
   joinAll,
   labelsOf,
-  metadataKey,
   ref,
   setItems,
   text,
-  withoutInput,
   withTaint,
   type Callable,
   type Flow,
@@ -23,6 +21,7 @@ import {
   type Scope,
   type Value,
 } from './hooks-flow.ts';
+import { metadataKey, withoutInput } from './hooks-sensitive.ts';
 import { canonical, libraryCall, libraryProperty, objectMethod, pipe, type JsCall } from './hooks-javascript-api.ts';
 import { awaited, itemsOf, site, type Js } from './hooks-javascript-context.ts';
 import { builtinCall, newUrl, valueMethod } from './hooks-javascript-names.ts';
@@ -53,6 +52,9 @@ export function property(js: Js, node: ShellNode, base: Value, name: string): Va
       out,
       libraryProperty(js.flow, node, r, name, (n) => readEnv(js.flow, node, n)),
     );
+  // Any function's constructor is Function, any object's constructor's constructor too.
+  if (name === 'constructor' && base.refs === undefined && (base.fns || base.objs || base.str !== undefined))
+    out = join(out, ref(base.fns ? 'Function' : 'Object'));
   if (name === 'url' && base.refs?.includes('import.meta'))
     out = text(`file://$__dir__/${js.flow.path.replace(/^.*\//, '')}`);
   if ((name === 'dirname' || name === 'filename') && base.refs?.includes('import.meta'))

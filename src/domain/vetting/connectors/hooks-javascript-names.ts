@@ -96,6 +96,8 @@ const handlers: Readonly<Record<string, Handler>> = {
       elementOf(arg(c, 0)),
     ),
   'Promise.resolve': (c) => arg(c, 0),
+  'Object.getPrototypeOf': (c) => arg(c, 0),
+  'Reflect.getPrototypeOf': (c) => arg(c, 0),
   'Promise.all': (c) => arg(c, 0),
   structuredClone: (c) => arg(c, 0),
   'url.fileURLToPath': (c) => fromFileUrl(arg(c, 0)),

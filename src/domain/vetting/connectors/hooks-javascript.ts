@@ -6,18 +6,20 @@
 // changes. Local modules it imports are files it runs.
 import {
   assign,
-  callKey,
-  contextsPerFunction,
+  codeOf,
   elementOf,
   empty,
+  inCode,
   join,
   joinAll,
   Obj,
+  ref,
   Scope,
   type Callable,
   type Flow,
   type Value,
 } from './hooks-flow.ts';
+import { callKey, contextsPerFunction } from './hooks-calls.ts';
 import { bind, imports, localModule, persistentScope, setName } from './hooks-javascript-bind.ts';
 import { awaited, type Js } from './hooks-javascript-context.ts';
 import { expr, property } from './hooks-javascript-expr.ts';
@@ -30,6 +32,8 @@ type State = Js & {
   stack: ShellNode[];
   defined: Map<ShellNode, Callable>;
   summaries: Map<ShellNode, Value>;
+  /** Code held in strings, parsed once. */
+  parsed: Map<string, ShellNode>;
   /** The calls followed this pass, by function and arguments (callKey). */
   calls: Map<ShellNode, Map<string, Value>>;
   instances: Map<ShellNode, Obj>;
@@ -53,6 +57,7 @@ function callable(js: State, node: ShellNode, scope: Scope): Callable {
       node,
       scope: isClass ? new Scope(scope, 'class') : scope,
       kind: isClass ? 'class' : 'function',
+      ...codeOf(js.flow),
       ...(decorators.length ? { decorators } : {}),
     };
     if (persistent) js.persistent.set(node, fn);
@@ -130,7 +135,12 @@ function bindParameters(js: State, fn: Callable, scope: Scope, args: readonly Va
   });
 }
 
+/** Calls a function or class of the script, reading it in the text it was defined in. */
 function invoke(js: State, fn: Callable, args: readonly Value[], node: ShellNode, force = false): Value {
+  return inCode(js.flow, fn, () => invokeHere(js, fn, args, node, force));
+}
+
+function invokeHere(js: State, fn: Callable, args: readonly Value[], node: ShellNode, force: boolean): Value {
   if (fn.kind === 'resolve') {
     if (fn.target) assign(js.flow, fn.target.fields, '@value', awaited(args[0] ?? empty));
     return empty;
@@ -146,7 +156,8 @@ function invoke(js: State, fn: Callable, args: readonly Value[], node: ShellNode
   if (!force && contexts.size >= contextsPerFunction) return summary;
   contexts.set(key, summary);
   const scope = new Scope(fn.scope as Scope, 'function');
-  if (fn.node.type !== 'arrow_function') scope.vars.set('this', fn.self ?? empty);
+  // A function called on its own gets the global object as `this` (outside strict mode).
+  if (fn.node.type !== 'arrow_function') scope.vars.set('this', fn.self ?? ref('global'));
   bindParameters(js, fn, scope, args);
   js.stack.push(fn.node);
   js.frames.push([]);
@@ -239,7 +250,9 @@ function block(js: State, nodes: readonly ShellNode[], scope: Scope): void {
 function run(js: State, code: string, node: ShellNode): Value {
   if (js.flow.depth >= 3) return empty;
   const saved = { source: js.flow.source, at: js.flow.at, depth: js.flow.depth };
-  const tree = js.parse(code);
+  // The same text gives the same nodes, so what a pass learns of its functions holds in the next.
+  let tree = js.parsed.get(code);
+  if (tree === undefined) js.parsed.set(code, (tree = js.parse(code)));
   Object.assign(js.flow, { source: code, at: js.flow.at ?? node.line, depth: js.flow.depth + 1 });
   try {
     const last = tree.children.at(-1);
@@ -266,6 +279,7 @@ export function analyseJavaScript(flow: Flow, tree: ShellNode, parse: ShellParse
     stack: [],
     defined: new Map(),
     summaries: new Map(),
+    parsed: new Map(),
     calls: new Map(),
     instances: new Map(),
     classes: new Map(),

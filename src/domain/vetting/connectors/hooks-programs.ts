@@ -5,7 +5,7 @@
 // downloaded and then runs is remote code, and the plugin files it runs are followed (hooks-reach.ts).
 import { shellFacts } from './hooks-facts.ts';
 import { commandHosts } from './hooks-facts-hosts.ts';
-import { execute, fact, isForeignCode, risk, send } from './hooks-effects.ts';
+import { execute, fact, homeFirst, isForeignCode, risk, send, startupFile, writeData } from './hooks-effects.ts';
 import { labelKind, labelsOf, textOf, type Flow, type Label, type Value } from './hooks-flow.ts';
 import type { ScriptFact } from './hooks-analysis-types.ts';
 import { commandWords, invocationOf, type Invocation } from './hooks-reach.ts';
@@ -174,3 +174,15 @@ export function runProgram(flow: Flow, node: ShellNode, run: Run, nested: Nested
 /** Did the script write fetched or decoded content to this path? */
 export const fetchedFile = (flow: Flow, path: string): boolean =>
   (flow.files.get(path) ?? []).some((l) => labelKind(l) === 'fetched' || labelKind(l) === 'decoded');
+
+/**
+ * Data written to a file (hooks-effects.ts judges where and what); text written into a shell startup
+ * file is shell that runs in every new shell, so it is read as such (`curl … | sh` appended to ~/.zshrc).
+ */
+export function writeFile(flow: Flow, node: ShellNode, path: Value, data: Value): void {
+  writeData(flow, node, path, data);
+  const target = path.str === undefined ? undefined : homeFirst(path.str);
+  const line = data.str ?? data.template?.replaceAll('\u0001', '"$1"');
+  if (target !== undefined && startupFile.test(target) && line !== undefined && line.trim() !== '')
+    shellLine(flow, node, line, `written into ${target}`, []);
+}

@@ -12,11 +12,10 @@ import {
   readKeychain,
   send,
   usesEnvironment,
-  writeFile,
   type Part,
 } from './hooks-effects.ts';
 import { assign, concat, dataOf, elementOf, empty, join, labelsOf, ref, text, type Value } from './hooks-flow.ts';
-import { fetchedFile, runProgram } from './hooks-programs.ts';
+import { fetchedFile, runProgram, writeFile } from './hooks-programs.ts';
 import { arg, hostOfAddress, type PyCall } from './hooks-python-context.ts';
 
 export type { PyCall } from './hooks-python-context.ts';
@@ -295,6 +294,12 @@ const handlers = new Map<string, Handler>([
   ...each('builtins.compile', (c) => dataOf(arg(c, 0, 'source') ?? empty)),
   ...each('pickle.loads pickle.load dill.loads cloudpickle.loads', (c) => {
     execute(c.flow, c.node, arg(c, 0) ?? empty, c.name);
+    return empty;
+  }),
+  ...each('importlib.util.spec_from_file_location importlib.machinery.SourceFileLoader', (c) => {
+    const path = arg(c, 1, 'location')?.str ?? arg(c, 1, 'path')?.str;
+    if (path !== undefined && fetchedFile(c.flow, path))
+      execute(c.flow, c.node, { taint: c.flow.files.get(path) ?? [] }, c.name);
     return empty;
   }),
   ...each('runpy.run_path', (c) => {

@@ -15,11 +15,8 @@ import {
   join,
   joinAll,
   labelsOf,
-  metadataKey,
-  ref,
   setItems,
   text,
-  withoutInput,
   withTaint,
   type Callable,
   type Flow,
@@ -27,6 +24,7 @@ import {
   type Scope,
   type Value,
 } from './hooks-flow.ts';
+import { metadataKey, withoutInput } from './hooks-sensitive.ts';
 import type { Nested } from './hooks-programs.ts';
 import { bind, comprehension, containerMethod } from './hooks-python-bind.ts';
 import { arg, operatorOf, site, type Py } from './hooks-python-context.ts';
@@ -38,25 +36,10 @@ import {
   librarySubscript,
   type PyCall,
 } from './hooks-python-api.ts';
-import { pythonBuiltin } from './hooks-python-names.ts';
+import { lookup, pythonBuiltin } from './hooks-python-names.ts';
 import { isLibraryObject, objectMethod } from './hooks-python-objects.ts';
 import { binary, stringMethod, stringValue } from './hooks-python-text.ts';
 import { childOf, type ShellNode } from './hooks-syntax.ts';
-
-const builtins = new Set(
-  'exec eval compile open __import__ getattr setattr globals locals vars input dict str bytes bytearray chr ord print len list tuple set sorted reversed map filter repr format breakpoint hasattr isinstance iter next int float bool callable id type zip enumerate range min max sum any all abs round super object'.split(
-    ' ',
-  ),
-);
-
-export function lookup(py: Py, scope: Scope, name: string): Value {
-  const value = scope.lookup(name);
-  if (value !== undefined) return value;
-  if (name === '__builtins__' || name === 'builtins') return ref('builtins');
-  const star = py.star[0];
-  if (builtins.has(name)) return ref(`builtins.${name}`);
-  return star === undefined ? empty : libraryAttribute(star, name);
-}
 
 /** An attribute of a value: a library name, an object's field or method, data of data. */
 export function attribute(py: Py, base: Value, name: string): Value {
@@ -190,7 +173,11 @@ function argumentsOf(py: Py, node: ShellNode | undefined, scope: Scope): [Value[
       const value = expr(py, child.children[0] ?? child, scope);
       const obj = (value.objs ?? [])[0];
       if (child.type === 'list_splat') args.push(...(obj?.items ?? [elementOf(value)]));
-      else for (const [k, v] of obj?.fields ?? []) kwargs.set(k, v);
+      else {
+        for (const [k, v] of obj?.fields ?? []) kwargs.set(k, v);
+        // What `**mapping` holds beyond the keys the script spells (`dict(**os.environ)`).
+        kwargs.set('**', join(kwargs.get('**') ?? empty, obj === undefined ? value : dataOf(value)));
+      }
     } else args.push(expr(py, child, scope));
   }
   return [args, kwargs];
@@ -231,6 +218,14 @@ function call(py: Py, node: ShellNode, scope: Scope): Value {
   for (const f of callee.fns ?? []) {
     out = join(out, py.invoke(f, args, kwargs, node));
     handled = true;
+  }
+  // An instance of the script's class called as a function runs its `__call__`.
+  for (const obj of callee.objs ?? []) {
+    if (obj.cls === null) continue;
+    for (const f of attribute(py, { objs: [obj] }, '__call__').fns ?? []) {
+      out = join(out, py.invoke(f, args, kwargs, node));
+      handled = true;
+    }
   }
   if (
     !handled &&

@@ -11,15 +11,17 @@ import {
   elementOf,
   empty,
   join,
+  joinAll,
   labelsOf,
   ref,
   setItems,
   text,
   withTaint,
+  type Scope,
   type Value,
 } from './hooks-flow.ts';
-import { canonical, type PyCall } from './hooks-python-api.ts';
-import { arg } from './hooks-python-context.ts';
+import { canonical, libraryAttribute, type PyCall } from './hooks-python-api.ts';
+import { arg, type Py } from './hooks-python-context.ts';
 
 const itemsOf = (value: Value | undefined): readonly Value[] | null =>
   (value?.objs ?? []).find((o) => o.items !== null)?.items ?? null;
@@ -177,3 +179,19 @@ function containerOf(c: PyCall): Value {
 
 /** A builtin or decoder by canonical name; undefined when it is none of these. */
 export const pythonBuiltin = (c: PyCall): Value | undefined => handlers[c.name]?.(c);
+
+const builtins = new Set(
+  'exec eval compile open __import__ getattr setattr globals locals vars input dict str bytes bytearray chr ord print len list tuple set sorted reversed map filter repr format breakpoint hasattr isinstance iter next int float bool callable id type zip enumerate range min max sum any all abs round super object'.split(
+    ' ',
+  ),
+);
+
+/** A name as a Python expression reads it: the scopes, then the builtins, then what `*` imports gave. */
+export function lookup(py: Py, scope: Scope, name: string): Value {
+  const value = scope.lookup(name);
+  if (value !== undefined) return value;
+  if (name === '__builtins__' || name === 'builtins') return ref('builtins');
+  if (builtins.has(name)) return ref(`builtins.${name}`);
+  // A name nobody assigned may come from any module imported with `*`.
+  return joinAll(py.star.map((module) => libraryAttribute(module, name)));
+}

@@ -1,9 +1,9 @@
 // The objects Python library calls return, and what their methods do: an open file written, a
 // urllib Request given headers, a socket connected and sent to, an http.client connection's request, an
 // SMTP message, an archive given a credential directory, a process given fetched code on stdin.
-import { readFile, send, writeFile, type Part } from './hooks-effects.ts';
+import { readFile, send, type Part } from './hooks-effects.ts';
 import { assign, empty, type Obj, type Value } from './hooks-flow.ts';
-import { runProgram } from './hooks-programs.ts';
+import { runProgram, writeFile } from './hooks-programs.ts';
 import type { PyCall } from './hooks-python-api.ts';
 import { arg, hostOfAddress } from './hooks-python-context.ts';
 

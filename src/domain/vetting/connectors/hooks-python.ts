@@ -6,8 +6,8 @@
 // function defined early). Local modules it imports are files it runs.
 import { basename } from '../../plugin/paths.ts';
 import {
-  callKey,
-  contextsPerFunction,
+  codeOf,
+  inCode,
   empty,
   join,
   joinAll,
@@ -19,6 +19,7 @@ import {
   type Flow,
   type Value,
 } from './hooks-flow.ts';
+import { callKey, contextsPerFunction } from './hooks-calls.ts';
 import type { Nested } from './hooks-programs.ts';
 import { canonical, libraryCall } from './hooks-python-api.ts';
 import { bind, setName } from './hooks-python-bind.ts';
@@ -36,6 +37,8 @@ type State = Py & {
   /** Every function of the script by its node (the first closure seen), read once on its own. */
   defined: Map<ShellNode, Callable>;
   summaries: Map<ShellNode, Value>;
+  /** Code held in strings, parsed once. */
+  parsed: Map<string, ShellNode>;
   /** The calls followed this pass, by function and arguments (callKey). */
   calls: Map<ShellNode, Map<string, Value>>;
   instances: Map<ShellNode, Obj>;
@@ -60,7 +63,7 @@ function define(
   let fn = persistent ? py.persistent.get(node) : undefined;
   if (fn === undefined) {
     const own = kind === 'class' ? new Scope(scope, 'class') : scope;
-    fn = { node, scope: own, kind, ...(decorators.length > 0 ? { decorators } : {}) };
+    fn = { node, scope: own, kind, ...(decorators.length > 0 ? { decorators } : {}), ...codeOf(py.flow) };
     if (persistent) py.persistent.set(node, fn);
   }
   if (kind === 'function' && !py.defined.has(node)) py.defined.set(node, fn);
@@ -120,7 +123,18 @@ function bindParameters(
   }
 }
 
+/** Calls a function or class of the script, reading it in the text it was defined in. */
 function invoke(
+  py: State,
+  fn: Callable,
+  args: readonly Value[],
+  kwargs: ReadonlyMap<string, Value>,
+  force = false,
+): Value {
+  return inCode(py.flow, fn, () => invokeHere(py, fn, args, kwargs, force));
+}
+
+function invokeHere(
   py: State,
   fn: Callable,
   args: readonly Value[],
@@ -313,7 +327,9 @@ function run(py: State, code: string, scope: Scope, expression: boolean, node: S
   if (py.flow.depth >= 3) return empty;
   const saved = { source: py.flow.source, at: py.flow.at, depth: py.flow.depth };
   const at = py.flow.at ?? node.line;
-  const tree = py.parse(code);
+  // The same text gives the same nodes, so what a pass learns of its functions holds in the next.
+  let tree = py.parsed.get(code);
+  if (tree === undefined) py.parsed.set(code, (tree = py.parse(code)));
   py.flow.source = code;
   py.flow.at = at;
   py.flow.depth++;
@@ -346,6 +362,7 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
     stack: [],
     defined: new Map(),
     summaries: new Map(),
+    parsed: new Map(),
     calls: new Map(),
     instances: new Map(),
     classes: new Map(),
@@ -354,7 +371,7 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
     run: (code, scope, expression, node) => run(py, code, scope, expression, node),
     expr: (node, scope) => expr(py, node, scope),
     lambda: (node, scope) => {
-      const fn: Callable = { node, scope, kind: 'function' };
+      const fn: Callable = { node, scope, kind: 'function', ...codeOf(py.flow) };
       if (!py.defined.has(node)) py.defined.set(node, fn);
       return fn;
     },

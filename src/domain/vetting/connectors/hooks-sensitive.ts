@@ -131,3 +131,28 @@ export function carried(parts: readonly Part[], host: string | null, configured:
   for (const part of parts) visit(part.value, part.auth === true);
   return [...out];
 }
+
+/** Fields of a hook's input that say which event or session it is, not what the user wrote or a tool did. */
+const metadata = new Set([
+  'session_id',
+  'hook_event_name',
+  'tool_name',
+  'tool_use_id',
+  'permission_mode',
+  'stop_hook_active',
+  'source',
+  'matcher',
+  'trigger',
+  'reason',
+  'agent_id',
+  'agent_type',
+  'notification_type',
+  'sessionId',
+  'hookEventName',
+  'toolName',
+]);
+export const metadataKey = (key: string): boolean => metadata.has(key);
+
+/** The labels without the hook's input (a metadata field of it). */
+export const withoutInput = (labels: readonly Label[] | undefined): readonly Label[] | undefined =>
+  labels?.filter((label) => labelKind(label) !== 'input');

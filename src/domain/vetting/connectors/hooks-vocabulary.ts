@@ -35,7 +35,7 @@ const javascript = new Set(
   [
     'require process globalThis global window self eval Function constructor fetch XMLHttpRequest WebSocket',
     'EventSource navigator Deno Bun module Reflect atob Buffer fromCharCode fromCodePoint __proto__ prototype',
-    'setTimeout setInterval setImmediate Worker importScripts unescape decodeURIComponent decodeURI',
+    'setTimeout setInterval setImmediate Worker importScripts unescape decodeURIComponent decodeURI this',
   ]
     .join(' ')
     .split(' '),
