@@ -19,6 +19,7 @@ import {
   type Obj,
   type Value,
 } from './hooks-flow.ts';
+import { serialised } from './hooks-sensitive.ts';
 import { fetchedFile, runProgram, writeFile, type Nested } from './hooks-programs.ts';
 import type { ShellNode } from './hooks-syntax.ts';
 
@@ -305,11 +306,7 @@ const handlers = new Map<string, Handler>([
   ...each('JSON.stringify String', (c) => {
     const value = arg(c, 0);
     usesEnvironment(c.flow, c.node, value);
-    return value.str !== undefined
-      ? value
-      : value.num !== undefined
-        ? text(String(value.num))
-        : { taint: labelsOf(value) };
+    return serialised(value);
   }),
   ...each('console.log console.error console.info console.warn process.stdout.write', (c) => {
     for (const value of c.args) usesEnvironment(c.flow, c.node, value);

@@ -109,7 +109,9 @@ export function subscript(js: Js, node: ShellNode, base: Value, key: Value): Val
         out,
         libraryProperty(js.flow, node, r, key.str, (n) => readEnv(js.flow, node, n)),
       );
-    else if (r === 'process.env') out = join(out, readEnv(js.flow, node, null));
+    // `for (k in process.env) … process.env[k]`: every variable, the whole environment.
+    else if (r === 'process.env')
+      out = join(out, key.taint?.includes('env:*') ? { taint: ['env:*'] } : readEnv(js.flow, node, null));
   }
   for (const obj of base.objs ?? []) {
     if (key.str !== undefined)

@@ -1,6 +1,7 @@
-// Pattern-based checks of a hook's text, line by line: what the hooks connector applies to scripts
-// that are not shell (Python, JavaScript, PowerShell …) and to the parts of a shell script the parser
-// could not read. Best effort and over-reporting: a pattern matches a string literal as well as code.
+// Pattern-based checks of a hook's text, line by line: what the hooks connector applies to scripts in a
+// language it has no parser for (Ruby, Perl, PowerShell, batch), to code given inline to an interpreter
+// on a shell command line, and to the parts of a shell script the parser could not read. Best effort and
+// over-reporting: a pattern matches a string literal as well as code.
 import type { Severity } from '../findings.ts';
 
 type Rule = Readonly<{ id: string; severity: Severity; what: string; patterns: readonly RegExp[] }>;

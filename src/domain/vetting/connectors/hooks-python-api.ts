@@ -14,7 +14,8 @@ import {
   usesEnvironment,
   type Part,
 } from './hooks-effects.ts';
-import { assign, concat, dataOf, elementOf, empty, join, labelsOf, ref, text, type Value } from './hooks-flow.ts';
+import { assign, concat, dataOf, elementOf, empty, join, ref, text, type Value } from './hooks-flow.ts';
+import { serialised } from './hooks-sensitive.ts';
 import { fetchedFile, runProgram, writeFile } from './hooks-programs.ts';
 import { arg, hostOfAddress, type PyCall } from './hooks-python-context.ts';
 
@@ -325,11 +326,7 @@ const handlers = new Map<string, Handler>([
   ...each('json.dumps builtins.str builtins.repr builtins.format', (c) => {
     const value = arg(c, 0) ?? empty;
     usesEnvironment(c.flow, c.node, value);
-    return value.str !== undefined
-      ? value
-      : value.num !== undefined
-        ? text(String(value.num))
-        : { taint: labelsOf(value) };
+    return serialised(value);
   }),
   ...each('builtins.print', (c) => {
     for (const value of c.args) usesEnvironment(c.flow, c.node, value);

@@ -11,8 +11,11 @@ import { isLoopback } from './hooks-lines.ts';
 export type Part = Readonly<{ value: Value; auth?: boolean }>;
 
 /** Keys of headers, fields and query parameters that authenticate a request (`Authorization`, `api_key`, `appkey`). */
-export const authKey =
+const authName =
   /^(?:authorization|proxy-authorization|bearer|cookie|appid|app_?key|secret_?key|client_?secret|[\w-]*(?:[-_]|^)(?:key|token|secret|password|passwd|auth|credentials?))$/i;
+/** `apiKey`, `adminToken`, `clientSecret`: the same words in camel case. */
+const camelAuthName = /[a-z0-9](?:Key|Token|Secret|Password|Passwd|Auth|Credentials?)$/;
+export const authKey = { test: (key: string): boolean => authName.test(key) || camelAuthName.test(key) };
 /** A URL that carries a key in its query (`?key=…`, `&access_token=…`): what follows is a credential, not data. */
 export const queryKey = /[?&](?:[\w-]*(?:key|token|secret|auth|sig|signature)|appid|code)=\u0001/i;
 
@@ -82,6 +85,7 @@ function namedFor(name: string, host: string | null): boolean {
 
 /** Credential stores and the hosts of the service they are for. */
 const ownService: readonly (readonly [RegExp, RegExp])[] = [
+  [/\.claude\/\.credentials\.json|Claude Code-credentials/, /(?:^|\.)(?:anthropic\.com|claude\.ai|claude\.com)$/],
   [/\.config\/gh\b|gh auth token/, /(?:^|\.)(?:github\.com|githubusercontent\.com)$/],
   [/\.aws\b/, /(?:^|\.)amazonaws\.com$/],
   [/\.npmrc\b/, /(?:^|\.)npmjs\.(?:org|com)$/],
@@ -97,7 +101,8 @@ function sensitive(label: Label, auth: boolean, host: string | null, configured:
       return true;
     case 'env':
       if (detail === '*') return true;
-      if (detail === '?') return !auth;
+      // A variable named at run time: a client choosing its provider's key, unless it goes to a host the script names.
+      if (detail === '?') return !auth && host !== computed;
       if (/^CLAUDE_PLUGIN_OPTION_/.test(detail) || !secretName.test(detail) || namedFor(detail, host)) return false;
       // A key where credentials go is the API client's own, unless it is named for another service and
       // goes to a host the script names (`GITHUB_TOKEN` as the Authorization of a request to evil.example).
@@ -119,7 +124,11 @@ export function carried(parts: readonly Part[], host: string | null, configured:
   const out = new Set<Label>();
   const seen = new Set<object>();
   const visit = (value: Value, auth: boolean): void => {
-    for (const label of value.taint ?? []) if (sensitive(label, auth, host, configured)) out.add(label);
+    for (const label of value.taint ?? []) {
+      // `@` marks a label that sat where credentials go in text the script serialised.
+      const plain = label.startsWith('@') ? label.slice(1) : label;
+      if (sensitive(plain, auth || plain !== label, host, configured)) out.add(plain);
+    }
     for (const obj of value.objs ?? []) {
       if (seen.has(obj)) continue;
       seen.add(obj);
@@ -156,3 +165,27 @@ export const metadataKey = (key: string): boolean => metadata.has(key);
 /** The labels without the hook's input (a metadata field of it). */
 export const withoutInput = (labels: readonly Label[] | undefined): readonly Label[] | undefined =>
   labels?.filter((label) => labelKind(label) !== 'input');
+
+/**
+ * A value as text a request may carry (`JSON.stringify(x)`, `json.dumps(x)`, `str(x)`): its labels, those
+ * found where credentials go (`{"api_key": …}`) marked `@` so a request that carries the text still tells
+ * them from the rest.
+ */
+export function serialised(value: Value): Value {
+  if (value.str !== undefined) return value;
+  if (value.num !== undefined) return { str: String(value.num) };
+  const labels = new Set<Label>();
+  const seen = new Set<object>();
+  const visit = (v: Value, auth: boolean): void => {
+    for (const label of v.taint ?? []) labels.add(auth && /^(?:env|cred|input):/.test(label) ? `@${label}` : label);
+    for (const obj of v.objs ?? []) {
+      if (seen.has(obj)) continue;
+      seen.add(obj);
+      for (const [key, field] of obj.fields) visit(field, auth || authKey.test(key));
+      for (const item of obj.items ?? []) visit(item, auth);
+      visit(obj.rest, auth);
+    }
+  };
+  visit(value, false);
+  return labels.size > 0 ? { taint: [...labels] } : {};
+}
