@@ -234,7 +234,7 @@ export function send(flow: Flow, node: ShellNode, request: Send): Value {
             auth: queryKey.test(target.template ?? ''),
           },
         ];
-  const leaving = carried([...url, ...request.parts], host, configured);
+  const leaving = carried([...url, ...request.parts], { host, configured, own: flow.own });
   const where = host === computed ? 'a computed host' : host;
   if (leaving.length > 0) {
     usesEnvironment(flow, node, { taint: leaving });
@@ -257,7 +257,7 @@ export function lookup(flow: Flow, node: ShellNode, name: Value, via: string): v
   const host = hostOf(name);
   if (host === null) return;
   fact(flow, 'contacts-host', host, node);
-  const leaving = carried([{ value: name }], host, false);
+  const leaving = carried([{ value: name }], { host, configured: false, own: flow.own });
   if (leaving.length > 0)
     risk(
       flow,

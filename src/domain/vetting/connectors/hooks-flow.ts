@@ -254,6 +254,8 @@ export type Flow = {
   exists: (path: string) => boolean;
   /** The script's own path, for what it runs. */
   path: string;
+  /** The prefix of the plugin's own environment variables (`CLAUDE_MEM_` for claude-mem), or ''. */
+  own: string;
   /** How the script's language names the environment and stdin in messages. */
   names: Readonly<{ env: string; input: string }>;
   /** What a command line the script runs was read to (hooks-programs.ts): each is read once. */

@@ -87,6 +87,13 @@ export function analyseCode(
     root,
     exists,
     path: file.path,
+    own:
+      root === ''
+        ? ''
+        : `${root
+            .replace(/^.*\//, '')
+            .toUpperCase()
+            .replace(/[^A-Z0-9]+/g, '_')}_`,
     names: python ? { env: 'os.environ', input: 'sys.stdin' } : { env: 'process.env', input: 'process.stdin' },
     commandLines: new Map(),
   };

@@ -94,7 +94,11 @@ const ownService: readonly (readonly [RegExp, RegExp])[] = [
 ];
 
 /** Is a label data a reviewer must see leave the machine, where it goes as it goes? */
-function sensitive(label: Label, auth: boolean, host: string | null, configured: boolean): boolean {
+/** Where a request goes: its host, whether the user's environment sets its address, the plugin's own prefix. */
+export type Where = Readonly<{ host: string | null; configured: boolean; own: string }>;
+
+function sensitive(label: Label, auth: boolean, where: Where): boolean {
+  const { host, configured } = where;
   const detail = labelDetail(label);
   switch (labelKind(label)) {
     case 'input':
@@ -104,6 +108,8 @@ function sensitive(label: Label, auth: boolean, host: string | null, configured:
       // A variable named at run time: a client choosing its provider's key, unless it goes to a host the script names.
       if (detail === '?') return !auth && host !== computed;
       if (/^CLAUDE_PLUGIN_OPTION_/.test(detail) || !secretName.test(detail) || namedFor(detail, host)) return false;
+      // A variable named for the plugin itself (`CLAUDE_MEM_TELEMETRY_KEY` in claude-mem) is its own setting.
+      if (where.own !== '' && detail.startsWith(where.own) && !wellKnown.test(detail)) return false;
       // A key where credentials go is the API client's own, unless it is named for another service and
       // goes to a host the script names (`GITHUB_TOKEN` as the Authorization of a request to evil.example).
       return !auth || (wellKnown.test(detail) && !configured && host !== computed);
@@ -120,14 +126,14 @@ function sensitive(label: Label, auth: boolean, host: string | null, configured:
 }
 
 /** The sensitive labels of what a request carries, walking dict fields by key (a header named Authorization). */
-export function carried(parts: readonly Part[], host: string | null, configured: boolean): Label[] {
+export function carried(parts: readonly Part[], where: Where): Label[] {
   const out = new Set<Label>();
   const seen = new Set<object>();
   const visit = (value: Value, auth: boolean): void => {
     for (const label of value.taint ?? []) {
       // `@` marks a label that sat where credentials go in text the script serialised.
       const plain = label.startsWith('@') ? label.slice(1) : label;
-      if (sensitive(plain, auth || plain !== label, host, configured)) out.add(plain);
+      if (sensitive(plain, auth || plain !== label, where)) out.add(plain);
     }
     for (const obj of value.objs ?? []) {
       if (seen.has(obj)) continue;
