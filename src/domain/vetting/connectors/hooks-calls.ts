@@ -1,7 +1,7 @@
 // When a function of the script is followed into again: once per pass for each different set of
 // argument values, not at all when the arguments say nothing its own reading lacks, and at most a few
 // times each (its results so far stand for the others). This bounds the work per script.
-import type { Value } from './hooks-flow.ts';
+import { empty, join, type Value } from './hooks-flow.ts';
 
 const ids = new WeakMap<object, number>();
 let nextId = 0;
@@ -34,3 +34,46 @@ export function callKey(args: readonly Value[], self: Value | undefined): string
 
 /** How many different argument values a function is followed into per pass; beyond, its results so far stand. */
 export const contextsPerFunction = 8;
+
+/**
+ * The arguments of calls not followed (a recursion, a chain too deep, the limits above reached), joined
+ * by position: the function's own reading takes them as its parameters, so data passed to it is still
+ * seen where it goes.
+ */
+export class Widened {
+  private readonly positional = new Map<object, Value[]>();
+  private readonly named = new Map<object, Map<string, Value>>();
+
+  /** Adds a call's arguments; says whether the function's reading now has more to read. */
+  add(fn: object, args: readonly Value[], kwargs: ReadonlyMap<string, Value> = new Map()): boolean {
+    let grew = false;
+    const old = this.positional.get(fn) ?? [];
+    const next = [...old];
+    args.forEach((arg, i) => {
+      const joined = join(next[i] ?? empty, arg);
+      if (joined !== next[i]) {
+        next[i] = joined;
+        grew = true;
+      }
+    });
+    this.positional.set(fn, next);
+    const names = this.named.get(fn) ?? new Map<string, Value>();
+    for (const [key, value] of kwargs) {
+      const joined = join(names.get(key) ?? empty, value);
+      if (joined !== names.get(key)) {
+        names.set(key, joined);
+        grew = true;
+      }
+    }
+    this.named.set(fn, names);
+    return grew;
+  }
+
+  args(fn: object): readonly Value[] {
+    return this.positional.get(fn) ?? [];
+  }
+
+  kwargs(fn: object): ReadonlyMap<string, Value> {
+    return this.named.get(fn) ?? new Map();
+  }
+}

@@ -134,12 +134,15 @@ function options(c: JsCall, i: number): Value {
 
 /** `fetch(url, { method, body, headers })`. */
 function fetchCall(c: JsCall): Value {
-  const init = arg(c, 1);
+  // `fetch(new Request(url, init))`: the request's URL and init.
+  const request = field(arg(c, 0), '@url') === undefined ? null : arg(c, 0);
+  const init = request === null ? arg(c, 1) : join(field(request, '@init') ?? empty, arg(c, 1));
   const method = (field(init, 'method')?.str ?? 'GET').toUpperCase();
   const parts: Part[] = [field(init, 'body'), field(init, 'headers')]
     .filter((v): v is Value => v !== undefined)
     .map((value) => ({ value }));
-  return send(c.flow, c.node, { via: c.name, target: arg(c, 0), parts, posts: method !== 'GET' && method !== 'HEAD' });
+  const target = request === null ? arg(c, 0) : (field(request, '@url') ?? null);
+  return send(c.flow, c.node, { via: c.name, target, parts, posts: method !== 'GET' && method !== 'HEAD' });
 }
 
 /** `axios.post(url, data, config)`, `axios({ url, method, data })`, `got.post(url, { json })`. */
@@ -284,6 +287,7 @@ const handlers = new Map<string, Handler>([
     return empty;
   }),
   ...each('XMLHttpRequest', (c) => made(c, 'xhr', {})),
+  ...each('Request', (c) => made(c, 'fetch-request', { '@url': arg(c, 0), '@init': arg(c, 1) })),
   ...each('WebSocket', (c) => made(c, 'websocket', { '@url': arg(c, 0) })),
   ...each('navigator.sendBeacon', (c) =>
     send(c.flow, c.node, { via: c.name, target: arg(c, 0), parts: [{ value: arg(c, 1) }], posts: true }),

@@ -30,7 +30,7 @@ import type { Nested } from './hooks-programs.ts';
 import { childOf, type ShellNode } from './hooks-syntax.ts';
 
 const globals = new Set(
-  'require process module fetch eval Function XMLHttpRequest WebSocket navigator atob btoa Buffer String JSON Object Reflect Promise setTimeout setInterval Deno Bun decodeURIComponent decodeURI unescape Array console URL structuredClone'.split(
+  'require process module fetch Request eval Function XMLHttpRequest WebSocket navigator atob btoa Buffer String JSON Object Reflect Promise setTimeout setInterval Deno Bun decodeURIComponent decodeURI unescape Array console URL structuredClone'.split(
     ' ',
   ),
 );

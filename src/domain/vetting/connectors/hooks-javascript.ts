@@ -19,7 +19,7 @@ import {
   type Flow,
   type Value,
 } from './hooks-flow.ts';
-import { callKey, contextsPerFunction } from './hooks-calls.ts';
+import { callKey, contextsPerFunction, Widened } from './hooks-calls.ts';
 import { bind, imports, localModule, persistentScope, setName } from './hooks-javascript-bind.ts';
 import { awaited, type Js } from './hooks-javascript-context.ts';
 import { expr, property } from './hooks-javascript-expr.ts';
@@ -36,6 +36,8 @@ type State = Js & {
   parsed: Map<string, ShellNode>;
   /** The calls followed this pass, by function and arguments (callKey). */
   calls: Map<ShellNode, Map<string, Value>>;
+  /** Arguments of calls not followed, for each function's own reading. */
+  widened: Widened;
   instances: Map<ShellNode, Obj>;
   classes: Map<Scope, Callable>;
   persistent: Map<ShellNode, Callable>;
@@ -148,12 +150,17 @@ function invokeHere(js: State, fn: Callable, args: readonly Value[], node: Shell
   if (fn.kind === 'class') return instantiate(js, fn, args, node);
   const summary = js.summaries.get(fn.node) ?? empty;
   const key = force ? '' : callKey(args, fn.self);
-  if (key === null || js.stack.includes(fn.node) || js.stack.length >= 4 || js.flow.budget < 0) return summary;
+  if (key === null) return summary;
   const contexts = js.calls.get(fn.node) ?? new Map<string, Value>();
   js.calls.set(fn.node, contexts);
   const known = contexts.get(key);
   if (known !== undefined) return known;
-  if (!force && contexts.size >= contextsPerFunction) return summary;
+  const limited =
+    js.stack.includes(fn.node) || js.stack.length >= 4 || js.flow.budget < 0 || contexts.size >= contextsPerFunction;
+  if (!force && limited) {
+    if (js.widened.add(fn.node, args)) js.flow.changed = true;
+    return summary;
+  }
   contexts.set(key, summary);
   const scope = new Scope(fn.scope as Scope, 'function');
   // A function called on its own gets the global object as `this` (outside strict mode).
@@ -281,6 +288,7 @@ export function analyseJavaScript(flow: Flow, tree: ShellNode, parse: ShellParse
     summaries: new Map(),
     parsed: new Map(),
     calls: new Map(),
+    widened: new Widened(),
     instances: new Map(),
     classes: new Map(),
     persistent: new Map(),
@@ -299,7 +307,7 @@ export function analyseJavaScript(flow: Flow, tree: ShellNode, parse: ShellParse
     // Each function once on its own: an event, a framework or an export may call it.
     for (const fn of [...js.defined.values()]) {
       const cls = js.classes.get(fn.scope as Scope);
-      invoke(js, cls ? { ...fn, self: { objs: [instanceOf(js, cls)] } } : fn, [], fn.node, true);
+      invoke(js, cls ? { ...fn, self: { objs: [instanceOf(js, cls)] } } : fn, js.widened.args(fn.node), fn.node, true);
     }
     if (!flow.changed) break;
   }

@@ -1,6 +1,7 @@
-// What Python assignments and containers do: names bound in the scope Python would, tuples unpacked,
-// attributes and items of the script's objects set, comprehensions (over a known list, element by
-// element, so `''.join(chr(c) for c in [...])` folds), and the methods of lists and dicts.
+// What Python assignments, imports and containers do: names bound in the scope Python would, tuples
+// unpacked, attributes and items of the script's objects set, the names an import binds (a local module
+// is a file the script runs), comprehensions (over a known list, element by element, so
+// `''.join(chr(c) for c in [...])` folds), and the methods of lists and dicts.
 import {
   addRest,
   assign,
@@ -17,6 +18,8 @@ import {
   type Value,
 } from './hooks-flow.ts';
 import { itemsOf, site, type Py } from './hooks-python-context.ts';
+import { canonical } from './hooks-python-api.ts';
+import { resolveWord } from './hooks-reach.ts';
 import { childOf, type ShellNode } from './hooks-syntax.ts';
 
 /** `list.append`, `dict.update`, `dict.get` … on the lists and dicts of the script. */
@@ -136,4 +139,55 @@ export function bind(py: Py, target: ShellNode, value: Value, scope: Scope): voi
       return;
     }
   }
+}
+
+const nameOf = (py: Py, node: ShellNode | undefined): string =>
+  node === undefined ? '' : py.flow.source.slice(node.start, node.end);
+
+/** A module the script imports that is a file of the plugin (`import helpers`, `from .lib import send`). */
+function localModule(py: Py, module: string, level: number, names: readonly string[]): void {
+  if (py.pass > 0 || py.flow.depth > 0) return;
+  const path = `${level > 1 ? '../'.repeat(level - 1) : ''}${module.replaceAll('.', '/')}`;
+  const bases = module === '' ? names : [path, ...names.map((n) => `${path}/${n}`)];
+  for (const base of bases) {
+    for (const candidate of [`${base}.py`, `${base}/__init__.py`]) {
+      const found = resolveWord(candidate.replace(/^\//, ''), py.flow.dir, py.flow.root, py.flow.exists);
+      if (found !== null && found !== py.flow.path) {
+        py.flow.report.runs.push({ path: found, args: [] });
+        return;
+      }
+    }
+  }
+}
+
+export function imports(py: Py, node: ShellNode, scope: Scope): void {
+  const source = py.flow.source;
+  if (node.type === 'import_statement') {
+    for (const child of node.children) {
+      const dotted = child.type === 'aliased_import' ? (childOf(child, 'name') ?? child) : child;
+      const module = nameOf(py, dotted);
+      const alias = child.type === 'aliased_import' ? childOf(child, 'alias') : undefined;
+      if (alias) bind(py, alias, { refs: [canonical(module)] }, scope);
+      else setName(py, scope, module.split('.')[0]!, { refs: [canonical(module.split('.')[0]!)] });
+      localModule(py, module, 0, []);
+    }
+    return;
+  }
+  const moduleNode = childOf(node, 'module_name');
+  const raw = moduleNode ? source.slice(moduleNode.start, moduleNode.end) : '';
+  const level = /^\.*/.exec(raw)![0].length;
+  const module = raw.slice(level);
+  const names: string[] = [];
+  for (const child of node.children) {
+    if (child.field !== 'name') {
+      if (child.type === 'wildcard_import') py.star.push(canonical(module));
+      continue;
+    }
+    const dotted = child.type === 'aliased_import' ? (childOf(child, 'name') ?? child) : child;
+    const name = nameOf(py, dotted);
+    names.push(name);
+    const alias = child.type === 'aliased_import' ? childOf(child, 'alias') : undefined;
+    setName(py, scope, alias ? nameOf(py, alias) : name, { refs: [canonical(`${module}.${name}`)] });
+  }
+  if (level > 0 || module !== '') localModule(py, module, level || 1, names);
 }

@@ -28,6 +28,8 @@ export type PyCall = Readonly<{
 /** The state of one Python script's analysis; the statement evaluator (hooks-python.ts) fills in the functions. */
 export type Py = {
   flow: Flow;
+  /** The pass over the script (from 0): imported files are looked up in the first only. */
+  pass: number;
   parse: ShellParser;
   nested: Nested;
   module: Scope;

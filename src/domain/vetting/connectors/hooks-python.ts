@@ -19,19 +19,16 @@ import {
   type Flow,
   type Value,
 } from './hooks-flow.ts';
-import { callKey, contextsPerFunction } from './hooks-calls.ts';
+import { callKey, contextsPerFunction, Widened } from './hooks-calls.ts';
 import type { Nested } from './hooks-programs.ts';
-import { canonical, libraryCall } from './hooks-python-api.ts';
-import { bind, setName } from './hooks-python-bind.ts';
+import { libraryCall } from './hooks-python-api.ts';
+import { bind, imports } from './hooks-python-bind.ts';
 import type { Py } from './hooks-python-context.ts';
 import { attribute, expr, pyCall } from './hooks-python-expr.ts';
-import { resolveWord } from './hooks-reach.ts';
 import { childOf, type ShellNode, type ShellParser } from './hooks-syntax.ts';
 import { usesEnvironment } from './hooks-effects.ts';
 
 type State = Py & {
-  /** The pass over the script (from 0): imported files are looked up in the first only. */
-  pass: number;
   frames: Value[][];
   stack: ShellNode[];
   /** Every function of the script by its node (the first closure seen), read once on its own. */
@@ -41,6 +38,8 @@ type State = Py & {
   parsed: Map<string, ShellNode>;
   /** The calls followed this pass, by function and arguments (callKey). */
   calls: Map<ShellNode, Map<string, Value>>;
+  /** Arguments of calls not followed, for each function's own reading. */
+  widened: Widened;
   instances: Map<ShellNode, Obj>;
   classes: Map<Scope, Callable>;
   persistent: Map<ShellNode, Callable>;
@@ -150,12 +149,17 @@ function invokeHere(
   if (fn.kind !== 'function') return empty;
   const summary = py.summaries.get(fn.node) ?? empty;
   const key = force ? '' : callKey([...args, ...kwargs.values()], fn.self);
-  if (key === null || py.stack.includes(fn.node) || py.stack.length >= 4 || py.flow.budget < 0) return summary;
+  if (key === null) return summary;
   const contexts = py.calls.get(fn.node) ?? new Map<string, Value>();
   py.calls.set(fn.node, contexts);
   const known = contexts.get(key);
   if (known !== undefined) return known;
-  if (!force && contexts.size >= contextsPerFunction) return summary;
+  const limited =
+    py.stack.includes(fn.node) || py.stack.length >= 4 || py.flow.budget < 0 || contexts.size >= contextsPerFunction;
+  if (!force && limited) {
+    if (py.widened.add(fn.node, args, kwargs)) py.flow.changed = true;
+    return summary;
+  }
   contexts.set(key, summary);
   const scope = new Scope(fn.scope as Scope, 'function');
   bindParameters(py, fn, scope, args, kwargs);
@@ -181,54 +185,6 @@ function invokeHere(
     py.stack.pop();
     py.frames.pop();
   }
-}
-
-/** A module the script imports that is a file of the plugin (`import helpers`, `from .lib import send`). */
-function localModule(py: State, module: string, level: number, names: readonly string[]): void {
-  if (py.pass > 0 || py.flow.depth > 0) return;
-  const path = `${level > 1 ? '../'.repeat(level - 1) : ''}${module.replaceAll('.', '/')}`;
-  const bases = module === '' ? names : [path, ...names.map((n) => `${path}/${n}`)];
-  for (const base of bases) {
-    for (const candidate of [`${base}.py`, `${base}/__init__.py`]) {
-      const found = resolveWord(candidate.replace(/^\//, ''), py.flow.dir, py.flow.root, py.flow.exists);
-      if (found !== null && found !== py.flow.path) {
-        py.flow.report.runs.push({ path: found, args: [] });
-        return;
-      }
-    }
-  }
-}
-
-function imports(py: State, node: ShellNode, scope: Scope): void {
-  const source = py.flow.source;
-  if (node.type === 'import_statement') {
-    for (const child of node.children) {
-      const dotted = child.type === 'aliased_import' ? (childOf(child, 'name') ?? child) : child;
-      const module = nameOf(py, dotted);
-      const alias = child.type === 'aliased_import' ? childOf(child, 'alias') : undefined;
-      if (alias) bind(py, alias, { refs: [canonical(module)] }, scope);
-      else setName(py, scope, module.split('.')[0]!, { refs: [canonical(module.split('.')[0]!)] });
-      localModule(py, module, 0, []);
-    }
-    return;
-  }
-  const moduleNode = childOf(node, 'module_name');
-  const raw = moduleNode ? source.slice(moduleNode.start, moduleNode.end) : '';
-  const level = /^\.*/.exec(raw)![0].length;
-  const module = raw.slice(level);
-  const names: string[] = [];
-  for (const child of node.children) {
-    if (child.field !== 'name') {
-      if (child.type === 'wildcard_import') py.star.push(canonical(module));
-      continue;
-    }
-    const dotted = child.type === 'aliased_import' ? (childOf(child, 'name') ?? child) : child;
-    const name = nameOf(py, dotted);
-    names.push(name);
-    const alias = child.type === 'aliased_import' ? childOf(child, 'alias') : undefined;
-    setName(py, scope, alias ? nameOf(py, alias) : name, { refs: [canonical(`${module}.${name}`)] });
-  }
-  if (level > 0 || module !== '') localModule(py, module, level || 1, names);
 }
 
 const compound = /_statement$|_clause$|^(?:block|module|decorated_definition|function_definition|class_definition)$/;
@@ -364,6 +320,7 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
     summaries: new Map(),
     parsed: new Map(),
     calls: new Map(),
+    widened: new Widened(),
     instances: new Map(),
     classes: new Map(),
     persistent: new Map(),
@@ -386,7 +343,7 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
     for (const fn of [...py.defined.values()]) {
       const cls = py.classes.get(fn.scope as Scope);
       const self = cls && !fn.decorators?.includes('staticmethod') ? { objs: [instanceOf(py, cls)] } : undefined;
-      invoke(py, self ? { ...fn, self } : fn, [], new Map(), true);
+      invoke(py, self ? { ...fn, self } : fn, py.widened.args(fn.node), py.widened.kwargs(fn.node), true);
     }
     if (!flow.changed) break;
   }
