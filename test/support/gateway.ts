@@ -9,7 +9,16 @@ import { testDatabase } from './database.ts';
 export async function testConfig(t: Test, env: Record<string, string> = {}): Promise<GatewayConfig> {
   const { url } = await testDatabase(t);
   return loadConfig({
-    env: { GATEWAY_DATABASE_URL: url, GATEWAY_DATA_DIR: t.testdir(), PORT: '0', GATEWAY_LOG_LEVEL: 'silent', ...env },
+    env: {
+      GATEWAY_DATABASE_URL: url,
+      GATEWAY_DATA_DIR: t.testdir(),
+      PORT: '0',
+      GATEWAY_LOG_LEVEL: 'silent',
+      // Tests judge what a command does, not how fast the read models follow it on a loaded machine
+      // (the benchmarks measure that): a command waits up to 30 s before answering projection-lag.
+      GATEWAY_PROJECTIONS_WAIT_TIMEOUT: '30s',
+      ...env,
+    },
     cwd: process.cwd(),
   });
 }

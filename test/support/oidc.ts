@@ -596,6 +596,8 @@ export async function startGatewayWithOidc(t: Test, options: OidcGatewayOptions 
     GATEWAY_DATABASE_URL: databaseUrl,
     GATEWAY_DATA_DIR: join(dir, 'data'),
     GATEWAY_LOG_LEVEL: 'silent',
+    // As in testConfig: a command waits for its read models as long as a loaded machine needs.
+    GATEWAY_PROJECTIONS_WAIT_TIMEOUT: '30s',
     PORT: String(port),
     GATEWAY_BASE_URL: baseUrl,
     ...idp.gatewayEnv(),
