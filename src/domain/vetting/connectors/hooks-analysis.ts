@@ -12,7 +12,7 @@ import { commandWords, invocationOf, quotedCommands, resolveWord, type Invocatio
 import { scriptRisks, type LocatedRisk } from './hooks-shell.ts';
 import type { Analysis } from './hooks-analysis-types.ts';
 import { analyseCode, languageOf, parserOf } from './hooks-languages.ts';
-import { javascriptMayAct, pythonMayAct } from './hooks-vocabulary.ts';
+import { javascriptMayAct, pythonMayAct, sloppyMode } from './hooks-vocabulary.ts';
 import { childOf, nodesWhere, type Parsers, type ShellNode, type ShellParser } from './hooks-syntax.ts';
 
 export { capabilityKinds, type Analysis, type CapabilityKind, type ScriptFact } from './hooks-analysis-types.ts';
@@ -86,7 +86,10 @@ export const scriptAnalyser =
         [`${module.replaceAll('.', '/')}.py`, `${module.replaceAll('.', '/')}/__init__.py`].some(
           (candidate) => resolveWord(candidate, dir, root, exists) !== null,
         );
-      const acts = language === 'python' ? pythonMayAct(file.text, local) : javascriptMayAct(file.text);
+      const acts =
+        language === 'python'
+          ? pythonMayAct(file.text, local)
+          : javascriptMayAct(file.text, sloppyMode(file.path, file.text));
       if (!acts) return { risks: [], runs: quoted, facts: [] };
       const code = analyseCode(parsers, language as 'python', file, root, exists);
       const seen = new Set(code.runs.map((run) => run.path));

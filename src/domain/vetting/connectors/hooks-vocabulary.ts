@@ -35,7 +35,7 @@ const javascript = new Set(
   [
     'require process globalThis global window self eval Function constructor fetch XMLHttpRequest WebSocket',
     'EventSource navigator Deno Bun module Reflect atob Buffer fromCharCode fromCodePoint __proto__ prototype',
-    'setTimeout setInterval setImmediate Worker importScripts unescape decodeURIComponent decodeURI this',
+    'setTimeout setInterval setImmediate Worker importScripts unescape decodeURIComponent decodeURI',
   ]
     .join(' ')
     .split(' '),
@@ -85,8 +85,12 @@ export function pythonMayAct(text: string, local: (module: string) => boolean): 
   return false;
 }
 
-/** May a JavaScript or TypeScript script act on the machine as the analysis sees it? */
-export function javascriptMayAct(text: string): boolean {
+/**
+ * May a JavaScript or TypeScript script act on the machine as the analysis sees it? `sloppy` when it may run
+ * outside strict mode (a CommonJS `.js` or `.cjs` without `'use strict'`): a plain function's `this` is
+ * then the global object, so `this` is a way in as well.
+ */
+export function javascriptMayAct(text: string, sloppy = false): boolean {
   const bound = new Set<string>();
   const importLine =
     /^[ \t]*(?:import|export)\b[^;'"`]*?\bfrom[ \t]*(['"])([^'"]+)\1|^[ \t]*import[ \t]*(['"])([^'"]+)\3/gm;
@@ -100,6 +104,11 @@ export function javascriptMayAct(text: string): boolean {
     return statement.replace(/\S/g, ' ');
   });
   if (local || builtKey.test(rest)) return true;
-  for (const word of words(rest)) if (javascript.has(word) || bound.has(word)) return true;
+  for (const word of words(rest))
+    if (javascript.has(word) || bound.has(word) || (sloppy && word === 'this')) return true;
   return /\bimport\s*\(/.test(rest);
 }
+
+/** Does a script run outside strict mode: CommonJS JavaScript (no `import`/`export`, no `'use strict'`)? */
+export const sloppyMode = (path: string, text: string): boolean =>
+  !/\.(?:mjs|ts|mts|cts|tsx)$/i.test(path) && !/^\s*(?:import|export)\b|^\s*['"]use strict['"]/m.test(text);
