@@ -32,8 +32,13 @@ export function callKey(args: readonly Value[], self: Value | undefined): string
   return `${self?.objs?.map(idOf).join(',') ?? ''}#${args.map(part).join('\u0000')}`;
 }
 
-/** How many different argument values a function is followed into per pass; beyond, its results so far stand. */
-export const contextsPerFunction = 8;
+/**
+ * How many different argument values a function is followed into per pass; beyond, its results so far
+ * stand. A small helper (a check that returns its argument, a path builder) is cheap to follow and is
+ * called with many values, each its own: it gets more.
+ */
+export const contextsPerFunction = (fn: Readonly<{ start: number; end: number }>): number =>
+  fn.end - fn.start < 400 ? 64 : 8;
 
 /**
  * The arguments of calls not followed (a recursion, a chain too deep, the limits above reached), joined

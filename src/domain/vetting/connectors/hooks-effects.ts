@@ -107,6 +107,8 @@ export function credentialPath(path: Value): string | null {
   return isCredentialPath(`${dir}x`) ? dir.replace(/\/+$/, '') : null;
 }
 
+const transcripts = /^~\/\.claude\/(?:projects|history\.jsonl|todos|transcripts|shell-snapshots)(?:\/|$)/;
+
 const stdinPath = (path: Value): boolean =>
   path.num === 0 || path.str === '/dev/stdin' || path.str === '/proc/self/fd/0' || path.str === '/dev/fd/0';
 
@@ -114,6 +116,10 @@ const stdinPath = (path: Value): boolean =>
 export function readFile(flow: Flow, node: ShellNode, path: Value, how: string): Value {
   const labels: Label[] = [...(path.taint ?? [])];
   if (stdinPath(path)) labels.push(`input:${how}`);
+  // Claude Code's transcripts and prompt history hold what the user wrote and what tools returned.
+  const start = textOf(path);
+  if (start !== undefined && transcripts.test(homeFirst(start)))
+    labels.push(`input:${homeFirst(start).split('\u0001')[0]}`);
   const credential = credentialPath(path);
   if (credential !== null) {
     labels.push(`cred:${credential}`);
@@ -188,7 +194,9 @@ export function describe(flow: Flow, labels: readonly Label[]): string {
                 ? `the credential file ${detail}`
                 : `a credential (${detail})`;
           default:
-            return `the hook's input (${detail}: the user's prompts and tool output)`;
+            return detail.startsWith('~')
+              ? `Claude Code's transcripts (${detail}: the user's prompts and tool output)`
+              : `the hook's input (${detail}: the user's prompts and tool output)`;
         }
       }),
     ),

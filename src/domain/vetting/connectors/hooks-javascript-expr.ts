@@ -102,6 +102,9 @@ function member(js: Js, obj: Obj, name: string, self: Value): Value {
 }
 
 export function subscript(js: Js, node: ShellNode, base: Value, key: Value): Value {
+  // `f['constructor']`, `globalThis[name]` with the name known: the property itself.
+  if (key.str !== undefined && (base.objs ?? []).length === 0 && base.str === undefined)
+    return property(js, node, base, key.str);
   let out = empty;
   for (const r of base.refs ?? []) {
     if (key.str !== undefined)

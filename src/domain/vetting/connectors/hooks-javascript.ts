@@ -18,6 +18,8 @@ import {
   type Callable,
   type Flow,
   type Value,
+  labelsOf,
+  withTaint,
 } from './hooks-flow.ts';
 import { callKey, contextsPerFunction, Widened } from './hooks-calls.ts';
 import { bind, imports, localModule, persistentScope, setName } from './hooks-javascript-bind.ts';
@@ -31,6 +33,7 @@ type State = Js & {
   frames: Value[][];
   stack: ShellNode[];
   defined: Map<ShellNode, Callable>;
+  /** What each function gives read on its own (its parameters unknown). */
   summaries: Map<ShellNode, Value>;
   /** Code held in strings, parsed once. */
   parsed: Map<string, ShellNode>;
@@ -148,20 +151,29 @@ function invokeHere(js: State, fn: Callable, args: readonly Value[], node: Shell
     return empty;
   }
   if (fn.kind === 'class') return instantiate(js, fn, args, node);
-  const summary = js.summaries.get(fn.node) ?? empty;
-  const key = force ? '' : callKey(args, fn.self);
-  if (key === null) return summary;
+  // What the function gives on its own, with what its arguments carry: the answer for a call not followed.
+  const own = js.summaries.get(fn.node) ?? empty;
+  const fallback = (): Value =>
+    withTaint(
+      own,
+      args.flatMap((a) => labelsOf(a)),
+    );
+  const key = force ? (args.length > 0 ? '*' : '') : callKey(args, fn.self);
+  if (key === null) return own;
   const contexts = js.calls.get(fn.node) ?? new Map<string, Value>();
   js.calls.set(fn.node, contexts);
   const known = contexts.get(key);
   if (known !== undefined) return known;
   const limited =
-    js.stack.includes(fn.node) || js.stack.length >= 4 || js.flow.budget < 0 || contexts.size >= contextsPerFunction;
+    js.stack.includes(fn.node) ||
+    js.stack.length >= 4 ||
+    js.flow.budget < 0 ||
+    contexts.size >= contextsPerFunction(fn.node);
   if (!force && limited) {
     if (js.widened.add(fn.node, args)) js.flow.changed = true;
-    return summary;
+    return fallback();
   }
-  contexts.set(key, summary);
+  contexts.set(key, fallback());
   const scope = new Scope(fn.scope as Scope, 'function');
   // A function called on its own gets the global object as `this` (outside strict mode).
   if (fn.node.type !== 'arrow_function') scope.vars.set('this', fn.self ?? ref('global'));
@@ -176,9 +188,8 @@ function invokeHere(js: State, fn: Callable, args: readonly Value[], node: Shell
       block(js, body.children, scope);
       result = joinAll(js.frames.at(-1)!);
     }
-    const old = js.summaries.get(fn.node) ?? empty;
-    const next = join(old, result);
-    if (next !== old) {
+    const next = join(own, result);
+    if (key === '' && next !== own) {
       js.summaries.set(fn.node, next);
       js.flow.changed = true;
     }
@@ -307,7 +318,10 @@ export function analyseJavaScript(flow: Flow, tree: ShellNode, parse: ShellParse
     // Each function once on its own: an event, a framework or an export may call it.
     for (const fn of [...js.defined.values()]) {
       const cls = js.classes.get(fn.scope as Scope);
-      invoke(js, cls ? { ...fn, self: { objs: [instanceOf(js, cls)] } } : fn, js.widened.args(fn.node), fn.node, true);
+      const bound = cls ? { ...fn, self: { objs: [instanceOf(js, cls)] } } : fn;
+      invoke(js, bound, [], fn.node, true);
+      // Again with the arguments of the calls not followed, for where they go.
+      if (js.widened.args(fn.node).length > 0) invoke(js, bound, js.widened.args(fn.node), fn.node, true);
     }
     if (!flow.changed) break;
   }

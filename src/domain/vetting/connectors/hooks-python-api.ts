@@ -14,7 +14,19 @@ import {
   usesEnvironment,
   type Part,
 } from './hooks-effects.ts';
-import { assign, concat, dataOf, elementOf, empty, join, ref, text, type Value } from './hooks-flow.ts';
+import {
+  addRest,
+  assign,
+  concat,
+  dataOf,
+  elementOf,
+  empty,
+  join,
+  ref,
+  text,
+  textOf,
+  type Value,
+} from './hooks-flow.ts';
 import { serialised } from './hooks-sensitive.ts';
 import { fetchedFile, runProgram, writeFile } from './hooks-programs.ts';
 import { arg, hostOfAddress, type PyCall } from './hooks-python-context.ts';
@@ -233,7 +245,13 @@ const handlers = new Map<string, Handler>([
   ...each('os.path.abspath os.path.realpath os.path.normpath os.path.expandvars', (c) => arg(c, 0) ?? empty),
   ...each('os.listdir os.scandir os.walk glob.glob glob.iglob', (c) => {
     const dir = arg(c, 0) ?? text('.');
-    return credentialPath(dir) !== null ? readFile(c.flow, c.node, dir, c.name) : dataOf(dir);
+    const read = credentialPath(dir) !== null ? readFile(c.flow, c.node, dir, c.name) : dataOf(dir);
+    // What `glob` gives are paths under the pattern (`~/.claude/projects/\u0001`), each read later.
+    const start = textOf(dir);
+    if (!c.name.startsWith('glob.') || start === undefined) return read;
+    const list = c.site('list');
+    addRest(c.flow, list, { ...read, template: start.replace(/\*+/g, '\u0001') });
+    return { objs: [list] };
   }),
   ...each('shutil.copy shutil.copy2 shutil.copyfile shutil.copytree shutil.move', (c) => {
     const content = readFile(c.flow, c.node, arg(c, 0, 'src') ?? empty, c.name);
@@ -278,6 +296,9 @@ const handlers = new Map<string, Handler>([
   ...each('requests.request httpx.request aiohttp.request httpx.stream', httpClient(null)),
   ...each('requests.Session requests.session httpx.Client httpx.AsyncClient aiohttp.ClientSession', (c) =>
     ref(`${c.name}()`),
+  ),
+  ...each('webbrowser.open webbrowser.open_new webbrowser.open_new_tab', (c) =>
+    send(c.flow, c.node, { via: c.name, target: arg(c, 0, 'url') ?? null, parts: [], posts: false }),
   ),
   ...each('http.client.HTTPConnection', (c) => made(c, 'http-connection', { '@host': arg(c, 0, 'host') })),
   ...each('smtplib.SMTP', (c) => made(c, 'smtp', { '@host': arg(c, 0, 'host') })),

@@ -92,7 +92,8 @@ export function subscript(py: Py, node: ShellNode, base: Value, keyNode: ShellNo
       return text(reverse(base.str), [...(base.taint ?? []), 'decoded:[::-1]']);
     if (base.str !== undefined && (step ?? 1) === 1)
       return text(base.str.slice(start ?? 0, stop ?? undefined), base.taint);
-    return dataOf(base);
+    // A slice of a list holds its elements.
+    return base.objs ? { objs: base.objs, ...(base.taint ? { taint: base.taint } : {}) } : dataOf(base);
   }
   const key = expr(py, keyNode, scope);
   let out = empty;

@@ -18,6 +18,7 @@ import {
   type Callable,
   type Flow,
   type Value,
+  withTaint,
 } from './hooks-flow.ts';
 import { callKey, contextsPerFunction, Widened } from './hooks-calls.ts';
 import type { Nested } from './hooks-programs.ts';
@@ -33,6 +34,7 @@ type State = Py & {
   stack: ShellNode[];
   /** Every function of the script by its node (the first closure seen), read once on its own. */
   defined: Map<ShellNode, Callable>;
+  /** What each function gives read on its own (its parameters unknown). */
   summaries: Map<ShellNode, Value>;
   /** Code held in strings, parsed once. */
   parsed: Map<string, ShellNode>;
@@ -147,20 +149,30 @@ function invokeHere(
     return { objs: [obj] };
   }
   if (fn.kind !== 'function') return empty;
-  const summary = py.summaries.get(fn.node) ?? empty;
-  const key = force ? '' : callKey([...args, ...kwargs.values()], fn.self);
-  if (key === null) return summary;
+  // What the function gives on its own, with what its arguments carry: the answer for a call not followed.
+  const own = py.summaries.get(fn.node) ?? empty;
+  const fallback = (): Value =>
+    withTaint(
+      own,
+      [...args, ...kwargs.values()].flatMap((a) => labelsOf(a)),
+    );
+  const given = args.length > 0 || kwargs.size > 0;
+  const key = force ? (given ? '*' : '') : callKey([...args, ...kwargs.values()], fn.self);
+  if (key === null) return own;
   const contexts = py.calls.get(fn.node) ?? new Map<string, Value>();
   py.calls.set(fn.node, contexts);
   const known = contexts.get(key);
   if (known !== undefined) return known;
   const limited =
-    py.stack.includes(fn.node) || py.stack.length >= 4 || py.flow.budget < 0 || contexts.size >= contextsPerFunction;
+    py.stack.includes(fn.node) ||
+    py.stack.length >= 4 ||
+    py.flow.budget < 0 ||
+    contexts.size >= contextsPerFunction(fn.node);
   if (!force && limited) {
     if (py.widened.add(fn.node, args, kwargs)) py.flow.changed = true;
-    return summary;
+    return fallback();
   }
-  contexts.set(key, summary);
+  contexts.set(key, fallback());
   const scope = new Scope(fn.scope as Scope, 'function');
   bindParameters(py, fn, scope, args, kwargs);
   py.stack.push(fn.node);
@@ -173,9 +185,8 @@ function invokeHere(
       if (body) block(py, body.children, scope);
       result = joinAll(py.frames.at(-1)!);
     }
-    const old = py.summaries.get(fn.node) ?? empty;
-    const next = join(old, result);
-    if (next !== old) {
+    const next = join(own, result);
+    if (key === '' && next !== own) {
       py.summaries.set(fn.node, next);
       py.flow.changed = true;
     }
@@ -343,7 +354,12 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
     for (const fn of [...py.defined.values()]) {
       const cls = py.classes.get(fn.scope as Scope);
       const self = cls && !fn.decorators?.includes('staticmethod') ? { objs: [instanceOf(py, cls)] } : undefined;
-      invoke(py, self ? { ...fn, self } : fn, py.widened.args(fn.node), py.widened.kwargs(fn.node), true);
+      const bound = self ? { ...fn, self } : fn;
+      invoke(py, bound, [], new Map(), true);
+      // Again with the arguments of the calls not followed, for where they go.
+      const widened = py.widened.args(fn.node);
+      if (widened.length > 0 || py.widened.kwargs(fn.node).size > 0)
+        invoke(py, bound, widened, py.widened.kwargs(fn.node), true);
     }
     if (!flow.changed) break;
   }

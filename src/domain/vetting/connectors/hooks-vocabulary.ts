@@ -11,7 +11,7 @@ const python = new Set(
     'os sys subprocess socket urllib urllib2 urllib3 requests httpx aiohttp http smtplib ftplib telnetlib asyncio pty',
     'importlib builtins __builtin__ base64 codecs binascii zlib gzip bz2 lzma marshal pickle dill cloudpickle shelve',
     'shutil pathlib glob tarfile zipfile keyring dns runpy fileinput io posix nt posixpath ntpath six commands',
-    'threading multiprocessing ctypes webbrowser code codeop types operator functools inspect',
+    'threading multiprocessing ctypes webbrowser code codeop types operator functools inspect logging',
     // builtins that run code, read files or the user, or reach a name indirectly
     'exec eval compile open __import__ getattr setattr globals locals vars input breakpoint chr bytes bytearray',
   ]
@@ -46,6 +46,8 @@ const words = (text: string): Set<string> => new Set(text.match(/[A-Za-z_$][\w$]
 
 /** A property name built from pieces (`x['ev' + 'al']`, `` x[`${a}`] ``): the analysis may fold it to any name. */
 const builtKey = /\[\s*(?:['"`][^\]\n]*\+|[^\]\n'"`]*\+\s*['"`]|`[^`\]]*\$\{)/;
+/** A member called by a name held in a variable (`x[k](…)`): the name may have been built anywhere. */
+const calledByName = /\[\s*[A-Za-z_$][\w$.]*\s*\]\s*\(/;
 
 /**
  * May a Python script act on the machine as the analysis sees it? `local` says whether an imported module
@@ -103,7 +105,7 @@ export function javascriptMayAct(text: string, sloppy = false): boolean {
       if (!/^(?:import|export|type|as|from|default)$/.test(name)) bound.add(name);
     return statement.replace(/\S/g, ' ');
   });
-  if (local || builtKey.test(rest)) return true;
+  if (local || builtKey.test(rest) || calledByName.test(rest)) return true;
   for (const word of words(rest))
     if (javascript.has(word) || bound.has(word) || (sloppy && word === 'this')) return true;
   return /\bimport\s*\(/.test(rest);
