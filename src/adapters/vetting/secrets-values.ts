@@ -112,3 +112,19 @@ const serviceHost =
 
 /** A host that is a service name on a container network (only in documentation, see secrets-context.ts). */
 export const isServiceHost = (host: string): boolean => serviceHost.test(host);
+
+// Stripe issues its keys in base62 (digits, upper and lower case letters: `sk_test_4eC39HqLyjWDarjtT1zdp7dc`,
+// `sk_live_51…`). A body of lowercase hex digits only is a digest an application made for its own keys under
+// Stripe's prefix (NextSpark's `sk_test_` + a SHA-256 for its superadmin key): an issued key of 24 base62
+// characters or more spells one by a chance under 1e-14.
+const hexBody = /^[sr]k_(?:live|test)_[0-9a-f]{24,}$/;
+
+/**
+ * Why a match of rule `rule` cannot be a key its issuer made (readable, never quoting the value), or null.
+ * Wherever it is: the value is simply not of the issuer's format.
+ */
+export function notIssuedReason(rule: string, value: string): string | null {
+  if (rule === 'stripe' && hexBody.test(value))
+    return 'its body is lowercase hex digits only, a digest, while Stripe issues keys in base62';
+  return null;
+}

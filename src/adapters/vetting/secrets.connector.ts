@@ -11,7 +11,7 @@ import {
 import type { Connector } from './connector.ts';
 import { allowMarkerAt, isDocumentation, placeholderReason } from './secrets-context.ts';
 import { rulesFor } from './secrets-gates.ts';
-import { testPathReason } from './secrets-values.ts';
+import { notIssuedReason, testPathReason } from './secrets-values.ts';
 
 // secretlint profiles every rule on every file into the process-wide performance timeline unless told
 // not to: in a long-running gateway that is an unbounded memory growth (and a slower scan).
@@ -72,9 +72,10 @@ const severityOf = (rule: string): Severity => (rule === 'privatekey' ? 'CRITICA
  * One secretlint match as a finding. An inline allow marker of a real secret scanner on the line
  * (`gitleaks:allow`, `secretlint-disable-line`, `pragma: allowlist secret`, …), an obvious placeholder in
  * documentation (`user:password@localhost`, `testuser:testpass@postgres`, `example.com`, `xxxx`,
- * `<your-token>`) or an obviously made-up value in a test file (`xoxb-test-token`, `T00/B00/xxx`,
- * `user:pass@example.com`) makes it LOW, under its own rule id and naming the rule it would have been, so it
- * stays on the report without blocking. A real-looking value blocks wherever it is.
+ * `<your-token>`), an obviously made-up value in a test file (`xoxb-test-token`, `T00/B00/xxx`,
+ * `user:pass@example.com`) or a value not of its issuer's format (a hex digest under Stripe's `sk_test_`)
+ * makes it LOW, under its own rule id and naming the rule it would have been, so it stays on the report
+ * without blocking. A real-looking value blocks wherever it is.
  */
 function findingOf(file: ScanFile, lines: () => readonly string[], message: SecretLintCoreResultMessage): Finding {
   const rule = shortRuleName(message.ruleId);
@@ -99,6 +100,14 @@ function findingOf(file: ScanFile, lines: () => readonly string[], message: Secr
       location,
       message: `${what} in a documentation or template file, taken for an example: ${placeholder}; outside documentation it would be ${would}`,
     };
+  const unissued = notIssuedReason(rule, value);
+  if (unissued !== null)
+    return {
+      id: 'secrets-not-issued',
+      severity: 'LOW',
+      location,
+      message: `${what}, not of the issuer's format: ${unissued}; a key of that format would be ${would}`,
+    };
   // A private key is judged by no test value (any PEM block is random text): it stays CRITICAL in tests too.
   const test = rule === 'privatekey' ? null : testPathReason(file.path);
   const madeUp = test === null ? null : placeholderReason(value, 'test');
@@ -119,7 +128,7 @@ const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const secretsConnector: Connector = {
   name: 'secrets',
   description:
-    "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings; allow-marked lines, placeholders in documentation and made-up values in tests are LOW",
+    "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings; allow-marked lines, placeholders in documentation, made-up values in tests and values not of the issuer's format are LOW",
   async scan(input, _subject, signal) {
     const findings: Finding[] = [];
     let scanned = 0;

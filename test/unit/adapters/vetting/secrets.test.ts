@@ -356,3 +356,32 @@ t.test(
     );
   },
 );
+
+// On real content (NextSpark's test generator): an application's own API keys spelled `sk_test_` + a SHA-256.
+t.test(
+  'a Stripe-prefixed hex digest is not a key Stripe issues: LOW; a base62 Stripe key blocks anywhere',
+  async (t) => {
+    const prefix = ['sk', 'test'].join('_');
+    const digest = '62fc9942407698cbe1d637c2ea91b5cf3e3e50b9052c432087a7f06f14173f62';
+    const base62 = ['51Q701BxnMha2IdGtVE3NKQfm5pSJvHM', 'Bl2kyLo9fn4fKHSy6zjKiZktf95w134Z'].join('');
+    const result = await scan({
+      'skills/api/scripts/generate.py': `KEY = '${prefix}_${digest}'\n`,
+      'skills/api/scripts/upper.py': `KEY = '${prefix}_${digest.toUpperCase()}'\n`,
+      'skills/pay/scripts/session.mjs': `const key = '${prefix}_${base62}';\n`,
+      'skills/pay/scripts/live.mjs': `const key = '${['rk', 'live'].join('_')}_${digest.slice(0, 30)}Z';\n`,
+    });
+    t.strictSame(
+      result.findings.map((f) => [f.id, f.severity, f.location]),
+      [
+        ['secrets-not-issued', 'LOW', 'skills/api/scripts/generate.py:1'],
+        ['secrets-stripe', 'HIGH', 'skills/api/scripts/upper.py:1'],
+        ['secrets-stripe', 'HIGH', 'skills/pay/scripts/session.mjs:1'],
+        ['secrets-stripe', 'HIGH', 'skills/pay/scripts/live.mjs:1'],
+      ],
+    );
+    t.equal(
+      result.findings[0]!.message,
+      "possible Stripe Test Secret Key (secretlint rule stripe, STRIPE_SECRET_KEY_TEST), not of the issuer's format: its body is lowercase hex digits only, a digest, while Stripe issues keys in base62; a key of that format would be secrets-stripe HIGH",
+    );
+  },
+);
