@@ -138,14 +138,17 @@ export const secretVariables = (node: ShellNode, source: string): string[] =>
     source.slice(n.start, n.end),
   );
 
-const keychain = (simple: Simple): boolean => {
+/** What a command reads from a secret store, in a message: the keychain, the keyring, the GitHub CLI's token. */
+const keychain = (simple: Simple): string | null => {
   const [first, second] = simple.args.map((arg) => arg.value);
-  return (
-    (simple.name === 'security' &&
-      /^(?:find-generic-password|find-internet-password|dump-keychain)$/.test(first ?? '')) ||
-    (simple.name === 'secret-tool' && first === 'lookup') ||
-    (simple.name === 'gh' && first === 'auth' && second === 'token')
-  );
+  if (
+    simple.name === 'security' &&
+    /^(?:find-generic-password|find-internet-password|dump-keychain)$/.test(first ?? '')
+  )
+    return 'credentials from the keychain';
+  if (simple.name === 'secret-tool' && first === 'lookup') return 'a secret from the keyring (secret-tool lookup)';
+  if (simple.name === 'gh' && first === 'auth' && second === 'token') return "the GitHub CLI's token (gh auth token)";
+  return null;
 };
 
 /** The whole environment: `env` or `printenv` alone, `export -p`, `declare -x`, `set` alone. */
@@ -171,8 +174,8 @@ export function credentialRead(
   simple: Simple,
   constants: ReadonlyMap<string, string> = new Map(),
 ): Verdict | null {
-  if (keychain(simple))
-    return { id: 'hooks-credential-access', what: 'reads credentials from the keychain', kind: 'store' };
+  const store = keychain(simple);
+  if (store !== null) return { id: 'hooks-credential-access', what: `reads ${store}`, kind: 'store' };
   if (dumpsEnvironment(simple))
     return { id: 'hooks-credential-access', what: 'reads the whole environment', kind: 'ambient' };
   const file = fileArgs(simple).find((arg) => isCredentialPath(arg.value));
