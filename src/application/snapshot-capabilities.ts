@@ -1,6 +1,6 @@
 // The capability inventory of a snapshot (what each plugin can do once installed), read from its pinned
 // tree with the same script reading the hooks connector uses.
-import { loadScriptReading } from '../adapters/vetting/script-reading.ts';
+import { readScriptsOf } from '../adapters/vetting/script-reading.ts';
 import { capabilityInventory, type Capability, type CapabilityKind } from '../domain/vetting/capabilities.ts';
 import type { ScanInput } from '../domain/vetting/findings.ts';
 import { addressedSnapshot } from './addressed-snapshot.ts';
@@ -29,7 +29,7 @@ export type SnapshotCapabilities = {
 
 /** What every plugin of a tree can do once installed. */
 export const capabilitiesOfTree = async (tree: ScanInput): Promise<SnapshotCapabilities['plugins']> =>
-  capabilityInventory(tree, await loadScriptReading()).map((p) => ({
+  capabilityInventory(tree, await readScriptsOf(tree)).map((p) => ({
     name: p.name,
     capabilities: p.capabilities.map(capabilityView),
   }));

@@ -3,7 +3,7 @@
 // (its capability inventory against the baseline's; with no baseline everything is added).
 import { gitText } from '../adapters/git/git-process.ts';
 import { listTree } from '../adapters/git/tree-reader.ts';
-import { loadScriptReading } from '../adapters/vetting/script-reading.ts';
+import { readScriptsOf } from '../adapters/vetting/script-reading.ts';
 import { contentDiff, type ContentDiff, type DiffSide, type PluginDiff } from '../domain/plugin/content-diff.ts';
 import { layoutOf } from '../domain/plugin/layout.ts';
 import { pluginCapabilityChanges, type CapabilityChanges } from '../domain/vetting/capabilities-diff.ts';
@@ -55,10 +55,9 @@ export async function snapshotContentDiff(
 ): Promise<SnapshotContentDiff> {
   const { snapshot, marketplace, repo } = await addressedSnapshot(deps, id);
   const baseline = baselineOf(snapshot, await snapshotsOf(deps.pool, [marketplace.id]));
-  const reading = await loadScriptReading();
   const side = async (s: SnapshotRecord): Promise<DiffSide & { capabilities: PluginCapabilities[] }> => {
     const [tree, treeOf] = await Promise.all([snapshotTree(deps, s), treeIds(repo, s.sha)]);
-    return { layout: layoutOf(tree), treeOf, capabilities: capabilityInventory(tree, reading) };
+    return { layout: layoutOf(tree), treeOf, capabilities: capabilityInventory(tree, await readScriptsOf(tree)) };
   };
   const current = await side(snapshot);
   const before = baseline ? await side(baseline) : null;

@@ -1,7 +1,7 @@
 import type { ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
 import { stateOf } from '../../domain/vetting/findings.ts';
 import type { ChainMode, Verdict } from '../../domain/vetting/vetting.events.ts';
-import type { Connector, ConnectorResult, ScanSubject } from './connector.ts';
+import { chainEnded, type Connector, type ConnectorResult, type ScanSubject } from './connector.ts';
 
 /** A connector's verdict before the run's ids are given (the command allocates them). */
 export type DraftVerdict = Omit<Verdict, 'verdictId'> & Readonly<{ elapsedMs: number }>;
@@ -59,6 +59,23 @@ export async function runChain(
   options: ChainOptions,
 ): Promise<DraftVerdict[]> {
   const verdicts: DraftVerdict[] = [];
+  const chain = new AbortController();
+  try {
+    for (const connector of connectors) connector.prepare?.(input, chain.signal);
+    await runInOrder(connectors, input, subject, options, verdicts);
+  } finally {
+    chain.abort(chainEnded); // work prepared for a connector that never ran is given up
+  }
+  return verdicts;
+}
+
+async function runInOrder(
+  connectors: readonly Connector[],
+  input: ScanInput,
+  subject: ScanSubject,
+  options: ChainOptions,
+  verdicts: DraftVerdict[],
+): Promise<void> {
   for (const [position, connector] of connectors.entries()) {
     const started = performance.now();
     let verdict: DraftVerdict;
@@ -95,5 +112,4 @@ export async function runChain(
     options.onVerdict?.(verdict);
     if (options.mode === 'stop-on-failure' && (verdict.state === 'FAIL' || verdict.state === 'ERROR')) break;
   }
-  return verdicts;
 }

@@ -21,4 +21,13 @@ export interface Connector {
   readonly name: string;
   readonly description: string;
   scan(input: ScanInput, subject: ScanSubject, signal: AbortSignal): Promise<ConnectorResult>;
+  /**
+   * Starts, as the chain starts, work the scan of this input will need and that can run beside the
+   * connectors before it (off this thread). `signal` aborts when the chain ends, whether or not the scan ran,
+   * with the reason `chainEnded`: what is still running may finish, nobody will read it.
+   */
+  prepare?(input: ScanInput, signal: AbortSignal): void;
 }
+
+/** The reason a prepare signal aborts with once the chain has ended. */
+export const chainEnded: unique symbol = Symbol('the chain ended');

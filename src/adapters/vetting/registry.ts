@@ -1,13 +1,12 @@
-import { hooksConnector, hooksScanner } from '../../domain/vetting/connectors/hooks.connector.ts';
 import { instructionsConnector } from '../../domain/vetting/connectors/instructions.connector.ts';
 import { manifestConnector } from '../../domain/vetting/connectors/manifest.connector.ts';
 import { mcpConnector } from '../../domain/vetting/connectors/mcp.connector.ts';
 import { pureConnector } from './chain.ts';
 import type { Connector } from './connector.ts';
 import { httpConnector, type HttpScannerSettings } from './http.connector.ts';
+import { hooksConnector } from './hooks.connector.ts';
 import { licenseConnector } from './license.connector.ts';
 import { secretsConnector } from './secrets.connector.ts';
-import { loadScriptReading } from './script-reading.ts';
 
 export type ConnectorSettings = Readonly<{ http: Readonly<{ url: string | null; timeoutMs: number }> }>;
 
@@ -20,13 +19,7 @@ export function builtInConnectors(settings: ConnectorSettings): Connector[] {
     pureConnector(c.name, c.description, c.scan),
   );
   const [manifest, mcp, instructions] = pure as [Connector, Connector, Connector];
-  // The hooks scanner is pure over a bash parser, which is loaded (WebAssembly) on the first scan.
-  const hooks: Connector = {
-    name: hooksConnector.name,
-    description: hooksConnector.description,
-    scan: async (input) => hooksScanner(await loadScriptReading())(input),
-  };
-  const connectors = [manifest, secretsConnector, hooks, mcp, instructions, licenseConnector];
+  const connectors = [manifest, secretsConnector, hooksConnector(), mcp, instructions, licenseConnector];
   if (settings.http.url !== null) connectors.push(httpConnector(settings.http as HttpScannerSettings));
   return connectors;
 }

@@ -5,7 +5,7 @@
 // into what each plugin can do.
 import type { Hook } from '../../plugin/layout-context.ts';
 import type { MarketplaceLayout, PluginLayout } from '../../plugin/layout.ts';
-import type { ScanInput } from '../findings.ts';
+import type { ScanFile, ScanInput } from '../findings.ts';
 import type { Analysis, ScriptAnalyser } from './hooks-analysis.ts';
 import { excerpt } from './hooks-lines.ts';
 import { commandWords, isScript, reachOf, type Origin, type Start } from './hooks-reach.ts';
@@ -52,6 +52,26 @@ function startsOf(plugin: PluginLayout, parse: ShellParser): Start[] {
     }
   }
   return starts;
+}
+
+/**
+ * The scripts pluginScripts will read for certain, each with the root of the plugin it is read for: every
+ * script (isScript) with a text under each plugin's root. Reading them ahead (in parallel) leaves it only
+ * the rare file a hook runs that does not look like a script.
+ */
+export function scriptsToRead(
+  input: ScanInput,
+  layout: MarketplaceLayout,
+): { file: ScanFile & { text: string }; root: string }[] {
+  const jobs: { file: ScanFile & { text: string }; root: string }[] = [];
+  for (const { root } of layout.plugins) {
+    if (root === null) continue;
+    for (const path of layout.under(root)) {
+      const file = input.byPath.get(path);
+      if (file?.text != null && isScript(file)) jobs.push({ file: { ...file, text: file.text }, root });
+    }
+  }
+  return jobs;
 }
 
 /**
