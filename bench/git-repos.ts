@@ -113,6 +113,16 @@ function vocabulary(random: () => number): string[] {
   return words;
 }
 
+/** Keywords of Python, JavaScript and the shell: a generated script never names a variable or function so. */
+const reserved = new Set(
+  (
+    'and as assert async await break case catch class const continue def del do done elif else esac except ' +
+    'export extends false fi finally for from function global if import in is lambda let local new none not ' +
+    'null of or pass raise return select static super switch then this throw true try typeof until var void ' +
+    'while with yield'
+  ).split(' '),
+);
+
 export class TextMaker {
   private readonly words: string[];
   constructor(private readonly random: () => number) {
@@ -122,6 +132,12 @@ export class TextMaker {
   word(): string {
     // Zipf-like: low indexes far more often.
     return this.words[Math.floor(this.words.length * this.random() ** 2.5)]!;
+  }
+
+  /** A word a script can name something with: never a keyword of Python, JavaScript or the shell. */
+  identifier(): string {
+    const word = this.word();
+    return reserved.has(word) ? `${word}_v` : word;
   }
 
   sentence(): string {
@@ -153,15 +169,15 @@ export class TextMaker {
           ? 'import json\nimport sys\n\n'
           : "import { readFileSync } from 'node:fs';\n\n";
     while (out.length < bytes) {
-      const name = `${this.word()}_${this.word()}`;
+      const name = `${this.identifier()}_${this.identifier()}`;
       if (language === 'py')
-        out += `def ${name}(${this.word()}, ${this.word()}):\n    """${this.sentence()}"""\n    if ${this.word()} is None:\n        return ${this.word()}\n    return [${this.word()} for ${this.word()} in ${this.word()}]\n\n`;
+        out += `def ${name}(${this.identifier()}, ${this.identifier()}):\n    """${this.sentence()}"""\n    if ${this.identifier()} is None:\n        return ${this.identifier()}\n    return [${this.identifier()} for ${this.identifier()} in ${this.identifier()}]\n\n`;
       else if (language === 'ts')
-        out += `export function ${name}(${this.word()}: string): string[] {\n  // ${this.sentence()}\n  return ${this.word()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
+        out += `export function ${name}(${this.identifier()}: string): string[] {\n  // ${this.sentence()}\n  return ${this.identifier()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
       else if (language === 'js')
-        out += `export function ${name}(${this.word()}) {\n  // ${this.sentence()}\n  return ${this.word()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
+        out += `export function ${name}(${this.identifier()}) {\n  // ${this.sentence()}\n  return ${this.identifier()}.split('${this.word()}').map((x) => x.trim());\n}\n\n`;
       else
-        out += `${name}() {\n  # ${this.sentence()}\n  local ${this.word()}="$1"\n  echo "${this.sentence()}"\n}\n\n`;
+        out += `${name}() {\n  # ${this.sentence()}\n  local ${this.identifier()}="$1"\n  echo "${this.sentence()}"\n}\n\n`;
     }
     return out;
   }
