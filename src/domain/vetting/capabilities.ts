@@ -114,7 +114,7 @@ function pluginCapabilities(
     }
     if (hook.type !== 'command') continue;
     // The command line itself, at the hook's declaration.
-    const facts: readonly ScriptFact[] = shellFacts(hook.runs, reading.parse(hook.runs));
+    const facts: readonly ScriptFact[] = shellFacts(hook.runs, reading.parse(hook.runs), reading.parse);
     for (const fact of facts) seen.push({ kind: fact.kind, value: fact.value, events: on, source });
     if (plugin.root === null) continue;
     // Every script this hook is shown to run, directly or through wrappers, sourced files and interpreters.

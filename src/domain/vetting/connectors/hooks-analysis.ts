@@ -105,6 +105,6 @@ export const scriptAnalyser =
     return {
       risks: [...scriptRisks(file.text, parse, tree), ...batch],
       runs: [...runs, ...quoted],
-      facts: shellFacts(file.text, tree),
+      facts: shellFacts(file.text, tree, parse),
     };
   };

@@ -5,11 +5,21 @@
 // alias, are read as what they stand for (`U=https://x.example; curl "$U"` contacts x.example).
 // What is left out as ordinary (the shell's own variables, builtins and plain file utilities) is
 // listed in hooks-facts-ignored.ts.
-import { isCredentialPath, simpleOf, type Simple } from './hooks-commands.ts';
+import { isCredentialPath, shells, simpleOf, type Simple } from './hooks-commands.ts';
 import { commandHosts, computed, operands, socketHost } from './hooks-facts-hosts.ts';
 import { ignoredProgram, ignoredVariable } from './hooks-facts-ignored.ts';
 import { namesOf, resolved, type Names } from './hooks-indirection.ts';
-import { childOf, commandName, isDynamic, nodesWhere, textOf, wordValue, type ShellNode } from './hooks-syntax.ts';
+import { readsProgramFromStdin } from './hooks-shell-code.ts';
+import {
+  childOf,
+  commandName,
+  isDynamic,
+  nodesWhere,
+  textOf,
+  wordValue,
+  type ShellNode,
+  type ShellParser,
+} from './hooks-syntax.ts';
 
 /**
  * What a script shows, at a line from 1: every capability kind of hooks-analysis.ts but starts-mcp-server,
@@ -28,6 +38,9 @@ type Context = {
   /** Functions the script defines: calling one runs no program. */
   functions: ReadonlySet<string>;
   facts: Map<string, ShellFact>;
+  /** Reads shell code the script holds in a string or heredoc (null: such code is not read). */
+  parse: ShellParser | null;
+  depth: number;
 };
 
 const add = (ctx: Context, kind: Kind, value: string, line: number): void => {
@@ -44,6 +57,45 @@ const expand = (ctx: Context, value: string): string =>
 
 /** `$HOME/x` and `${HOME}/x` are `~/x`: one path however the script spells the home directory. */
 const homeFirst = (path: string): string => path.replace(/^(?:\$\{HOME\}|\$HOME(?!\w))(?=\/|$)/, '~');
+
+/** Nested code is read three levels deep (`sh -c "eval '…'"`), as the risks are. */
+const nestedDepth = 3;
+
+/** The facts of shell code the script runs from a string or heredoc, each at `lineOf` its line there. */
+function nestedFacts(ctx: Context, code: string, lineOf: (line: number) => number): void {
+  if (ctx.parse === null || ctx.depth >= nestedDepth || code.trim() === '') return;
+  for (const fact of factsOf(code, ctx.parse(code), ctx.parse, ctx.depth + 1))
+    add(ctx, fact.kind, fact.value, lineOf(fact.line));
+}
+
+/** `sh -c '…'` and `eval '…'`: the code they run, at the command's line (a computed word is not read). */
+function inlineShell(ctx: Context, simple: Simple, line: number): void {
+  const { name, args } = simple;
+  if (name === null) return;
+  let code: readonly Simple['args'][number][] = [];
+  if (name === 'eval' || ctx.names.evaluators.has(name)) code = args;
+  else if (shells.has(name)) {
+    const flag = args.findIndex((a) => /^-\w*c$/.test(a.value));
+    code = flag === -1 ? [] : args.slice(flag + 1, flag + 2);
+  }
+  const text = code
+    .filter((a) => !isDynamic(a.node))
+    .map((a) => a.value)
+    .join(' ');
+  nestedFacts(ctx, text, () => line);
+}
+
+/** A heredoc given to a shell that reads its program from stdin (`bash <<'EOF'`) is its script. */
+function heredocScripts(ctx: Context, tree: ShellNode): void {
+  for (const statement of nodesWhere(tree, (n) => n.type === 'redirected_statement')) {
+    const body = childOf(statement, 'body');
+    const plain = body?.type === 'command' ? simpleOf(ctx.source, body) : null;
+    const simple = plain === null ? null : resolved(ctx.source, plain, ctx.names);
+    if (simple?.name == null || !shells.has(simple.name) || !readsProgramFromStdin(simple, ctx.names)) continue;
+    for (const heredoc of nodesWhere(statement, (n) => n.type === 'heredoc_body'))
+      nestedFacts(ctx, textOf(ctx.source, heredoc), (line) => heredoc.line - 1 + line);
+  }
+}
 
 // --- reads-env ---------------------------------------------------------------------------------------
 
@@ -243,6 +295,7 @@ function command(ctx: Context, node: ShellNode): void {
   if (simple === null) return;
   for (const handed of simple.name === null ? [] : handedOn(simple)) reportProgram(ctx, handed, line);
   if (simple.name === null) return;
+  inlineShell(ctx, simple, line);
   const args = simple.args.map((a) => expand(ctx, a.value));
   for (const host of commandHosts(simple.name, args)) add(ctx, 'contacts-host', host, line);
   if ((simple.name === 'env' || simple.name === 'printenv') && simple.args.length === 0)
@@ -271,20 +324,27 @@ function redirect(ctx: Context, node: ShellNode): void {
   } else if (/</.test(operator) && isCredentialPath(path)) add(ctx, 'reads-credentials', homeFirst(path), node.line);
 }
 
-/** The facts of one shell script (or hook command line), by line, at most one per kind, value and line. */
-export function shellFacts(source: string, tree: ShellNode): ShellFact[] {
+/**
+ * The facts of one shell script (or hook command line), by line, at most one per kind, value and line.
+ * Given the parser, the code it runs from strings and heredocs (`sh -c`, `eval`, `bash <<EOF`) is read too.
+ */
+export const shellFacts = (source: string, tree: ShellNode, parse?: ShellParser): ShellFact[] =>
+  factsOf(source, tree, parse ?? null, 0);
+
+function factsOf(source: string, tree: ShellNode, parse: ShellParser | null, depth: number): ShellFact[] {
   const functions = new Set(
     nodesWhere(tree, (n) => n.type === 'function_definition').flatMap((fn) => {
       const name = childOf(fn, 'name');
       return name ? [textOf(source, name).toLowerCase()] : [];
     }),
   );
-  const ctx: Context = { source, names: namesOf(source, tree), functions, facts: new Map() };
+  const ctx: Context = { source, names: namesOf(source, tree), functions, facts: new Map(), parse, depth };
   readsEnv(ctx, tree);
   for (const node of nodesWhere(tree, (n) => n.type === 'command' || n.type === 'file_redirect')) {
     if (node.type === 'command') command(ctx, node);
     else redirect(ctx, node);
   }
+  heredocScripts(ctx, tree);
   return [...ctx.facts.values()].sort(
     (a, b) => a.line - b.line || a.kind.localeCompare(b.kind) || a.value.localeCompare(b.value),
   );

@@ -50,7 +50,7 @@ function readCommandLine(flow: Flow, line: string): CommandLine {
   const known = flow.commandLines.get(line) as CommandLine | undefined;
   if (known !== undefined) return known;
   const tree = flow.parsers.bash(line);
-  const facts = shellFacts(line, tree);
+  const facts = shellFacts(line, tree, flow.parsers.bash);
   const output: Label[] = [];
   const hosts: string[] = [];
   for (const found of facts) {

@@ -58,8 +58,11 @@ export function wordValue(source: string, node: ShellNode): string {
     case 'ansi_c_string':
       return ansiC(textOf(source, node).slice(2, -1));
     case 'string': {
+      // In double quotes a backslash escapes only `$`, a backquote, `"`, `\` and a line break (which it removes).
       const text = textOf(source, node);
-      return text.startsWith('"') ? text.slice(1, -1) : text.slice(2, -1);
+      return (text.startsWith('"') ? text.slice(1, -1) : text.slice(2, -1)).replace(/\\([$`"\\\n])/g, (_, c: string) =>
+        c === '\n' ? '' : c,
+      );
     }
     case 'concatenation':
     case 'command_name':
