@@ -1,3 +1,4 @@
+import { extname } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { rules as recommended } from '@secretlint/secretlint-rule-preset-recommend';
@@ -150,7 +151,8 @@ export const secretsConnector: Connector = {
         binary += 1;
         continue;
       }
-      const source = { content: file.text, filePath: file.path, contentType: 'text' } as const;
+      // The extension is what the GCP rule reads to know a service-account key file (`.json`).
+      const source = { content: file.text, filePath: file.path, ext: extname(file.path), contentType: 'text' } as const;
       scanned += 1;
       const subset = rulesFor(rules, source);
       if (subset.length === 0) continue;

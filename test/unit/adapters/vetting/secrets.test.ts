@@ -385,3 +385,26 @@ t.test(
     );
   },
 );
+
+t.test("a GCP service account's key file is found by the GCP rule, which reads .json files only", async (t) => {
+  const serviceAccount = JSON.stringify(
+    {
+      type: 'service_account',
+      project_id: 'acme-prod',
+      private_key_id: 'b3c1f0d2e4a5968778695a4b3c2d1e0f9a8b7c6d',
+      private_key: `${privateKey}\n`,
+      client_email: 'deployer@acme-prod.iam.gserviceaccount.com',
+    },
+    null,
+    2,
+  );
+  const found = await scan({ 'plugins/a/credentials/deployer.json': serviceAccount });
+  t.ok(
+    found.findings.some((f) => f.id === 'secrets-gcp' && f.location === 'plugins/a/credentials/deployer.json:1'),
+    'secrets-gcp at the file',
+  );
+  t.match(found.findings.find((f) => f.id === 'secrets-gcp')?.message, /GCP Service Account/);
+  // The same text in a Markdown file is not a key file for the GCP rule.
+  const prose = await scan({ 'plugins/a/docs/deployer.md': serviceAccount });
+  t.notOk(prose.findings.some((f) => f.id === 'secrets-gcp'));
+});
