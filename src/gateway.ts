@@ -293,7 +293,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     rateLimit: config.rateLimit,
     trustedProxies: config.server.trustedProxies,
     vetting: {
-      connectors: builtInConnectors({ http: config.vetting.http }),
+      connectors: builtInConnectors({ http: config.vetting.http, workerMemoryMb: config.vetting.workerMemoryMb }),
       timeoutMs: config.vetting.timeoutMs,
       maxFileBytes: config.vetting.maxFileBytes,
       license: config.vetting.license,

@@ -2,7 +2,7 @@
 import { hostPatternProblem } from '../../domain/outbound/external-hosts.ts';
 import { cronSchedule } from './checks.ts';
 import { catalogNamePattern, g, revetModes, url } from './key-values.ts';
-import { choice, count, duration, flag, list, optionalText, text } from './key-spec.ts';
+import { choice, count, duration, flag, integer, list, optionalText, text } from './key-spec.ts';
 
 /** The aggregated catalog, scheduled sync and what an ingest resolves. */
 export const marketplaceKeys = {
@@ -157,6 +157,14 @@ export const vettingKeys = {
     'Most blobs of history a vetting run reads before approval (blobs the snapshot brings that no served ' +
       'commit holds, outside its own tree; scanned for secrets). Beyond it the newest are read and a HIGH ' +
       'history-not-vetted finding says so.',
+  ),
+  workerMemoryMb: integer(
+    g('vetting.worker-memory'),
+    2048,
+    'Heap limit in MiB of each vetting worker (the threads that read scripts and run the pure connectors). ' +
+      'A tree that makes a worker run out of it stops that worker, not the gateway: the snapshot is left ' +
+      'unvetted (BLOCKED) and vetted again when a gateway starts or on a rerun.',
+    { min: 16 },
   ),
   waiverSweepIntervalMs: duration(
     g('vetting.waiver-sweep-interval'),

@@ -1,7 +1,7 @@
-import type { ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
+import type { ScanInput } from '../../domain/vetting/findings.ts';
 import { stateOf } from '../../domain/vetting/findings.ts';
 import type { ChainMode, Verdict } from '../../domain/vetting/vetting.events.ts';
-import { chainEnded, type Connector, type ConnectorResult, type ScanSubject } from './connector.ts';
+import { chainEnded, VettingInterrupted, type Connector, type ConnectorResult, type ScanSubject } from './connector.ts';
 
 /** A connector's verdict before the run's ids are given (the command allocates them). */
 export type DraftVerdict = Omit<Verdict, 'verdictId'> & Readonly<{ elapsedMs: number }>;
@@ -13,18 +13,6 @@ export type ChainOptions = Readonly<{
 }>;
 
 class Timeout extends Error {}
-
-/** A connector over a pure scanner of the domain (no I/O; it still yields so the timeout can be seen). */
-export function pureConnector(name: string, description: string, scan: (input: ScanInput) => ScanReport): Connector {
-  return {
-    name,
-    description,
-    scan: async (input) => {
-      await Promise.resolve();
-      return scan(input);
-    },
-  };
-}
 
 async function withTimeout(
   connector: Connector,
@@ -94,6 +82,7 @@ async function runInOrder(
         elapsedMs,
       };
     } catch (error) {
+      if (error instanceof VettingInterrupted) throw error;
       const detail =
         error instanceof Timeout
           ? `timed out after ${options.timeoutMs} ms (gateway.vetting.timeout)`

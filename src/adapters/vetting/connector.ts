@@ -31,3 +31,9 @@ export interface Connector {
 
 /** The reason a prepare signal aborts with once the chain has ended. */
 export const chainEnded: unique symbol = Symbol('the chain ended');
+
+/**
+ * Thrown by a connector when the vetting cannot be judged at all (the worker doing it failed): the chain
+ * stops with no verdict, so the snapshot stays unvetted, as after a crash, and is vetted again.
+ */
+export class VettingInterrupted extends Error {}

@@ -5,7 +5,7 @@ import { hooksConnector as described, hooksScanner } from '../../domain/vetting/
 import type { ScriptReading } from '../../domain/vetting/connectors/hooks-analysis.ts';
 import type { ScanInput } from '../../domain/vetting/findings.ts';
 import { chainEnded, type Connector } from './connector.ts';
-import { givenUp } from './script-pool.ts';
+import { givenUp } from './vetting-pool.ts';
 import { readScriptsOf } from './script-reading.ts';
 
 type Reading = Readonly<{ reading: Promise<ScriptReading>; cancel: AbortController }>;

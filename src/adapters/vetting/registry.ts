@@ -1,24 +1,25 @@
-import { instructionsConnector } from '../../domain/vetting/connectors/instructions.connector.ts';
-import { manifestConnector } from '../../domain/vetting/connectors/manifest.connector.ts';
-import { mcpConnector } from '../../domain/vetting/connectors/mcp.connector.ts';
-import { pureConnector } from './chain.ts';
 import type { Connector } from './connector.ts';
 import { httpConnector, type HttpScannerSettings } from './http.connector.ts';
 import { hooksConnector } from './hooks.connector.ts';
 import { licenseConnector } from './license.connector.ts';
+import { workerPureConnectors } from './pure-connectors.ts';
 import { secretsConnector } from './secrets.connector.ts';
+import { configureVettingPool } from './vetting-pool.ts';
 
-export type ConnectorSettings = Readonly<{ http: Readonly<{ url: string | null; timeoutMs: number }> }>;
+export type ConnectorSettings = Readonly<{
+  http: Readonly<{ url: string | null; timeoutMs: number }>;
+  /** Heap limit of the vetting workers (gateway.vetting.worker-memory); V8's default when absent. */
+  workerMemoryMb?: number;
+}>;
 
 /**
  * Every connector the gateway has, in the default chain order: the cheap structural checks first,
- * the external scanner last. `http` is present only when gateway.vetting.http.url is set.
+ * the external scanner last. `http` is present only when gateway.vetting.http.url is set. The pure
+ * connectors and the hooks connector's script reading run in vetting workers (vetting-pool.ts).
  */
 export function builtInConnectors(settings: ConnectorSettings): Connector[] {
-  const pure = [manifestConnector, mcpConnector, instructionsConnector].map((c) =>
-    pureConnector(c.name, c.description, c.scan),
-  );
-  const [manifest, mcp, instructions] = pure as [Connector, Connector, Connector];
+  configureVettingPool({ workerMemoryMb: settings.workerMemoryMb });
+  const [manifest, mcp, instructions] = workerPureConnectors() as [Connector, Connector, Connector];
   const connectors = [manifest, secretsConnector, hooksConnector(), mcp, instructions, licenseConnector];
   if (settings.http.url !== null) connectors.push(httpConnector(settings.http as HttpScannerSettings));
   return connectors;

@@ -1,13 +1,13 @@
 // How the hooks connector and the capability inventory read scripts: the parsers (WebAssembly grammars
 // for bash, Python, JavaScript and TypeScript, loaded once per process) and the analyser over them,
 // which reads each script in its language (hooks-analysis.ts). For a tree, the scripts its plugins ship
-// are read ahead in the worker threads of script-pool.ts; a little script text (under 64 KiB, a few
+// are read ahead in the worker threads of vetting-pool.ts; a little script text (under 64 KiB, a few
 // milliseconds of reading) is read on the calling thread, where starting the work costs more than it.
 import { scriptAnalyser, type Analysis, type ScriptReading } from '../../domain/vetting/connectors/hooks-analysis.ts';
 import { scriptsToRead } from '../../domain/vetting/connectors/hooks-scripts.ts';
 import type { ScanInput } from '../../domain/vetting/findings.ts';
 import { layoutOf } from '../../domain/plugin/layout.ts';
-import { analyseInWorkers } from './script-pool.ts';
+import { analyseInWorkers } from './vetting-pool.ts';
 import { loadSyntaxParsers } from './syntax-parsers.ts';
 
 /** Script text below which a tree's scripts are read on the calling thread. */

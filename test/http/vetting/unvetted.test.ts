@@ -64,3 +64,52 @@ t.test('a held snapshot an interrupted ingestion left unvetted is vetted when th
   );
   t.equal((await again.post(`/api/v1/snapshots/${snapshotId}/approve`)).status, 200, 'and it can be approved');
 });
+
+t.test(
+  'a vetting worker that dies mid-vetting leaves the snapshot held and unvetted; the next start vets it',
+  async (t) => {
+    // A tree big enough to be vetted in the workers (over 256 KiB of text, over 64 KiB of scripts), and a
+    // worker heap far too small for it: the worker runs out of memory, as a hostile tree could make it.
+    const files: Record<string, string> = { ...marketplaceFiles('acme', ['alpha']) };
+    for (let k = 0; k < 12; k++) {
+      files[`plugins/alpha/skills/s${k}/SKILL.md`] =
+        `---\nname: s${k}\ndescription: Notes ${k}\n---\n\n${'Read the changelog before each release. '.repeat(800)}\n`;
+      files[`plugins/alpha/skills/s${k}/scripts/run.sh`] =
+        `#!/bin/bash\nset -euo pipefail\n${Array.from({ length: 300 }, (_, n) => `echo "step ${n}" && git status --short`).join('\n')}\n`;
+    }
+    const config = await testConfig(t, {
+      GATEWAY_DEV_INSECURE_AUTH: 'true',
+      GATEWAY_ROLES_ADMINS: 'root',
+      GATEWAY_VETTING_WORKER_MEMORY: '16',
+    });
+    const upstream = await serveUpstream(t, files);
+    const first = await startOnConfig(config);
+    const api = devSession(first, 'root');
+    t.equal((await api.post('/api/v1/marketplaces', { name: 'acme', url: upstream.url })).status, 201);
+    const ingest = await api.post('/api/v1/marketplaces/acme/ingest');
+    t.equal(ingest.status, 201, 'the ingestion itself succeeds: the tree is pinned and captured');
+    const snapshotId = ingest.body.id as number;
+    await first.settled();
+    t.match(
+      (await api.get(`/api/v1/snapshots/${snapshotId}/vetting`)).body,
+      { outcome: 'BLOCKED', run: null },
+      'no verdict was recorded: held and unvetted',
+    );
+    t.equal((await api.get('/actuator/health')).status, 200, 'the gateway lives on');
+    await first.close();
+
+    const second = await startOnConfig({ ...config, vetting: { ...config.vetting, workerMemoryMb: 2048 } });
+    t.teardown(() => second.close());
+    const again = devSession(second, 'root');
+    const report = await eventually(
+      async () => {
+        const answer = await again.get(`/api/v1/snapshots/${snapshotId}/vetting`);
+        return answer.body?.run ? answer.body : null;
+      },
+      60_000,
+      200,
+    );
+    t.match(report, { run: { trigger: 'ingestion' } }, 'the leader vetted it at start');
+    t.not(report.outcome, 'BLOCKED', 'with every connector judged');
+  },
+);

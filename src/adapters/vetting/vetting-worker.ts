@@ -1,0 +1,62 @@
+// A vetting worker: does the CPU-bound part of vetting off the event loop for vetting-pool.ts, one task
+// at a time: reading a batch of a plugin's scripts (parses and analysis, the grammars loaded once per
+// worker), or running the pure connectors (manifest, mcp, instructions) over a tree.
+import { parentPort } from 'node:worker_threads';
+import { scriptAnalyser, type Analysis } from '../../domain/vetting/connectors/hooks-analysis.ts';
+import type { ScanFile, ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
+import { pureScanners } from './pure-scanners.ts';
+import { loadSyntaxParsers } from './syntax-parsers.ts';
+
+/** One script to read: the file (with its text) and the root of the plugin it is read for. */
+export type ScriptJob = Readonly<{ file: ScanFile & { text: string }; root: string }>;
+/** The tree a scan task carries: its files (the path index is built again in the worker). */
+export type ShippedInput = Omit<ScanInput, 'byPath'>;
+
+export type VettingTask =
+  /** A batch of scripts, and every path of the tree (a script's invocations are resolved against them). */
+  | Readonly<{ kind: 'scripts'; id: number; paths: readonly string[]; jobs: readonly ScriptJob[] }>
+  /** The pure connectors `names` over a tree. */
+  | Readonly<{ kind: 'scan'; id: number; names: readonly string[]; input: ShippedInput }>;
+
+/** A connector's report, or why it failed. */
+export type ScanOutcome = ScanReport | Readonly<{ error: string }>;
+
+/** A task's result, or why it failed; first, once the worker has loaded, that it is ready. */
+export type VettingAnswer =
+  | Readonly<{ id: number; analyses: readonly Analysis[] }>
+  | Readonly<{ id: number; reports: Readonly<Record<string, ScanOutcome>> }>
+  | Readonly<{ id: number; error: string }>
+  | Readonly<{ ready: true }>;
+
+const analyse = scriptAnalyser(await loadSyntaxParsers());
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function run(task: VettingTask): VettingAnswer {
+  if (task.kind === 'scripts') {
+    const tree = new Set(task.paths);
+    const exists = (path: string) => tree.has(path);
+    return { id: task.id, analyses: task.jobs.map(({ file, root }) => analyse(file, root, exists)) };
+  }
+  const input: ScanInput = { ...task.input, byPath: new Map(task.input.files.map((f) => [f.path, f])) };
+  const reports: Record<string, ScanOutcome> = {};
+  for (const name of task.names) {
+    try {
+      reports[name] = pureScanners[name]!(input);
+    } catch (error) {
+      reports[name] = { error: messageOf(error) };
+    }
+  }
+  return { id: task.id, reports };
+}
+
+parentPort?.on('message', (task: VettingTask) => {
+  let answer: VettingAnswer;
+  try {
+    answer = run(task);
+  } catch (error) {
+    answer = { id: task.id, error: messageOf(error) };
+  }
+  parentPort!.postMessage(answer);
+});
+
+parentPort?.postMessage({ ready: true } satisfies VettingAnswer);
