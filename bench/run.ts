@@ -4,8 +4,8 @@
 //
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
-//                audit-sink, retention, portal, rate-limit, object-store, replicas, audit-chain, history
-//                (default: all, in that order)
+//                audit-sink, retention, portal, rate-limit, object-store, replicas, audit-chain, history,
+//                large-marketplace (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -43,6 +43,9 @@
 //   (100000, entries projected with and without hashing), BENCH_CHAIN_BATCH (500), BENCH_CHAIN_ROUNDS (7)
 // history (bench/history.ts, ingest with and without the history scan, gateway.facade.history upstream / vetted):
 //   BENCH_HISTORY_COMMITS (2000), BENCH_HISTORY_FILES_PER_COMMIT (3), BENCH_HISTORY_RUNS (3, the median is the figure)
+// large-marketplace (bench/large-marketplace.ts, a 15,000-file ingest and a policy dry run while git clients fetch
+//   and health is probed): BENCH_LARGE_PLUGINS (300), BENCH_LARGE_FILES_PER_PLUGIN (50), BENCH_LARGE_CLIENTS (8),
+//   BENCH_LARGE_PROBE_MS (100), BENCH_LARGE_IDLE_SECONDS (10), BENCH_LARGE_SNAPSHOTS (500, held for the dry run)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
@@ -56,6 +59,7 @@ import { externalsBenchmark } from './externals.ts';
 import { facadeBenchmark } from './facade.ts';
 import { facadeHostileBenchmark } from './facade-hostile.ts';
 import { historyBenchmark } from './history.ts';
+import { largeMarketplaceBenchmark } from './large-marketplace.ts';
 import { holdingsBenchmark } from './holdings.ts';
 import { timingsBenchmark } from './timings.ts';
 import { vettingBenchmark } from './vetting.ts';
@@ -89,6 +93,7 @@ const benchmarks = {
   replicas: replicasBenchmark,
   'audit-chain': auditChainBenchmark,
   history: historyBenchmark,
+  'large-marketplace': largeMarketplaceBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
