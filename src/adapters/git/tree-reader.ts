@@ -62,26 +62,33 @@ export async function readBlobs(repo: string, oids: readonly string[]): Promise<
 /** Binary as git decides it: a NUL byte in the first 8000 bytes. */
 export const isBinary = (content: Buffer): boolean => content.subarray(0, 8000).includes(0);
 
-/** Blobs read per `git cat-file --batch` when someone follows the reading. */
-const followedBatch = 2000;
+/** Blobs read per `git cat-file --batch`: each batch is decoded as it arrives, then the event loop runs. */
+const batchSize = 2000;
+
+type Read = Readonly<{ text: string | null; binary: boolean }>;
 
 /**
- * The blobs of `oids`, in batches told to `onRead` (blobs read so far) when it is given; in one
- * batch otherwise.
+ * The blobs of `oids` as text (null when binary), in batches of `batchSize`: each decoded as it arrives,
+ * `onRead` told the blobs read so far, and other work let run before the next, so that a large tree is
+ * never decoded in one stretch of the event loop.
  */
-async function readFollowed(
+async function readTexts(
   repo: string,
   oids: readonly string[],
   onRead: ((read: number) => void) | undefined,
-): Promise<Map<string, Buffer>> {
-  if (!onRead) return readBlobs(repo, oids);
-  const blobs = new Map<string, Buffer>();
-  for (let start = 0; start < oids.length; start += followedBatch) {
-    const batch = oids.slice(start, start + followedBatch);
-    for (const [oid, content] of await readBlobs(repo, batch)) blobs.set(oid, content);
-    onRead(start + batch.length);
+): Promise<Map<string, Read>> {
+  const texts = new Map<string, Read>();
+  for (let start = 0; start < oids.length; start += batchSize) {
+    const batch = oids.slice(start, start + batchSize);
+    for (const [oid, content] of await readBlobs(repo, batch)) {
+      if (texts.has(oid)) continue; // the same content at another path
+      const binary = isBinary(content);
+      texts.set(oid, { text: binary ? null : content.toString('utf8'), binary });
+    }
+    onRead?.(start + batch.length);
+    if (start + batchSize < oids.length) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return blobs;
+  return texts;
 }
 
 /**
@@ -101,20 +108,14 @@ export async function readScanInput(
   const wanted = entries.filter((entry) => (entry.size ?? 0) <= settings.maxFileBytes).map((entry) => entry.oid);
   const listedOnly = entries.length - wanted.length;
   onProgress?.(listedOnly, entries.length);
-  const blobs = await readFollowed(
-    repo,
-    wanted,
-    onProgress && ((read) => onProgress(listedOnly + read, entries.length)),
-  );
+  const texts = await readTexts(repo, wanted, onProgress && ((read) => onProgress(listedOnly + read, entries.length)));
   const files: ScanFile[] = entries.map((entry) => {
     const size = entry.size ?? 0;
-    const content = blobs.get(entry.oid);
+    const read = texts.get(entry.oid);
     const executable = entry.mode === '100755';
-    if (size > settings.maxFileBytes || !content)
+    if (size > settings.maxFileBytes || !read)
       return { path: entry.path, size, text: null, binary: false, oversized: size > settings.maxFileBytes, executable };
-    const binary = isBinary(content);
-    const text = binary ? null : content.toString('utf8');
-    return { path: entry.path, size, text, binary, oversized: false, executable };
+    return { path: entry.path, size, text: read.text, binary: read.binary, oversized: false, executable };
   });
   return { ...settings, files, byPath: new Map(files.map((file) => [file.path, file])) };
 }

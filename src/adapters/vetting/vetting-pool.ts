@@ -6,10 +6,11 @@
 // worker's heap is limited (gateway.vetting.worker-memory): a tree that makes a worker run out of memory
 // stops that worker, not the gateway.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Analysis } from '../../domain/vetting/connectors/hooks-analysis.ts';
+import type { ScanFile, ScanInput } from '../../domain/vetting/findings.ts';
 import { VettingInterrupted } from './connector.ts';
-import type { ScanOutcome, ScriptJob, ShippedInput, VettingAnswer, VettingTask } from './vetting-worker.ts';
+import type { ScanOutcome, ScriptJob, VettingAnswer, VettingTask } from './vetting-worker.ts';
 
 export type { ScanOutcome, ScriptJob } from './vetting-worker.ts';
 
@@ -97,7 +98,7 @@ function pump(): void {
     const worker = (slot.worker ??= start(slot));
     worker.ref();
     slot.running = pending;
-    worker.postMessage(pending.task);
+    worker.postMessage(pending.task, pending.task.kind === 'scan' ? [pending.task.input.files] : []);
   }
 }
 
@@ -183,14 +184,33 @@ export async function analyseInWorkers(
   return (await runTasks<readonly Analysis[]>(tasks, signal)).flat();
 }
 
+/** Files per part a tree is shipped in, and the event loop runs between parts. */
+const partSize = 500;
+
+/** Sends the files on `port` in parts, letting other work run between them, then the end. */
+async function ship(port: MessagePort, files: readonly ScanFile[]): Promise<void> {
+  try {
+    for (let start = 0; start < files.length; start += partSize) {
+      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      port.postMessage(files.slice(start, start + partSize));
+    }
+    port.postMessage(null);
+  } finally {
+    port.close();
+  }
+}
+
 /** Runs the pure connectors `names` over a tree in one worker; each gives its report or why it failed. */
 export async function scanInWorker(
-  input: ShippedInput,
+  input: ScanInput,
   names: readonly string[],
   signal?: AbortSignal,
 ): Promise<Readonly<Record<string, ScanOutcome>>> {
-  const { files, maxFileBytes, license } = input;
-  const task: VettingTask = { kind: 'scan', id: nextId++, names, input: { files, maxFileBytes, license } };
-  const [reports] = await runTasks<Readonly<Record<string, ScanOutcome>>>([task], signal);
-  return reports!;
+  const { port1, port2 } = new MessageChannel();
+  const { maxFileBytes, license } = input;
+  const task: VettingTask = { kind: 'scan', id: nextId++, names, input: { files: port2, maxFileBytes, license } };
+  const reports = runTasks<Readonly<Record<string, ScanOutcome>>>([task], signal);
+  reports.catch(() => {}); // awaited below, once the files are on their way
+  await ship(port1, input.files);
+  return (await reports)[0]!;
 }

@@ -1,7 +1,7 @@
 // A vetting worker: does the CPU-bound part of vetting off the event loop for vetting-pool.ts, one task
 // at a time: reading a batch of a plugin's scripts (parses and analysis, the grammars loaded once per
 // worker), or running the pure connectors (manifest, mcp, instructions) over a tree.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { scriptAnalyser, type Analysis } from '../../domain/vetting/connectors/hooks-analysis.ts';
 import type { ScanFile, ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
 import { pureScanners } from './pure-scanners.ts';
@@ -9,8 +9,11 @@ import { loadSyntaxParsers } from './syntax-parsers.ts';
 
 /** One script to read: the file (with its text) and the root of the plugin it is read for. */
 export type ScriptJob = Readonly<{ file: ScanFile & { text: string }; root: string }>;
-/** The tree a scan task carries: its files (the path index is built again in the worker). */
-export type ShippedInput = Omit<ScanInput, 'byPath'>;
+/**
+ * The tree a scan task is for: its settings, and a port its files arrive on, in parts (a part is an array
+ * of files; null ends them), so that copying a large tree never holds the sending thread in one stretch.
+ */
+export type ShippedInput = Omit<ScanInput, 'byPath' | 'files'> & Readonly<{ files: MessagePort }>;
 
 export type VettingTask =
   /** A batch of scripts, and every path of the tree (a script's invocations are resolved against them). */
@@ -31,13 +34,28 @@ export type VettingAnswer =
 const analyse = scriptAnalyser(await loadSyntaxParsers());
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function run(task: VettingTask): VettingAnswer {
+/** The files that arrive on `port`, until the part that ends them. */
+const filesFrom = (port: MessagePort): Promise<ScanFile[]> =>
+  new Promise((resolve) => {
+    const files: ScanFile[] = [];
+    port.on('message', (part: readonly ScanFile[] | null) => {
+      if (part !== null) {
+        for (const file of part) files.push(file);
+        return;
+      }
+      port.close();
+      resolve(files);
+    });
+  });
+
+async function run(task: VettingTask): Promise<VettingAnswer> {
   if (task.kind === 'scripts') {
     const tree = new Set(task.paths);
     const exists = (path: string) => tree.has(path);
     return { id: task.id, analyses: task.jobs.map(({ file, root }) => analyse(file, root, exists)) };
   }
-  const input: ScanInput = { ...task.input, byPath: new Map(task.input.files.map((f) => [f.path, f])) };
+  const files = await filesFrom(task.input.files);
+  const input: ScanInput = { ...task.input, files, byPath: new Map(files.map((f) => [f.path, f])) };
   const reports: Record<string, ScanOutcome> = {};
   for (const name of task.names) {
     try {
@@ -49,10 +67,10 @@ function run(task: VettingTask): VettingAnswer {
   return { id: task.id, reports };
 }
 
-parentPort?.on('message', (task: VettingTask) => {
+parentPort?.on('message', async (task: VettingTask) => {
   let answer: VettingAnswer;
   try {
-    answer = run(task);
+    answer = await run(task);
   } catch (error) {
     answer = { id: task.id, error: messageOf(error) };
   }
