@@ -121,6 +121,7 @@ t.test('all defaults with no file', async (t) => {
     revet: { mode: 'WARN', schedule: '0 3 * * *' },
     http: { url: null, timeoutMs: 20_000 },
     historyMaxBlobs: 20_000,
+    workerMemoryMb: 2048,
   });
   t.same(config.retention, {
     enabled: false,
