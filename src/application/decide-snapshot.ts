@@ -1,3 +1,4 @@
+import { prepareSpdxReferences } from '../adapters/vetting/license.connector.ts';
 import { isAdmin, type RoleAssignment } from '../domain/role/permissions.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
@@ -54,6 +55,8 @@ async function approvalInputs(
     withdrawnShas(deps.pool, marketplace.name),
     policyRules(deps.pool, true),
   ]);
+  // The rules' licenses variable compares LICENSE files with the SPDX texts, prepared without holding the event loop.
+  if (rules.length > 0) await prepareSpdxReferences();
   const minimumReleaseAgeMs = deps.marketplaces.minimumReleaseAgeMs;
   const denials =
     rules.length === 0

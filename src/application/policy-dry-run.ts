@@ -1,3 +1,4 @@
+import { prepareSpdxReferences } from '../adapters/vetting/license.connector.ts';
 import { compilePolicy } from '../adapters/policy/cel.ts';
 import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
 import { liveMarketplaces, type MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
@@ -89,6 +90,7 @@ async function verdictOf(deps: DryRunPorts, shared: Shared, { snapshot, marketpl
       snapshotTree(deps, snapshot),
       latestRun(deps.pool, snapshot.id),
       shared.waivers(marketplace.id),
+      prepareSpdxReferences(), // the licenses variable compares LICENSE files with the SPDX texts
     ]);
     const facts = { snapshot, marketplace, tree, run, waivers, approver: shared.approver };
     const variables = policyVariablesOf(

@@ -1,6 +1,6 @@
 import { readScanInput } from '../adapters/git/tree-reader.ts';
 import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
-import { licenseReport } from '../adapters/vetting/license.connector.ts';
+import { licenseReport, prepareSpdxReferences } from '../adapters/vetting/license.connector.ts';
 import { inventoryOf } from '../domain/plugin/inventory.ts';
 import { readLayout } from '../domain/plugin/layout.ts';
 import { policyVariables, type PolicyVariables } from '../domain/policy/variables.ts';
@@ -80,6 +80,7 @@ export async function readPolicyVariables(
     latestRun(deps.pool, snapshot.id),
     waiversOf(deps.pool, marketplace.id),
     rolesOf(deps, actor),
+    prepareSpdxReferences(), // the licenses variable compares LICENSE files with the SPDX texts
   ]);
   return policyVariablesOf(
     {

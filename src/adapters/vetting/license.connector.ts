@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import parseSpdx from 'spdx-expression-parse';
 import {
@@ -70,30 +71,77 @@ const preferred = (a: string, b: string): number =>
   Number(!a.endsWith('-only')) - Number(!b.endsWith('-only')) || a.length - b.length || a.localeCompare(b);
 
 let references: readonly Reference[] | null = null;
+let preparing: Promise<void> | null = null;
 
-/** The SPDX texts, normalised once on first use (a few hundred ms), sorted by bigram count. */
-function spdxReferences(): readonly Reference[] {
-  if (references !== null) return references;
-  // Loaded on first use rather than at import: the full list is ~5 MB of JSON.
-  const full = createRequire(import.meta.url)(
-    'spdx-license-list/full.js',
-  ) as typeof import('spdx-license-list/full.js');
-  const index = (word: string): number => {
-    let n = vocabulary.get(word);
-    if (n === undefined) vocabulary.set(word, (n = vocabulary.size));
-    return n;
-  };
+const vocabularyIndex = (word: string): number => {
+  let n = vocabulary.get(word);
+  if (n === undefined) vocabulary.set(word, (n = vocabulary.size));
+  return n;
+};
+
+type SpdxList = typeof import('spdx-license-list/full.js');
+const require = createRequire(import.meta.url);
+/** The SPDX license list (~5 MB of JSON), loaded on first use rather than at import. */
+const spdxList = (): SpdxList => require('spdx-license-list/full.js') as SpdxList;
+/** The same, read without holding the event loop for the read (the parse is one stretch of ~30 ms). */
+const readSpdxList = async (): Promise<SpdxList> =>
+  JSON.parse(await readFile(require.resolve('spdx-license-list/spdx-full.json'), 'utf8')) as SpdxList;
+
+/** The references from the SPDX texts grouped by their words; `pause` is awaited between groups of texts. */
+function* referencesOf(full: SpdxList): Generator<'pause', readonly Reference[]> {
   const byText = new Map<string, { ids: string[]; words: string[] }>();
+  let since = performance.now();
   for (const [id, license] of Object.entries(full)) {
     const words = wordsOf(license.licenseText);
     const key = words.join(' ');
     const group = byText.get(key);
     if (group === undefined) byText.set(key, { ids: [id], words });
     else group.ids.push(id);
+    if (performance.now() - since > sliceMs) {
+      yield 'pause';
+      since = performance.now();
+    }
   }
-  references = [...byText.values()]
-    .map(({ ids, words }) => ({ ids: ids.sort(preferred), bigrams: bigramsOf(words, index) }))
-    .sort((a, b) => a.bigrams.size - b.bigrams.size);
+  const built: Reference[] = [];
+  for (const { ids, words } of byText.values()) {
+    built.push({ ids: ids.sort(preferred), bigrams: bigramsOf(words, vocabularyIndex) });
+    if (performance.now() - since > sliceMs) {
+      yield 'pause';
+      since = performance.now();
+    }
+  }
+  return built.sort((a, b) => a.bigrams.size - b.bigrams.size);
+}
+
+/** Longest stretch of the event loop the preparation of the SPDX texts takes at a time. */
+const sliceMs = 15;
+
+/**
+ * Normalises the SPDX texts (some hundreds of milliseconds of work) in slices, letting the event loop run
+ * between them, so that the first vetting does not hold it; the connector awaits it before scanning.
+ */
+export function prepareSpdxReferences(): Promise<void> {
+  if (references !== null) return Promise.resolve();
+  preparing ??= (async () => {
+    const steps = referencesOf(await readSpdxList());
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) {
+        references ??= step.value;
+        return;
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  })();
+  return preparing;
+}
+
+/** The SPDX texts, normalised once (prepareSpdxReferences, or here all at once), sorted by bigram count. */
+function spdxReferences(): readonly Reference[] {
+  if (references !== null) return references;
+  const steps = referencesOf(spdxList());
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  references = step.value;
   return references;
 }
 
@@ -263,6 +311,7 @@ export const licenseConnector: Connector = {
   description:
     'Licenses of LICENSE files (by SPDX text similarity) and manifest `license` fields, against the allow and ban lists',
   async scan(input, _subject, signal) {
+    await prepareSpdxReferences();
     signal.throwIfAborted();
     const report = licenseReport(input);
     const oversized = input.files

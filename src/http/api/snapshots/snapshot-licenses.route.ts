@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { licenseReport } from '../../../adapters/vetting/license.connector.ts';
+import { licenseReport, prepareSpdxReferences } from '../../../adapters/vetting/license.connector.ts';
 import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
 import { snapshotTree } from '../../../application/policy-evaluation.ts';
 import { licenseEvaluations } from '../../../domain/vetting/license.ts';
@@ -41,6 +41,7 @@ export function snapshotLicensesRoute(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       const { snapshot } = await addressedSnapshot(deps, request.params.id);
+      await prepareSpdxReferences();
       return { snapshotId: snapshot.id, sha: snapshot.sha, ...licenseReport(await snapshotTree(deps, snapshot)) };
     },
   );
