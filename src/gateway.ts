@@ -67,6 +67,8 @@ export type Core = Readonly<{
   runner: ProjectionRunner;
   leaderLock: AdvisoryLock;
   gitStore: GitStore;
+  /** What /actuator/health asks: the database and the event store, on a connection no request queues for. */
+  health: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
   /** The virtual catalog's builder; null when gateway.catalog.enabled is false. */
   catalog: CatalogBuilder | null;
   /** Wakes the leader's mirror duty after what is served changed. */
@@ -142,6 +144,13 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
       store = await EventStoreDbEventStore.connect(config.eventStore.url);
       closers.push(() => store.close());
     }
+    // Health probes have a connection of their own: a probe never waits behind request traffic for the pool.
+    const probes = await openPool(database.url, { maximumPoolSize: 1, statementTimeoutMs: 2000 });
+    closers.push(() => probes.end());
+    const health = {
+      database: async () => void (await probes.query(sql.unsafe`select 1`)),
+      eventStore: store === postgresStore ? () => postgresStore.ping(probes) : () => store.ping(),
+    };
     const metrics = createMetrics();
     store = measuredEventStore(store, metrics); // append latency and decisions (docs/metrics.md)
     const { gitStore, catalogStore, close: closeStorage } = await openGitStorage(config, { pool, listener, logger });
@@ -171,7 +180,7 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
     );
     const leaderLock = new AdvisoryLock(database.url, leaderLockKey);
     closers.push(() => leaderLock.release());
-    const handles = { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, catalog };
+    const handles = { config, logger, database, pool, listener, store, runner, leaderLock, gitStore, catalog, health };
     return { ...handles, mirrorSignal, metrics, close };
   } catch (error) {
     await close();
@@ -300,12 +309,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       revetMode: config.vetting.revet.mode,
       historyMaxBlobs: config.vetting.historyMaxBlobs,
     },
-    checks: {
-      database: async () => {
-        await core.pool.query(sql.unsafe`select 1`);
-      },
-      eventStore: () => core.store.ping(),
-    },
+    checks: core.health,
     problemsDir: join(packageRoot, 'docs', 'problems'),
   };
   return Object.assign(deps, { ingests: new IngestRegistry(deps, config.ingest.concurrency) });

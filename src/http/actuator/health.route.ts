@@ -30,8 +30,22 @@ const probe = async (check: () => Promise<unknown>, timeoutMs = 2000) => {
   }
 };
 
-// spec, Endpoints: GET /actuator/health is the only unauthenticated path.
+type Probe = Awaited<ReturnType<typeof probe>>;
+
+/** Probes `check`, one probe at a time: a request that comes while one runs takes its answer. */
+const joined = (check: () => Promise<unknown>): (() => Promise<Probe>) => {
+  let running: Promise<Probe> | null = null;
+  return () =>
+    (running ??= probe(check).finally(() => {
+      running = null;
+    }));
+};
+
+// spec, Endpoints: GET /actuator/health is the only unauthenticated path. However many probes come at
+// once (load balancers, orchestrators, monitors), the database and the event store are asked once at a time.
 export function healthRoute(app: HttpApp, deps: HttpDeps): void {
+  const probeDatabase = joined(deps.checks.database);
+  const probeEventStore = joined(deps.checks.eventStore);
   app.get(
     '/actuator/health',
     {
@@ -42,7 +56,7 @@ export function healthRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (_request, reply) => {
-      const [database, eventStore] = await Promise.all([probe(deps.checks.database), probe(deps.checks.eventStore)]);
+      const [database, eventStore] = await Promise.all([probeDatabase(), probeEventStore()]);
       const status = database?.status === 'UP' && eventStore?.status === 'UP' ? 'UP' : 'DOWN';
       return reply.code(status === 'UP' ? 200 : 503).send({
         status,

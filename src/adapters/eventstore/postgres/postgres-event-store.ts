@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { sql, type DatabasePool } from '../../postgres/pool.ts';
+import { sql, type CommonQueryMethods, type DatabasePool } from '../../postgres/pool.ts';
 import { migrate } from '../../postgres/migrate.ts';
 import { eventStoreMigrations } from './migrations.ts';
 import type { Listener } from '../../postgres/listener.ts';
@@ -166,8 +166,9 @@ export class PostgresEventStore implements EventStore {
       select coalesce(max(position), 0)::bigint as head from es.events`);
   }
 
-  async ping(): Promise<void> {
-    await this.pool.query(sql.unsafe`select 1 from es.schema_migrations limit 1`);
+  /** Whether the store answers; `via` another connection to the same database (the health probes' own). */
+  async ping(via: CommonQueryMethods = this.pool): Promise<void> {
+    await via.query(sql.unsafe`select 1 from es.schema_migrations limit 1`);
   }
 
   subscribeToAll(
