@@ -161,7 +161,7 @@ export const vettingKeys = {
   workerMemoryMb: integer(
     g('vetting.worker-memory'),
     2048,
-    'Heap limit in MiB of each vetting worker (the threads that read scripts and run the pure connectors). ' +
+    'Heap limit in MiB of each vetting worker (the threads that read scripts and run the connectors that read the tree alone). ' +
       'A tree that makes a worker run out of it stops that worker, not the gateway: the snapshot is left ' +
       'unvetted (BLOCKED) and vetted again when a gateway starts or on a rerun.',
     { min: 16 },

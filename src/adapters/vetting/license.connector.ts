@@ -8,14 +8,15 @@ import {
   type Finding,
   type ScanFile,
   type ScanInput,
+  type ScanReport,
 } from '../../domain/vetting/findings.ts';
+import type { Connector } from './connector.ts';
 import {
   evaluateExpression,
   evaluateLicense,
   type LicenseEntry,
   type LicenseReport,
 } from '../../domain/vetting/license.ts';
-import type { Connector } from './connector.ts';
 
 // --- LICENSE files: identified by text similarity to the SPDX license texts --------------------------
 
@@ -306,18 +307,22 @@ const summary = (licenses: readonly LicenseEntry[]): string => {
   return `${licenses.length} license${licenses.length === 1 ? '' : 's'}: ${names.join(', ')}${more}`;
 };
 
+/** The license findings over a tree (the SPDX texts prepared first). */
+export async function scanLicenses(input: ScanInput, signal?: AbortSignal): Promise<ScanReport> {
+  await prepareSpdxReferences();
+  signal?.throwIfAborted();
+  const report = licenseReport(input);
+  const oversized = input.files
+    .filter((file) => file.oversized && isLicenseFile(file.path))
+    .map((file) => fileNotScanned(file, input.maxFileBytes));
+  const findings = report.licenses.map((entry) => findingOf(entry, input)).filter((finding) => finding !== null);
+  return { findings: [...oversized, ...findings], detail: summary(report.licenses) };
+}
+
+/** The connector on the calling thread (the chain runs it in a vetting worker: worker-connectors.ts). */
 export const licenseConnector: Connector = {
   name: 'license',
   description:
     'Licenses of LICENSE files (by SPDX text similarity) and manifest `license` fields, against the allow and ban lists',
-  async scan(input, _subject, signal) {
-    await prepareSpdxReferences();
-    signal.throwIfAborted();
-    const report = licenseReport(input);
-    const oversized = input.files
-      .filter((file) => file.oversized && isLicenseFile(file.path))
-      .map((file) => fileNotScanned(file, input.maxFileBytes));
-    const findings = report.licenses.map((entry) => findingOf(entry, input)).filter((finding) => finding !== null);
-    return { findings: [...oversized, ...findings], detail: summary(report.licenses) };
-  },
+  scan: (input, _subject, signal) => scanLicenses(input, signal),
 };

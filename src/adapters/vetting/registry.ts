@@ -1,10 +1,8 @@
 import type { Connector } from './connector.ts';
 import { httpConnector, type HttpScannerSettings } from './http.connector.ts';
 import { hooksConnector } from './hooks.connector.ts';
-import { licenseConnector } from './license.connector.ts';
-import { workerPureConnectors } from './pure-connectors.ts';
-import { secretsConnector } from './secrets.connector.ts';
 import { configureVettingPool } from './vetting-pool.ts';
+import { workerConnectors } from './worker-connectors.ts';
 
 export type ConnectorSettings = Readonly<{
   http: Readonly<{ url: string | null; timeoutMs: number }>;
@@ -14,13 +12,19 @@ export type ConnectorSettings = Readonly<{
 
 /**
  * Every connector the gateway has, in the default chain order: the cheap structural checks first,
- * the external scanner last. `http` is present only when gateway.vetting.http.url is set. The pure
- * connectors and the hooks connector's script reading run in vetting workers (vetting-pool.ts).
+ * the external scanner last. `http` is present only when gateway.vetting.http.url is set. The connectors
+ * that read the tree alone and the hooks connector's script reading run in vetting workers (vetting-pool.ts).
  */
 export function builtInConnectors(settings: ConnectorSettings): Connector[] {
   configureVettingPool({ workerMemoryMb: settings.workerMemoryMb });
-  const [manifest, mcp, instructions] = workerPureConnectors() as [Connector, Connector, Connector];
-  const connectors = [manifest, secretsConnector, hooksConnector(), mcp, instructions, licenseConnector];
+  const [manifest, secrets, mcp, instructions, license] = workerConnectors() as [
+    Connector,
+    Connector,
+    Connector,
+    Connector,
+    Connector,
+  ];
+  const connectors = [manifest, secrets, hooksConnector(), mcp, instructions, license];
   if (settings.http.url !== null) connectors.push(httpConnector(settings.http as HttpScannerSettings));
   return connectors;
 }

@@ -7,6 +7,8 @@ import {
   locationOf,
   type Finding,
   type ScanFile,
+  type ScanInput,
+  type ScanReport,
   type Severity,
 } from '../../domain/vetting/findings.ts';
 import type { Connector } from './connector.ts';
@@ -126,51 +128,55 @@ function findingOf(file: ScanFile, lines: () => readonly string[], message: Secr
 const yieldEvery = 20; // ms
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The secrets report over a tree; `signal` stops it between files. */
+export async function scanSecrets(input: ScanInput, signal?: AbortSignal): Promise<ScanReport> {
+  const findings: Finding[] = [];
+  let scanned = 0;
+  let binary = 0;
+  let oversized = 0;
+  let lastBreath = performance.now();
+  for (const file of input.files) {
+    signal?.throwIfAborted();
+    if (performance.now() - lastBreath > yieldEvery) {
+      await breathe();
+      lastBreath = performance.now();
+    }
+    if (file.oversized) {
+      findings.push(fileNotScanned(file, input.maxFileBytes));
+      oversized += 1;
+      continue;
+    }
+    if (file.text === null) {
+      binary += 1;
+      continue;
+    }
+    // The extension is what the GCP rule reads to know a service-account key file (`.json`).
+    const source = { content: file.text, filePath: file.path, ext: extname(file.path), contentType: 'text' } as const;
+    scanned += 1;
+    const subset = rulesFor(rules, source);
+    if (subset.length === 0) continue;
+    const result = await lintSource({
+      source,
+      options: { config: configOf(subset), maskSecrets: true, noPhysicFilePath: true },
+    });
+    let split: readonly string[] | null = null;
+    const lines = () => (split ??= (file.text ?? '').split(/\r?\n/));
+    for (const message of result.messages) findings.push(findingOf(file, lines, message));
+  }
+  const skipped = [
+    binary > 0 ? `${binary} binary skipped` : '',
+    oversized > 0 ? `${oversized} over the size limit` : '',
+  ].filter((part) => part !== '');
+  return {
+    findings,
+    detail: `${scanned.toLocaleString('en-US')} file${scanned === 1 ? '' : 's'} scanned${skipped.length > 0 ? ` (${skipped.join(', ')})` : ''}`,
+  };
+}
+
+/** The connector on the calling thread (the chain runs it in a vetting worker: worker-connectors.ts). */
 export const secretsConnector: Connector = {
   name: 'secrets',
   description:
     "Credentials in text files (secretlint's recommended rules): cloud keys, tokens, private keys, connection strings; allow-marked lines, placeholders in documentation, made-up values in tests and values not of the issuer's format are LOW",
-  async scan(input, _subject, signal) {
-    const findings: Finding[] = [];
-    let scanned = 0;
-    let binary = 0;
-    let oversized = 0;
-    let lastBreath = performance.now();
-    for (const file of input.files) {
-      signal.throwIfAborted();
-      if (performance.now() - lastBreath > yieldEvery) {
-        await breathe();
-        lastBreath = performance.now();
-      }
-      if (file.oversized) {
-        findings.push(fileNotScanned(file, input.maxFileBytes));
-        oversized += 1;
-        continue;
-      }
-      if (file.text === null) {
-        binary += 1;
-        continue;
-      }
-      // The extension is what the GCP rule reads to know a service-account key file (`.json`).
-      const source = { content: file.text, filePath: file.path, ext: extname(file.path), contentType: 'text' } as const;
-      scanned += 1;
-      const subset = rulesFor(rules, source);
-      if (subset.length === 0) continue;
-      const result = await lintSource({
-        source,
-        options: { config: configOf(subset), maskSecrets: true, noPhysicFilePath: true },
-      });
-      let split: readonly string[] | null = null;
-      const lines = () => (split ??= (file.text ?? '').split(/\r?\n/));
-      for (const message of result.messages) findings.push(findingOf(file, lines, message));
-    }
-    const skipped = [
-      binary > 0 ? `${binary} binary skipped` : '',
-      oversized > 0 ? `${oversized} over the size limit` : '',
-    ].filter((part) => part !== '');
-    return {
-      findings,
-      detail: `${scanned.toLocaleString('en-US')} file${scanned === 1 ? '' : 's'} scanned${skipped.length > 0 ? ` (${skipped.join(', ')})` : ''}`,
-    };
-  },
+  scan: (input, _subject, signal) => scanSecrets(input, signal),
 };

@@ -1,5 +1,5 @@
 // The CPU-bound part of vetting runs in worker threads: reading a plugin's scripts (tree-sitter parses and
-// a data-flow analysis) and the pure connectors over a tree, so that neither holds the event loop that
+// a data-flow analysis) and the connectors that read the tree alone (worker-scanners.ts), so that neither holds the event loop that
 // serves the facade, the API and the portal, nor waits for one core. The pool belongs to the process:
 // one worker per core (at most four), started on the first task, each running one task at a time; a
 // stopped worker is replaced on the next task, and an idle one does not keep the process alive. Each
@@ -14,8 +14,10 @@ import type { ScanOutcome, ScriptJob, VettingAnswer, VettingTask } from './vetti
 
 export type { ScanOutcome, ScriptJob } from './vetting-worker.ts';
 
-type Result = readonly Analysis[] | Readonly<Record<string, ScanOutcome>>;
-type Pending = Readonly<{ task: VettingTask; settle: (answer: Result | Error) => void }>;
+/** A scripts task's analyses; null for a scan task, whose reports came one by one (`onReport`). */
+type Result = readonly Analysis[] | null;
+type OnReport = (name: string, outcome: ScanOutcome) => void;
+type Pending = Readonly<{ task: VettingTask; settle: (answer: Result | Error) => void; onReport?: OnReport }>;
 /** A worker, the heap limit it was started with, and the task it runs. */
 type Slot = { worker: Worker | null; heapMb: number | undefined; running: Pending | null };
 
@@ -77,11 +79,9 @@ function start(slot: Slot): Worker {
   loading.unref();
   worker.on('message', (answer: VettingAnswer) => {
     if ('ready' in answer) clearTimeout(loading);
-    else if (slot.running?.task.id === answer.id)
-      finish(
-        slot,
-        'error' in answer ? new Error(answer.error) : 'analyses' in answer ? answer.analyses : answer.reports,
-      );
+    else if (slot.running?.task.id !== answer.id) return;
+    else if ('scanned' in answer) slot.running.onReport?.(answer.scanned, answer.outcome);
+    else finish(slot, 'error' in answer ? new Error(answer.error) : 'analyses' in answer ? answer.analyses : null);
   });
   worker.on('error', (error) => stop(slot, crashed(`failed: ${error.message}`)));
   worker.on('exit', (code) => {
@@ -110,7 +110,11 @@ export const givenUp: unique symbol = Symbol('given up');
  * the waiting tasks leave the queue, the running ones stop their workers, unless the reason is givenUp
  * (the running ones then finish unread, which costs less than starting new workers).
  */
-async function runTasks<T extends Result>(tasks: readonly VettingTask[], signal?: AbortSignal): Promise<T[]> {
+async function runTasks<T extends Result>(
+  tasks: readonly VettingTask[],
+  signal?: AbortSignal,
+  onReport?: OnReport,
+): Promise<T[]> {
   const pendings: Pending[] = [];
   const answers = tasks.map(
     (task) =>
@@ -118,6 +122,7 @@ async function runTasks<T extends Result>(tasks: readonly VettingTask[], signal?
         const pending: Pending = {
           task,
           settle: (answer) => (answer instanceof Error ? reject(answer) : resolve(answer as T)),
+          ...(onReport ? { onReport } : {}),
         };
         pendings.push(pending);
         queue.push(pending);
@@ -200,17 +205,21 @@ async function ship(port: MessagePort, files: readonly ScanFile[]): Promise<void
   }
 }
 
-/** Runs the pure connectors `names` over a tree in one worker; each gives its report or why it failed. */
+/**
+ * Runs the tree scanners `names` over a tree in one worker, in that order; `onReport` is given each one's
+ * report, or why it failed, as soon as it is made. Settles when the last has been given.
+ */
 export async function scanInWorker(
   input: ScanInput,
   names: readonly string[],
+  onReport: OnReport,
   signal?: AbortSignal,
-): Promise<Readonly<Record<string, ScanOutcome>>> {
+): Promise<void> {
   const { port1, port2 } = new MessageChannel();
   const { maxFileBytes, license } = input;
   const task: VettingTask = { kind: 'scan', id: nextId++, names, input: { files: port2, maxFileBytes, license } };
-  const reports = runTasks<Readonly<Record<string, ScanOutcome>>>([task], signal);
-  reports.catch(() => {}); // awaited below, once the files are on their way
+  const done = runTasks<null>([task], signal, onReport);
+  done.catch(() => {}); // awaited below, once the files are on their way
   await ship(port1, input.files);
-  return (await reports)[0]!;
+  await done;
 }

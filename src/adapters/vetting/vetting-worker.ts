@@ -1,10 +1,11 @@
 // A vetting worker: does the CPU-bound part of vetting off the event loop for vetting-pool.ts, one task
 // at a time: reading a batch of a plugin's scripts (parses and analysis, the grammars loaded once per
-// worker), or running the pure connectors (manifest, mcp, instructions) over a tree.
+// worker), or running the connectors that read the tree alone (worker-scanners.ts) over a tree, each
+// connector's report sent as soon as it is made.
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { scriptAnalyser, type Analysis } from '../../domain/vetting/connectors/hooks-analysis.ts';
 import type { ScanFile, ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
-import { pureScanners } from './pure-scanners.ts';
+import { treeScannerNamed } from './worker-scanners.ts';
 import { loadSyntaxParsers } from './syntax-parsers.ts';
 
 /** One script to read: the file (with its text) and the root of the plugin it is read for. */
@@ -18,16 +19,20 @@ export type ShippedInput = Omit<ScanInput, 'byPath' | 'files'> & Readonly<{ file
 export type VettingTask =
   /** A batch of scripts, and every path of the tree (a script's invocations are resolved against them). */
   | Readonly<{ kind: 'scripts'; id: number; paths: readonly string[]; jobs: readonly ScriptJob[] }>
-  /** The pure connectors `names` over a tree. */
+  /** The tree scanners `names` over a tree, in that order. */
   | Readonly<{ kind: 'scan'; id: number; names: readonly string[]; input: ShippedInput }>;
 
 /** A connector's report, or why it failed. */
 export type ScanOutcome = ScanReport | Readonly<{ error: string }>;
 
-/** A task's result, or why it failed; first, once the worker has loaded, that it is ready. */
+/**
+ * A task's result, or why it failed; a scan task's reports one by one, then that it is done; first, once
+ * the worker has loaded, that it is ready.
+ */
 export type VettingAnswer =
   | Readonly<{ id: number; analyses: readonly Analysis[] }>
-  | Readonly<{ id: number; reports: Readonly<Record<string, ScanOutcome>> }>
+  | Readonly<{ id: number; scanned: string; outcome: ScanOutcome }>
+  | Readonly<{ id: number; done: true }>
   | Readonly<{ id: number; error: string }>
   | Readonly<{ ready: true }>;
 
@@ -56,15 +61,18 @@ async function run(task: VettingTask): Promise<VettingAnswer> {
   }
   const files = await filesFrom(task.input.files);
   const input: ScanInput = { ...task.input, files, byPath: new Map(files.map((f) => [f.path, f])) };
-  const reports: Record<string, ScanOutcome> = {};
   for (const name of task.names) {
+    let outcome: ScanOutcome;
     try {
-      reports[name] = pureScanners[name]!(input);
+      const scanner = treeScannerNamed.get(name);
+      if (scanner === undefined) throw new Error(`no connector named ${name} runs in a vetting worker`);
+      outcome = await scanner.scan(input);
     } catch (error) {
-      reports[name] = { error: messageOf(error) };
+      outcome = { error: messageOf(error) };
     }
+    parentPort!.postMessage({ id: task.id, scanned: name, outcome } satisfies VettingAnswer);
   }
-  return { id: task.id, reports };
+  return { id: task.id, done: true };
 }
 
 parentPort?.on('message', async (task: VettingTask) => {
