@@ -1,4 +1,3 @@
-import { prepareSpdxReferences } from '../adapters/vetting/license.connector.ts';
 import { isAdmin, type RoleAssignment } from '../domain/role/permissions.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
@@ -11,7 +10,7 @@ import { withdrawnShas, type SnapshotRecord } from '../projections/snapshots/sna
 import { latestRun, waiversOf } from '../projections/vetting/vetting.queries.ts';
 import { addressedSnapshot, type AddressedSnapshot } from './addressed-snapshot.ts';
 import { execute } from './execute.ts';
-import { policyDenials, policyVariablesOf, snapshotTree } from './policy-evaluation.ts';
+import { policyDenials, policyVariablesOf, snapshotTreeFacts } from './policy-evaluation.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { requireApprover } from './standing.ts';
@@ -55,8 +54,6 @@ async function approvalInputs(
     withdrawnShas(deps.pool, marketplace.name),
     policyRules(deps.pool, true),
   ]);
-  // The rules' licenses variable compares LICENSE files with the SPDX texts, prepared without holding the event loop.
-  if (rules.length > 0) await prepareSpdxReferences();
   const minimumReleaseAgeMs = deps.marketplaces.minimumReleaseAgeMs;
   const denials =
     rules.length === 0
@@ -68,7 +65,7 @@ async function approvalInputs(
             {
               snapshot,
               marketplace,
-              tree: await snapshotTree(deps, snapshot),
+              tree: await snapshotTreeFacts(deps, snapshot),
               run,
               waivers,
               approver: { principal: actor.principal, roles },

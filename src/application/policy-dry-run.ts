@@ -1,11 +1,10 @@
-import { prepareSpdxReferences } from '../adapters/vetting/license.connector.ts';
 import { compilePolicy } from '../adapters/policy/cel.ts';
 import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
 import { liveMarketplaces, type MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotsOf, type SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';
 import { latestRun, waiversOf, type WaiverRecord } from '../projections/vetting/vetting.queries.ts';
 import type { RoleAssignment } from '../domain/role/permissions.ts';
-import { policyVariablesOf, snapshotTree } from './policy-evaluation.ts';
+import { policyVariablesOf, snapshotTreeFacts } from './policy-evaluation.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 import { requireAuditorRole } from './standing.ts';
@@ -87,10 +86,9 @@ async function verdictOf(deps: DryRunPorts, shared: Shared, { snapshot, marketpl
   let result: { matched: boolean } | { error: string };
   try {
     const [tree, run, waivers] = await Promise.all([
-      snapshotTree(deps, snapshot),
+      snapshotTreeFacts(deps, snapshot),
       latestRun(deps.pool, snapshot.id),
       shared.waivers(marketplace.id),
-      prepareSpdxReferences(), // the licenses variable compares LICENSE files with the SPDX texts
     ]);
     const facts = { snapshot, marketplace, tree, run, waivers, approver: shared.approver };
     const variables = policyVariablesOf(

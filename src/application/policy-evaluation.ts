@@ -1,8 +1,7 @@
 import { readScanInput } from '../adapters/git/tree-reader.ts';
 import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
-import { licenseReport, prepareSpdxReferences } from '../adapters/vetting/license.connector.ts';
-import { inventoryOf } from '../domain/plugin/inventory.ts';
-import { readLayout } from '../domain/plugin/layout.ts';
+import type { TreeFacts } from '../adapters/vetting/tree-facts.ts';
+import { readTreeFacts } from '../adapters/vetting/tree-facts-reading.ts';
 import { policyVariables, type PolicyVariables } from '../domain/policy/variables.ts';
 import type { RoleAssignment } from '../domain/role/permissions.ts';
 import type { PolicyDenial } from '../domain/snapshot/approve-gate.ts';
@@ -22,11 +21,24 @@ export const snapshotTree = (deps: Pick<Ports, 'gitStore' | 'vetting'>, snapshot
     license: deps.vetting.license,
   });
 
+/**
+ * What the policy variables read from a snapshot's pinned tree (file count, inventory, licenses), read
+ * from git off the event loop when the tree is large.
+ */
+export const snapshotTreeFacts = (
+  deps: Pick<Ports, 'gitStore' | 'vetting'>,
+  snapshot: SnapshotRecord,
+): Promise<TreeFacts> =>
+  readTreeFacts(deps.gitStore.quarantinePath(snapshot.marketplaceId), snapshot.sha, {
+    maxFileBytes: deps.vetting.maxFileBytes,
+    license: deps.vetting.license,
+  });
+
 /** What the policy variables are made of, each read once by whoever evaluates them. */
 export type PolicyFacts = Readonly<{
   snapshot: SnapshotRecord;
   marketplace: MarketplaceRecord;
-  tree: ScanInput;
+  tree: TreeFacts;
   run: RunRecord | null;
   waivers: readonly WaiverRecord[];
   approver: Readonly<{ principal: string; roles: readonly RoleAssignment[] }>;
@@ -47,10 +59,10 @@ export function policyVariablesOf(facts: PolicyFacts, at: string): PolicyVariabl
       state: snapshot.state,
       capturedAt: snapshot.createdAt,
       ingestedBy: snapshot.ingestedBy,
-      fileCount: tree.files.length,
+      fileCount: tree.fileCount,
     },
     marketplace: { name: marketplace.name, origin: marketplace.origin, url: marketplace.url },
-    plugins: inventoryOf(readLayout(tree.byPath)).plugins,
+    plugins: tree.plugins,
     findings: (run?.verdicts ?? []).flatMap((v) =>
       v.findings.map((f) => ({
         ...f,
@@ -58,7 +70,7 @@ export function policyVariablesOf(facts: PolicyFacts, at: string): PolicyVariabl
         waived: waived.has(`${v.connector}\u0000${f.id}\u0000${f.location}`),
       })),
     ),
-    licenses: licenseReport(tree).licenses,
+    licenses: tree.licenses,
     minimumReleaseAgeMs: facts.minimumReleaseAgeMs,
     approver: {
       principal: approver.principal,
@@ -76,11 +88,10 @@ export async function readPolicyVariables(
   at: string,
 ): Promise<PolicyVariables> {
   const [tree, run, waivers, roles] = await Promise.all([
-    snapshotTree(deps, snapshot),
+    snapshotTreeFacts(deps, snapshot),
     latestRun(deps.pool, snapshot.id),
     waiversOf(deps.pool, marketplace.id),
     rolesOf(deps, actor),
-    prepareSpdxReferences(), // the licenses variable compares LICENSE files with the SPDX texts
   ]);
   return policyVariablesOf(
     {

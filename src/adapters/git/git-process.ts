@@ -35,7 +35,21 @@ const baseEnv = (): Record<string, string> => ({
 });
 
 /** Runs `git` with a time limit and an output cap; resolves with stdout, rejects with a GitError. */
-export function git(args: readonly string[], options: GitOptions = {}): Promise<Buffer> {
+export async function git(args: readonly string[], options: GitOptions = {}): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await gitStreamed(args, options, (chunk) => chunks.push(chunk));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Runs `git` with a time limit and an output cap, handing stdout to `onData` chunk by chunk as it comes
+ * (so that a large output is never gathered and copied in one stretch); rejects with a GitError.
+ */
+export function gitStreamed(
+  args: readonly string[],
+  options: GitOptions,
+  onData: (chunk: Buffer) => void,
+): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
@@ -44,11 +58,11 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
       env: { ...baseEnv(), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';
     let timedOut = false;
     let overflow = false;
+    let failed: unknown = null;
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
@@ -60,7 +74,13 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
         child.kill('SIGKILL');
         return;
       }
-      chunks.push(chunk);
+      if (failed !== null) return;
+      try {
+        onData(chunk);
+      } catch (error) {
+        failed = error; // the reader refused the output: git is stopped, the error given as is
+        child.kill('SIGKILL');
+      }
     });
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < 16_384) stderr += chunk.toString();
@@ -71,7 +91,8 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (code === 0 && !overflow && !timedOut) return resolve(Buffer.concat(chunks));
+      if (failed !== null) return reject(failed);
+      if (code === 0 && !overflow && !timedOut) return resolve();
       const why = timedOut
         ? `timed out after ${timeoutMs} ms`
         : overflow

@@ -1,5 +1,5 @@
 import type { ScanFile, ScanInput } from '../../domain/vetting/findings.ts';
-import { git } from './git-process.ts';
+import { git, gitStreamed } from './git-process.ts';
 
 export type TreeEntry = Readonly<{
   path: string;
@@ -37,40 +37,78 @@ export async function listTree(
 
 /** Reads many blobs with one `git cat-file --batch`; returns oid → content. */
 export async function readBlobs(repo: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
-  const unique = [...new Set(oids)];
   const blobs = new Map<string, Buffer>();
-  if (unique.length === 0) return blobs;
-  const output = await git(['-C', repo, 'cat-file', '--batch'], {
-    input: `${unique.join('\n')}\n`,
-    maxOutputBytes: 2 * 1024 * 1024 * 1024,
-    timeoutMs: 600_000,
-  });
-  let offset = 0;
-  while (offset < output.length) {
-    const newline = output.indexOf(0x0a, offset);
-    if (newline < 0) break;
-    const header = output.subarray(offset, newline).toString('latin1').split(' ');
-    offset = newline + 1;
-    if (header[1] === 'missing') continue;
-    const size = Number(header[2]);
-    blobs.set(header[0]!, output.subarray(offset, offset + size));
-    offset += size + 1; // content, then a newline
-  }
+  await streamBlobs(repo, oids, (oid, content) => blobs.set(oid, content));
   return blobs;
+}
+
+/**
+ * Reads the output of `git cat-file --batch` chunk by chunk, however it is cut, giving each blob to
+ * `onBlob` when its last byte has come. Gives the function to hand each chunk to.
+ */
+export function catFileParser(onBlob: (oid: string, content: Buffer) => void): (chunk: Buffer) => void {
+  // What cat-file writes: "<oid> blob <size>\n<content>\n" per object, "<oid> missing\n" for an absent one.
+  let header = Buffer.alloc(0); // an incomplete header line carried over to the next chunk
+  let body: { oid: string; size: number; parts: Buffer[]; have: number } | null = null;
+  return (chunk: Buffer) => {
+    const data = header.length > 0 ? Buffer.concat([header, chunk]) : chunk;
+    header = Buffer.alloc(0);
+    let offset = 0;
+    while (offset < data.length) {
+      if (body === null) {
+        const newline = data.indexOf(0x0a, offset);
+        if (newline < 0) {
+          header = Buffer.from(data.subarray(offset));
+          return;
+        }
+        const [oid, type, size] = data.subarray(offset, newline).toString('latin1').split(' ');
+        offset = newline + 1;
+        if (type !== 'missing') body = { oid: oid!, size: Number(size), parts: [], have: 0 };
+        continue;
+      }
+      const wanted = body.size + 1 - body.have; // the content, then a newline
+      const part = data.subarray(offset, offset + wanted);
+      body.parts.push(part);
+      body.have += part.length;
+      offset += part.length;
+      if (body.have < body.size + 1) return;
+      const whole = body.parts.length === 1 ? body.parts[0]! : Buffer.concat(body.parts);
+      onBlob(body.oid, whole.subarray(0, body.size));
+      body = null;
+    }
+  };
+}
+
+/**
+ * Reads many blobs with one `git cat-file --batch`, giving each to `onBlob` as soon as it has arrived
+ * (each oid once; a missing one is left out), so that a large tree is never gathered in one buffer.
+ */
+export async function streamBlobs(
+  repo: string,
+  oids: readonly string[],
+  onBlob: (oid: string, content: Buffer) => void,
+): Promise<void> {
+  const unique = [...new Set(oids)];
+  if (unique.length === 0) return;
+  const take = catFileParser(onBlob);
+  await gitStreamed(
+    ['-C', repo, 'cat-file', '--batch'],
+    { input: `${unique.join('\n')}\n`, maxOutputBytes: 2 * 1024 * 1024 * 1024, timeoutMs: 600_000 },
+    take,
+  );
 }
 
 /** Binary as git decides it: a NUL byte in the first 8000 bytes. */
 export const isBinary = (content: Buffer): boolean => content.subarray(0, 8000).includes(0);
 
-/** Blobs read per `git cat-file --batch`: each batch is decoded as it arrives, then the event loop runs. */
-const batchSize = 2000;
+/** Blobs between two progress reports. */
+const progressEvery = 500;
 
 type Read = Readonly<{ text: string | null; binary: boolean }>;
 
 /**
- * The blobs of `oids` as text (null when binary), in batches of `batchSize`: each decoded as it arrives,
- * `onRead` told the blobs read so far, and other work let run before the next, so that a large tree is
- * never decoded in one stretch of the event loop.
+ * The blobs of `oids` as text (null when binary), each decoded as it arrives from one `git cat-file
+ * --batch` (the event loop runs between the chunks git writes), `onRead` told the blobs read so far.
  */
 async function readTexts(
   repo: string,
@@ -78,16 +116,12 @@ async function readTexts(
   onRead: ((read: number) => void) | undefined,
 ): Promise<Map<string, Read>> {
   const texts = new Map<string, Read>();
-  for (let start = 0; start < oids.length; start += batchSize) {
-    const batch = oids.slice(start, start + batchSize);
-    for (const [oid, content] of await readBlobs(repo, batch)) {
-      if (texts.has(oid)) continue; // the same content at another path
-      const binary = isBinary(content);
-      texts.set(oid, { text: binary ? null : content.toString('utf8'), binary });
-    }
-    onRead?.(start + batch.length);
-    if (start + batchSize < oids.length) await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+  await streamBlobs(repo, oids, (oid, content) => {
+    const binary = isBinary(content);
+    texts.set(oid, { text: binary ? null : content.toString('utf8'), binary });
+    if (texts.size % progressEvery === 0) onRead?.(texts.size);
+  });
+  onRead?.(oids.length); // the same content at several paths is read once for all of them
   return texts;
 }
 

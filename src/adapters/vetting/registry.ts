@@ -1,6 +1,5 @@
 import type { Connector } from './connector.ts';
 import { httpConnector, type HttpScannerSettings } from './http.connector.ts';
-import { hooksConnector } from './hooks.connector.ts';
 import { configureVettingPool } from './vetting-pool.ts';
 import { workerConnectors } from './worker-connectors.ts';
 
@@ -12,19 +11,12 @@ export type ConnectorSettings = Readonly<{
 
 /**
  * Every connector the gateway has, in the default chain order: the cheap structural checks first,
- * the external scanner last. `http` is present only when gateway.vetting.http.url is set. The connectors
- * that read the tree alone and the hooks connector's script reading run in vetting workers (vetting-pool.ts).
+ * the external scanner last. `http` is present only when gateway.vetting.http.url is set. All but `http`
+ * read the tree alone and run in the vetting workers (worker-connectors.ts).
  */
 export function builtInConnectors(settings: ConnectorSettings): Connector[] {
   configureVettingPool({ workerMemoryMb: settings.workerMemoryMb });
-  const [manifest, secrets, mcp, instructions, license] = workerConnectors() as [
-    Connector,
-    Connector,
-    Connector,
-    Connector,
-    Connector,
-  ];
-  const connectors = [manifest, secrets, hooksConnector(), mcp, instructions, license];
+  const connectors = workerConnectors(); // manifest, secrets, hooks, mcp, instructions, license
   if (settings.http.url !== null) connectors.push(httpConnector(settings.http as HttpScannerSettings));
   return connectors;
 }

@@ -3,7 +3,7 @@
 // which reads each script in its language (hooks-analysis.ts). For a tree, the scripts its plugins ship
 // are read ahead in the worker threads of vetting-pool.ts; a little script text (under 64 KiB, a few
 // milliseconds of reading) is read on the calling thread, where starting the work costs more than it.
-import { scriptAnalyser, type Analysis, type ScriptReading } from '../../domain/vetting/connectors/hooks-analysis.ts';
+import { readAhead, scriptAnalyser, type ScriptReading } from '../../domain/vetting/connectors/hooks-analysis.ts';
 import { scriptsToRead } from '../../domain/vetting/connectors/hooks-scripts.ts';
 import type { ScanInput } from '../../domain/vetting/findings.ts';
 import { layoutOf } from '../../domain/plugin/layout.ts';
@@ -34,10 +34,9 @@ export async function readScriptsOf(input: ScanInput, signal?: AbortSignal): Pro
   const bytes = jobs.reduce((sum, job) => sum + job.file.text.length, 0);
   if (bytes < inlineBytes) return reading;
   const analyses = await analyseInWorkers(jobs, [...input.byPath.keys()], signal);
-  const read = new Map<string, Analysis>();
-  jobs.forEach(({ file, root }, k) => read.set(`${root}\u0000${file.path}`, analyses[k]!));
-  return {
-    parse: reading.parse,
-    analyse: (file, root, exists) => read.get(`${root}\u0000${file.path}`) ?? reading.analyse(file, root, exists),
-  };
+  return readAhead(
+    reading,
+    jobs.map(({ file, root }) => ({ path: file.path, root })),
+    analyses,
+  );
 }

@@ -7,17 +7,29 @@
 // stops that worker, not the gateway.
 import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { Analysis } from '../../domain/vetting/connectors/hooks-analysis.ts';
-import type { ScanFile, ScanInput } from '../../domain/vetting/findings.ts';
+import type { Analysis, ScriptPlace } from '../../domain/vetting/connectors/hooks-analysis.ts';
+import type { ScanFile, ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
 import { VettingInterrupted } from './connector.ts';
-import type { ScanOutcome, ScriptJob, VettingAnswer, VettingTask } from './vetting-worker.ts';
+import type { TreeFacts } from './tree-facts.ts';
+import type { Forget, ScanOutcome, ScriptJob, VettingAnswer, VettingTask } from './vetting-worker.ts';
 
 export type { ScanOutcome, ScriptJob } from './vetting-worker.ts';
 
-/** A scripts task's analyses; null for a scan task, whose reports came one by one (`onReport`). */
-type Result = readonly Analysis[] | null;
-type OnReport = (name: string, outcome: ScanOutcome) => void;
-type Pending = Readonly<{ task: VettingTask; settle: (answer: Result | Error) => void; onReport?: OnReport }>;
+/** A scripts task's analyses, a walk's report, a tree's facts; null for a scan task (its answers came one by one). */
+type Result = readonly Analysis[] | ScanReport | TreeFacts | null;
+/** An answer a task gives before its result (a scan task's scripts to read and reports). */
+type Partial = Extract<VettingAnswer, { places: unknown } | { scanned: unknown }>;
+type Pending = Readonly<{
+  task: VettingTask;
+  settle: (answer: Result | Error) => void;
+  onPartial?: (answer: Partial) => void;
+  /** The worker the task must run on (it keeps the tree the task is about). */
+  pin?: Worker;
+  /** Told the worker the task runs on as it starts. */
+  onStart?: (worker: Worker) => void;
+  /** Runs before the tasks already waiting (short work someone waits on, ahead of a tree's vetting). */
+  urgent?: boolean;
+}>;
 /** A worker, the heap limit it was started with, and the task it runs. */
 type Slot = { worker: Worker | null; heapMb: number | undefined; running: Pending | null };
 
@@ -80,8 +92,10 @@ function start(slot: Slot): Worker {
   worker.on('message', (answer: VettingAnswer) => {
     if ('ready' in answer) clearTimeout(loading);
     else if (slot.running?.task.id !== answer.id) return;
-    else if ('scanned' in answer) slot.running.onReport?.(answer.scanned, answer.outcome);
-    else finish(slot, 'error' in answer ? new Error(answer.error) : 'analyses' in answer ? answer.analyses : null);
+    else if ('scanned' in answer || 'places' in answer) slot.running.onPartial?.(answer);
+    else if ('error' in answer) finish(slot, new Error(answer.error));
+    else if ('analyses' in answer) finish(slot, answer.analyses);
+    else finish(slot, 'report' in answer ? answer.report : 'facts' in answer ? answer.facts : null);
   });
   worker.on('error', (error) => stop(slot, crashed(`failed: ${error.message}`)));
   worker.on('exit', (code) => {
@@ -91,13 +105,21 @@ function start(slot: Slot): Worker {
 }
 
 function pump(): void {
+  // A task bound to a worker that has stopped cannot run: what that worker kept is gone with it.
+  for (const pending of queue.filter((p) => p.pin && !slots.some((slot) => slot.worker === p.pin))) {
+    queue.splice(queue.indexOf(pending), 1);
+    pending.settle(crashed('stopped before the vetting it kept a tree for was done'));
+  }
   for (const slot of slots) {
-    if (slot.running !== null || queue.length === 0) continue;
-    const pending = queue.shift()!;
-    retire(slot);
+    if (slot.running !== null) continue;
+    const next = queue.findIndex((p) => p.pin === undefined || p.pin === slot.worker);
+    if (next === -1) continue;
+    const [pending] = queue.splice(next, 1) as [Pending];
+    if (pending.pin === undefined) retire(slot);
     const worker = (slot.worker ??= start(slot));
     worker.ref();
     slot.running = pending;
+    pending.onStart?.(worker);
     worker.postMessage(pending.task, pending.task.kind === 'scan' ? [pending.task.input.files] : []);
   }
 }
@@ -111,21 +133,20 @@ export const givenUp: unique symbol = Symbol('given up');
  * (the running ones then finish unread, which costs less than starting new workers).
  */
 async function runTasks<T extends Result>(
-  tasks: readonly VettingTask[],
+  requests: ReadonlyArray<Omit<Pending, 'settle'>>,
   signal?: AbortSignal,
-  onReport?: OnReport,
 ): Promise<T[]> {
   const pendings: Pending[] = [];
-  const answers = tasks.map(
-    (task) =>
+  const answers = requests.map(
+    (request) =>
       new Promise<T>((resolve, reject) => {
         const pending: Pending = {
-          task,
+          ...request,
           settle: (answer) => (answer instanceof Error ? reject(answer) : resolve(answer as T)),
-          ...(onReport ? { onReport } : {}),
         };
         pendings.push(pending);
-        queue.push(pending);
+        const first = request.urgent ? queue.findIndex((p) => !p.urgent) : -1;
+        queue.splice(first === -1 ? queue.length : first, 0, pending);
       }),
   );
   const cancel = () => {
@@ -180,11 +201,8 @@ export async function analyseInWorkers(
   signal?: AbortSignal,
 ): Promise<Analysis[]> {
   if (jobs.length === 0) return [];
-  const tasks = batches(jobs, size * 3).map((part): VettingTask => ({
-    kind: 'scripts',
-    id: nextId++,
-    paths,
-    jobs: part,
+  const tasks = batches(jobs, size * 3).map((part) => ({
+    task: { kind: 'scripts', id: nextId++, paths, jobs: part } satisfies VettingTask,
   }));
   return (await runTasks<readonly Analysis[]>(tasks, signal)).flat();
 }
@@ -205,21 +223,81 @@ async function ship(port: MessagePort, files: readonly ScanFile[]): Promise<void
   }
 }
 
+/** A tree scanned in a worker (scanTreeInWorker). */
+export type TreeScan = Readonly<{
+  /** Settles once every report has been given, rejects when the task fails (reports not given fail too). */
+  done: Promise<void>;
+  /** The scripts the hooks connector must have read (with `keep`), as the worker found them. */
+  places: Promise<readonly ScriptPlace[]>;
+  /** The hooks connector's report: its walk over the kept tree with the readings of `places`. */
+  walk(places: readonly ScriptPlace[], analyses: readonly Analysis[], signal?: AbortSignal): Promise<ScanReport>;
+  /** The kept tree is no longer needed. */
+  forget(): void;
+}>;
+
 /**
  * Runs the tree scanners `names` over a tree in one worker, in that order; `onReport` is given each one's
- * report, or why it failed, as soon as it is made. Settles when the last has been given.
+ * report, or why it failed, as soon as it is made. With `keep`, the worker first names the scripts the
+ * hooks connector must have read, and keeps the tree for that connector's walk (`walk`, on that worker).
  */
-export async function scanInWorker(
+export function scanTreeInWorker(
   input: ScanInput,
   names: readonly string[],
-  onReport: OnReport,
+  options: Readonly<{ keep: boolean; onReport: (name: string, outcome: ScanOutcome) => void }>,
   signal?: AbortSignal,
-): Promise<void> {
+): TreeScan {
   const { port1, port2 } = new MessageChannel();
   const { maxFileBytes, license } = input;
-  const task: VettingTask = { kind: 'scan', id: nextId++, names, input: { files: port2, maxFileBytes, license } };
-  const done = runTasks<null>([task], signal, onReport);
-  done.catch(() => {}); // awaited below, once the files are on their way
-  await ship(port1, input.files);
-  await done;
+  const id = nextId++;
+  const keep = options.keep ? id : null;
+  let ranOn: Worker | null = null;
+  let named: (places: readonly ScriptPlace[]) => void = () => {};
+  const places = new Promise<readonly ScriptPlace[]>((resolve) => (named = resolve));
+  const task: VettingTask = { kind: 'scan', id, names, input: { files: port2, maxFileBytes, license }, keep };
+  const finished = runTasks<null>(
+    [
+      {
+        task,
+        onStart: (worker) => (ranOn = worker),
+        onPartial: (answer) =>
+          'places' in answer ? named(answer.places) : options.onReport(answer.scanned, answer.outcome),
+      },
+    ],
+    signal,
+  );
+  const done = (async () => {
+    await ship(port1, input.files);
+    await finished;
+  })();
+  // The task ends before naming the scripts only when it fails (or was not asked): `placed` fails then.
+  const placed = Promise.race([
+    places,
+    done.then(() => Promise.reject(new Error('the vetting worker named no scripts'))),
+  ]);
+  done.catch(() => {}); // read by whoever awaits `done` or `places`
+  placed.catch(() => {});
+  return {
+    done,
+    places: placed,
+    walk: async (read, analyses, walkSignal) => {
+      const worker = ranOn as Worker | null;
+      if (keep === null || worker === null) throw new Error('the tree was not kept for the hooks connector');
+      const walk: VettingTask = { kind: 'walk', id: nextId++, tree: keep, places: read, analyses };
+      return (await runTasks<ScanReport>([{ task: walk, pin: worker }], walkSignal))[0]!;
+    },
+    forget: () => {
+      const worker = ranOn as Worker | null;
+      if (keep !== null && worker !== null) worker.postMessage({ forget: keep } satisfies Forget);
+    },
+  };
+}
+
+/** A tree's facts (tree-facts.ts), read from git by a worker, ahead of the vetting work waiting. */
+export async function treeFactsInWorker(
+  repo: string,
+  sha: string,
+  settings: Omit<ScanInput, 'files' | 'byPath'>,
+): Promise<TreeFacts> {
+  const task: VettingTask = { kind: 'facts', id: nextId++, repo, sha, settings };
+  return (await runTasks<TreeFacts>([{ task, urgent: true }]))[0]!;
 }

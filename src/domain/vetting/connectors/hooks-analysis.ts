@@ -108,3 +108,23 @@ export const scriptAnalyser =
       facts: shellFacts(file.text, tree, parse),
     };
   };
+
+/** Where a script is read for: its path and the root of the plugin it is read for. */
+export type ScriptPlace = Readonly<{ path: string; root: string }>;
+
+/**
+ * A reading that answers from readings made ahead (`analyses[k]` is the reading of `places[k]`) and reads
+ * any other file on the spot with `reading`.
+ */
+export function readAhead(
+  reading: ScriptReading,
+  places: readonly ScriptPlace[],
+  analyses: readonly Analysis[],
+): ScriptReading {
+  const read = new Map<string, Analysis>();
+  places.forEach(({ path, root }, k) => read.set(`${root}\u0000${path}`, analyses[k]!));
+  return {
+    parse: reading.parse,
+    analyse: (file, root, exists) => read.get(`${root}\u0000${file.path}`) ?? reading.analyse(file, root, exists),
+  };
+}

@@ -153,4 +153,15 @@ t.test('the connectors that read the tree alone give in a worker the reports the
     t.equal(verdict.detail, inline.detail, `${c.name}: the same detail`);
     t.ok(inline.findings.length > 0, `${c.name} found something`);
   }
+  // The hooks connector: the worker named the scripts, the pool read them, the worker kept the tree and walked it.
+  const hooks = verdicts.find((v) => v.connector === 'hooks')!;
+  const inline = hooksScanner(await loadScriptReading())(scanInput(files, { executable: ['alpha/hooks/start.sh'] }));
+  t.strictSame(hooks.findings, inline.findings, 'hooks: the same findings');
+  t.equal(hooks.detail, inline.detail, 'hooks: the same detail');
+  t.ok(
+    inline.findings.some(
+      (f) => f.location === 'alpha/scripts/setup_3.sh:44' && ['HIGH', 'CRITICAL'].includes(f.severity),
+    ),
+    'hooks found the script its SessionStart hook runs',
+  );
 });
