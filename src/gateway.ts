@@ -12,6 +12,7 @@ import { Listener } from './adapters/postgres/listener.ts';
 import { restartDelaysMs, type SupervisionEvents } from './adapters/postgres/supervisor.ts';
 import { OidcProvider } from './adapters/identity/oidc.ts';
 import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
+import { HealthConnection } from './adapters/postgres/health-connection.ts';
 import { openPool, redactUrl, sql, type DatabasePool, type Interceptor } from './adapters/postgres/pool.ts';
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock, type Clock } from './adapters/system/clock.ts';
@@ -68,7 +69,7 @@ export type Core = Readonly<{
   leaderLock: AdvisoryLock;
   gitStore: GitStore;
   /** What /actuator/health asks: the database and the event store, on a connection no request queues for. */
-  health: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
+  health: HttpDeps['checks'];
   /** The virtual catalog's builder; null when gateway.catalog.enabled is false. */
   catalog: CatalogBuilder | null;
   /** Wakes the leader's mirror duty after what is served changed. */
@@ -145,11 +146,13 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
       closers.push(() => store.close());
     }
     // Health probes have a connection of their own: a probe never waits behind request traffic for the pool.
-    const probes = await openPool(database.url, { maximumPoolSize: 1, statementTimeoutMs: 2000 });
-    closers.push(() => probes.end());
+    const lostListeners: Array<() => void> = [];
+    const probes = new HealthConnection(database.url, () => lostListeners.forEach((listener) => listener()));
+    closers.push(() => probes.close());
     const health = {
-      database: async () => void (await probes.query(sql.unsafe`select 1`)),
-      eventStore: store === postgresStore ? () => postgresStore.ping(probes) : () => store.ping(),
+      database: () => probes.run('select 1'),
+      eventStore: store === postgresStore ? () => probes.run(PostgresEventStore.pingStatement) : () => store.ping(),
+      onConnectionLost: (listener: () => void) => void lostListeners.push(listener),
     };
     const metrics = createMetrics();
     store = measuredEventStore(store, metrics); // append latency and decisions (docs/metrics.md)

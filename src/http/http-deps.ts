@@ -40,7 +40,12 @@ export type HttpDeps = Ports &
     sync: Readonly<{ maxWebhookBodyBytes: number }>;
     /** gateway.estate.file: the declared estate, re-read at each reconciliation; null when none. */
     estate: Readonly<{ file: string | null }>;
-    checks: Readonly<{ database(): Promise<void>; eventStore(): Promise<void> }>;
+    /** The health probes; `onConnectionLost` tells when their database connection was lost (an earlier probe is stale). */
+    checks: Readonly<{
+      database(): Promise<void>;
+      eventStore(): Promise<void>;
+      onConnectionLost?(listener: () => void): void;
+    }>;
     /** Every ingest of this process waits and runs here, with its progress (gateway.ingest.concurrency). */
     ingests: IngestRegistry;
     /** gateway.rate-limit.*; absent: nothing is limited. */

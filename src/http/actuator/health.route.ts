@@ -32,20 +32,56 @@ const probe = async (check: () => Promise<unknown>, timeoutMs = 2000) => {
 
 type Probe = Awaited<ReturnType<typeof probe>>;
 
-/** Probes `check`, one probe at a time: a request that comes while one runs takes its answer. */
-const joined = (check: () => Promise<unknown>): (() => Promise<Probe>) => {
+/** A probe that finished less than this long ago is the answer. */
+const freshMs = 1000;
+/** A probe that finished less than this long ago is the answer while a new one runs. */
+const staleMs = 2000;
+
+/**
+ * Probes `check` one probe at a time (a request that comes while one runs takes its answer) and answers
+ * from the last probe while it is recent: under load a request then waits for no database round trip.
+ */
+const probed = (
+  check: () => Promise<unknown>,
+  onConnectionLost: ((listener: () => void) => void) | undefined,
+): (() => Promise<Probe>) => {
+  let last: Readonly<{ at: number; probe: Probe }> | null = null;
   let running: Promise<Probe> | null = null;
-  return () =>
-    (running ??= probe(check).finally(() => {
-      running = null;
-    }));
+  // A lost probe connection makes any earlier answer stale, and a probe running then too: the next
+  // request probes anew.
+  let generation = 0;
+  onConnectionLost?.(() => {
+    generation += 1;
+    last = null;
+  });
+  const refresh = () => {
+    const started = generation;
+    return (running ??= probe(check)
+      .then((result) => {
+        if (generation === started) last = { at: performance.now(), probe: result };
+        return result;
+      })
+      .finally(() => {
+        running = null;
+      }));
+  };
+  return async () => {
+    const age = last === null ? Infinity : performance.now() - last.at;
+    if (age < freshMs) return last!.probe;
+    if (age < staleMs) {
+      void refresh();
+      return last!.probe;
+    }
+    return refresh();
+  };
 };
 
-// spec, Endpoints: GET /actuator/health is the only unauthenticated path. However many probes come at
-// once (load balancers, orchestrators, monitors), the database and the event store are asked once at a time.
+// spec, Endpoints: GET /actuator/health is the only unauthenticated path. However many probes come
+// (load balancers, orchestrators, monitors), the database and the event store are asked once at a time,
+// at most about once a second, on a connection of their own.
 export function healthRoute(app: HttpApp, deps: HttpDeps): void {
-  const probeDatabase = joined(deps.checks.database);
-  const probeEventStore = joined(deps.checks.eventStore);
+  const probeDatabase = probed(deps.checks.database, deps.checks.onConnectionLost);
+  const probeEventStore = probed(deps.checks.eventStore, deps.checks.onConnectionLost);
   app.get(
     '/actuator/health',
     {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { sql, type CommonQueryMethods, type DatabasePool } from '../../postgres/pool.ts';
+import { sql, trustedSql, type DatabasePool } from '../../postgres/pool.ts';
 import { migrate } from '../../postgres/migrate.ts';
 import { eventStoreMigrations } from './migrations.ts';
 import type { Listener } from '../../postgres/listener.ts';
@@ -166,9 +166,11 @@ export class PostgresEventStore implements EventStore {
       select coalesce(max(position), 0)::bigint as head from es.events`);
   }
 
-  /** Whether the store answers; `via` another connection to the same database (the health probes' own). */
-  async ping(via: CommonQueryMethods = this.pool): Promise<void> {
-    await via.query(sql.unsafe`select 1 from es.schema_migrations limit 1`);
+  /** What asks whether the store answers (the health probes run it on a connection of their own). */
+  static readonly pingStatement = 'select 1 from es.schema_migrations limit 1';
+
+  async ping(): Promise<void> {
+    await this.pool.query(trustedSql(PostgresEventStore.pingStatement));
   }
 
   subscribeToAll(
