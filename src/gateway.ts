@@ -13,6 +13,7 @@ import { restartDelaysMs, type SupervisionEvents } from './adapters/postgres/sup
 import { OidcProvider } from './adapters/identity/oidc.ts';
 import { postgresIdAllocator } from './adapters/postgres/id-allocator.ts';
 import { HealthConnection } from './adapters/postgres/health-connection.ts';
+import { ensurePortFree } from './adapters/system/port.ts';
 import { openPool, redactUrl, sql, type DatabasePool, type Interceptor } from './adapters/postgres/pool.ts';
 import { SessionStore } from './adapters/postgres/session-store.ts';
 import { systemClock, type Clock } from './adapters/system/clock.ts';
@@ -203,7 +204,8 @@ export type Gateway = Readonly<{
 
 /** `gateway serve`: the whole service, listening. The only place that wires HTTP to the rest. */
 export async function startGateway(config: GatewayConfig, logger: Logger, options: CoreOptions = {}): Promise<Gateway> {
-  const signIn = await FirstRunSignIn.prepare(config); // issue 19: the built-in issuer when nothing is configured
+  await ensurePortFree(config.server.host, config.server.port); // before anything starts
+  const signIn = await FirstRunSignIn.prepare(config); // the built-in issuer when nothing is configured
   const core = await openCore(config, logger, options);
   try {
     const waiter = new ProjectionWaiter(

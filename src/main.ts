@@ -7,6 +7,7 @@ import { ConfigError, readConfig, type LoadedConfig } from './adapters/config/lo
 import type { GatewayConfig } from './adapters/config/schema.ts';
 import { loadEstateFile } from './adapters/estate/estate-file.ts';
 import { DataDirLocked, runningEmbeddedUrl } from './adapters/postgres/database.ts';
+import { PortUnavailable } from './adapters/system/port.ts';
 import { resetPassword } from './adapters/identity/local-idp/password.ts';
 import { readSbom, sbomFile } from './adapters/system/sbom.ts';
 import { estateSummary } from './domain/estate/estate-file.ts';
@@ -92,7 +93,7 @@ async function serve(settings: LoadedConfig): Promise<void> {
     void released.catch(() => {}).finally(() => fail(`${error.message}; exiting`));
   };
   gateway = await startGateway(settings.config, logger, { onDatabaseGiveUp }).catch((error: unknown) => {
-    if (error instanceof DataDirLocked) return fail(error.message);
+    if (error instanceof DataDirLocked || error instanceof PortUnavailable) return fail(error.message);
     logger.fatal({ err: error }, 'gateway failed to start');
     return fail(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
   });

@@ -92,7 +92,9 @@ async function startGatewayProcess(dataDir: string, env: Record<string, string>)
       return await spawnGateway(dataDir, env, port);
     } catch (error) {
       const taken =
-        error instanceof Error && error.message.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`);
+        error instanceof Error &&
+        (error.message.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`) ||
+          error.message.includes(`port ${port} is already in use`));
       if (!taken || attempt >= 3) throw error;
     }
   }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -155,4 +156,23 @@ t.test('gateway config lists every key and marks those not built yet', async (t)
     'a built key has no mark',
   );
   t.match(result.output, /^gateway\.base-url = http:\/\/127\.0\.0\.1:<port> {2}\[GATEWAY_BASE_URL\]$/m);
+});
+
+t.test('gateway serve on a port already taken: one line naming the port and PORT, nothing started', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const port = (holder.address() as AddressInfo).port;
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-port-taken-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const { code, output } = await run(['serve'], { GATEWAY_DATA_DIR: dataDir, PORT: String(port) });
+  t.equal(code, 1);
+  const lines = output.trim().split('\n');
+  t.equal(
+    lines.at(-1),
+    `gateway: port ${port} is already in use (127.0.0.1:${port}): stop what listens there, or choose another port with PORT (PORT=${port + 1} npm start) or gateway.server.port`,
+  );
+  t.same(errorLines(output), [], 'no stack trace, no error log line');
+  t.notOk(existsSync(join(dataDir, 'postgres')), 'no database started');
+  t.notOk(existsSync(join(dataDir, 'local-idp', 'admin.password.json')), 'no password made');
 });

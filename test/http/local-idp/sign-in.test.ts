@@ -2,11 +2,13 @@
 // built-in OpenID Connect issuer (`oidc-provider`, at `/local-idp`) with a single local account `admin`,
 // whose password is generated at first start, printed once, stored only as a hash under the data
 // directory ... The account is an administrator."
-import { statSync, readFileSync } from 'node:fs';
+import { existsSync, statSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
+import { startOnConfig } from '../../support/gateway.ts';
 import { sessionCookieName } from '../../support/oidc.ts';
-import { signIn, startFirstRun } from './first-run.ts';
+import { firstRunConfig, signIn, startFirstRun } from './first-run.ts';
 
 t.test('a first run signs in as admin through the built-in issuer, an administrator', async (t) => {
   const run = await startFirstRun(t);
@@ -161,4 +163,31 @@ t.test('a lockout from one address does not stop the right password from another
 
   const wrongElsewhere = await signIn(run.baseUrl, 'admin', 'still-wrong', { from: '127.0.0.3' });
   t.equal(wrongElsewhere.refused?.status, 401, 'a wrong password from a third address is answered, not refused');
+});
+
+t.test('a start refused for a taken port stores no password: the next start shows one that signs in', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const taken = (holder.address() as AddressInfo).port;
+  const config = await firstRunConfig(t, { PORT: String(taken) });
+  const notices: string[] = [];
+  const started = performance.now();
+  await t.rejects(startOnConfig(config, { notice: (text) => notices.push(text) }), {
+    name: 'Error',
+    message: new RegExp(
+      `^port ${taken} is already in use \\(127\\.0\\.0\\.1:${taken}\\): .*PORT=${taken + 1} npm start`,
+    ),
+  });
+  t.ok(performance.now() - started < 1000, 'refused at once, before anything starts');
+  t.same(notices, [], 'no password shown');
+  t.notOk(existsSync(join(config.dataDir, 'local-idp', 'admin.password.json')), 'and none stored');
+  const run = await startFirstRun(t, {
+    ...config,
+    server: { ...config.server, port: 0 },
+    baseUrl: 'http://127.0.0.1:0',
+  });
+  t.ok(run.password, 'the next start shows a first password');
+  const result = await signIn(run.baseUrl, 'admin', run.password!);
+  t.ok(result.browser.sessionId, 'which signs in');
 });

@@ -99,8 +99,20 @@ export async function resetPassword(dataDir: string, now: Date): Promise<string>
   return password;
 }
 
-/** The stored record, or a first one: then the password to show once comes with it. */
-export async function ensurePassword(dataDir: string, now: Date): Promise<{ created: string | null }> {
-  if (readPasswordRecord(dataDir) !== null) return { created: null };
-  return { created: await resetPassword(dataDir, now) };
+/**
+ * The first password when none is stored yet: generated and hashed, not yet stored (`store` writes it).
+ * The gateway stores it only once it listens and shows it: a start that fails before (a port already in
+ * use) leaves nothing behind, and the next start generates and shows one again. null when one is stored.
+ */
+export async function firstPassword(dataDir: string, now: Date): Promise<{ password: string; store(): void } | null> {
+  if (readPasswordRecord(dataDir) !== null) return null;
+  const password = generatePassword();
+  const record = await hashPassword(password, now);
+  return {
+    password,
+    store: () => {
+      ensureLocalIdpDir(dataDir);
+      writePrivateFile(passwordFile(dataDir), `${JSON.stringify(record, null, 2)}\n`);
+    },
+  };
 }
