@@ -42,6 +42,8 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   t.equal(new URL(page.url()).pathname, '/marketplaces/tidy', 'the new marketplace’s page');
   t.ok(await page.getByText('Registered tidy.').isVisible(), 'registration confirmed');
   t.ok(await page.getByText(upstream.url).isVisible(), 'its upstream URL shown');
+  // What `claude plugin marketplace add` and git take: without `.git` Claude Code does not see a repository.
+  t.ok(await page.getByText(`${baseUrl}/git/tidy.git`, { exact: true }).isVisible(), 'the clone URL ends in .git');
   t.ok(await page.getByText('No snapshot yet').isVisible(), 'no snapshot before the first ingest');
 
   // spec, States: "ingest … commit not already captured → held".

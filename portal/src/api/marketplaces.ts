@@ -12,3 +12,6 @@ export const marketplacesQuery = () => ({
   queryKey: marketplacesKey,
   queryFn: () => data(api.GET('/api/v1/marketplaces')),
 });
+
+/** Where git and Claude Code fetch a marketplace through the gateway: every copyable client URL ends in `.git`. */
+export const cloneUrl = (origin: string, marketplace: string): string => `${origin}/git/${marketplace}.git`;

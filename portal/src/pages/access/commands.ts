@@ -1,9 +1,8 @@
 // Ready-to-copy commands for a personal access token (spec, Git facade credentials: HTTP Basic, only the
 // password is read). The token stays out of every URL: a URL with a password ends up in .git/config,
-// shell history of other tools and Claude Code's known_marketplaces.json.
-
-/** The facade's clone URL: Claude Code needs the .git suffix to treat it as a git repository. */
-export const cloneUrl = (origin: string, marketplace: string): string => `${origin}/git/${marketplace}.git`;
+// shell history of other tools and Claude Code's known_marketplaces.json. The clone URL ends in `.git`:
+// Claude Code needs the suffix to treat it as a git repository.
+import { cloneUrl } from '../../api/marketplaces';
 
 /** The username is ignored by the facade; a fixed one keeps the helper's entry recognisable. */
 export const gitUser = 'gateway';

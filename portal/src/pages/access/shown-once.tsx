@@ -3,7 +3,8 @@
 // leaving the page forgets it.
 import { useEffect, useRef, useState } from 'react';
 import { CopyField } from '../../components/ui';
-import { claudeAddCommand, cloneUrl, credentialHelperSnippet, gitCloneCommand } from './commands';
+import { cloneUrl } from '../../api/marketplaces';
+import { claudeAddCommand, credentialHelperSnippet, gitCloneCommand } from './commands';
 
 export type Issued = Readonly<{ name: string; token: string; scopes: readonly string[]; rotated: boolean }>;
 

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
+import { cloneUrl } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { IngestNow, RemoveMarketplace, SyncModeForm } from './actions';
@@ -34,7 +35,7 @@ function Details({ m }: { m: Marketplace }) {
       )}
       <dt>Clone URL</dt>
       <dd>
-        <code>{`${location.origin}/git/${m.name}`}</code>
+        <code>{cloneUrl(location.origin, m.name)}</code>
       </dd>
       {m.description ? (
         <>
