@@ -17,6 +17,9 @@ export const dryRunDefaultSnapshots = 200;
 // Trees read at once: the machine's git and disk are shared with the facade.
 const concurrency = 4;
 
+/** What of the dry run's time is kept for making the answer: a twentieth, at most half a second. */
+const answerMarginMs = (timeoutMs: number): number => Math.min(500, timeoutMs / 20);
+
 export type DryRunVerdict = Readonly<{
   id: number;
   marketplace: string;
@@ -83,6 +86,26 @@ async function verdictOf(deps: DryRunPorts, shared: Shared, { snapshot, marketpl
     error: `the dry run's ${shared.timeoutMs / 1000} s (gateway.policy.dry-run-timeout) ran out before this snapshot was evaluated`,
   } as const;
   if (shared.deadline.aborted) return notEvaluated;
+  // When the time is up the snapshot is not evaluated, whatever it was waiting for (a large tree's read).
+  let stop = () => {};
+  const stopped = new Promise<typeof notEvaluated>((resolve) => {
+    stop = () => resolve(notEvaluated);
+    shared.deadline.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([evaluated(deps, shared, { snapshot, marketplace }, base, notEvaluated), stopped]);
+  } finally {
+    shared.deadline.removeEventListener('abort', stop);
+  }
+}
+
+async function evaluated<N>(
+  deps: DryRunPorts,
+  shared: Shared,
+  { snapshot, marketplace }: Candidate,
+  base: Readonly<{ id: number; marketplace: string; sha: string; state: Candidate['snapshot']['state'] }>,
+  notEvaluated: N,
+) {
   let result: { matched: boolean } | { error: string };
   try {
     const [tree, run, waivers] = await Promise.all([
@@ -139,7 +162,10 @@ export async function policyDryRun(
   const all = await candidates(deps);
   const chosen = all.slice(0, Math.min(limit, dryRunMaxSnapshots));
   const waivers = new Map<number, Promise<readonly WaiverRecord[]>>();
-  const deadline = AbortSignal.timeout(deps.policy.dryRunTimeoutMs);
+  // The evaluations stop a little before the time is up, so that the answer is made within it.
+  const deadline = AbortSignal.timeout(
+    Math.max(0, deps.policy.dryRunTimeoutMs - answerMarginMs(deps.policy.dryRunTimeoutMs)),
+  );
   const shared: Shared = {
     expression,
     deadline,

@@ -229,7 +229,7 @@ export const policyKeys = {
   dryRunTimeoutMs: duration(
     g('policy.dry-run-timeout'),
     '10s',
-    'Longest one policy dry run evaluates for; the snapshots it has not reached by then are listed as not evaluated.',
+    'Longest one policy dry run takes, request to answer: it evaluates until a twentieth of it (at most 0.5 s) is left for the answer; the snapshots it has not reached by then are listed as not evaluated.',
     { positive: true },
   ),
 };
