@@ -80,8 +80,13 @@ const probed = (
 // (load balancers, orchestrators, monitors), the database and the event store are asked once at a time,
 // at most about once a second, on a connection of their own.
 export function healthRoute(app: HttpApp, deps: HttpDeps): void {
-  const probeDatabase = probed(deps.checks.database, deps.checks.onConnectionLost);
-  const probeEventStore = probed(deps.checks.eventStore, deps.checks.onConnectionLost);
+  // Made on the first request: registering the route reads nothing of the dependencies.
+  let probes: Readonly<{ database: () => Promise<Probe>; eventStore: () => Promise<Probe> }> | null = null;
+  const probesOf = () =>
+    (probes ??= {
+      database: probed(deps.checks.database, deps.checks.onConnectionLost),
+      eventStore: probed(deps.checks.eventStore, deps.checks.onConnectionLost),
+    });
   app.get(
     '/actuator/health',
     {
@@ -92,7 +97,7 @@ export function healthRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (_request, reply) => {
-      const [database, eventStore] = await Promise.all([probeDatabase(), probeEventStore()]);
+      const [database, eventStore] = await Promise.all([probesOf().database(), probesOf().eventStore()]);
       const status = database?.status === 'UP' && eventStore?.status === 'UP' ? 'UP' : 'DOWN';
       return reply.code(status === 'UP' ? 200 : 503).send({
         status,
