@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { connectOrEnd } from './client-connect.ts';
 
 /**
  * The connection health probes run on: one per process, opened on the first probe, never shared with
@@ -34,13 +35,7 @@ export class HealthConnection {
       });
       client.on('error', () => this.lost(client));
       client.on('end', () => this.lost(client));
-      try {
-        await client.connect();
-      } catch (error) {
-        client.end().catch(() => {});
-        throw error;
-      }
-      this.client = client;
+      this.client = await connectOrEnd(client);
       return client;
     })().finally(() => {
       this.connecting = null;

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { connectOrEnd } from './client-connect.ts';
 
 type Handler = (payload: string) => void;
 
@@ -63,13 +64,7 @@ export class Listener {
       };
       client.on('error', lost);
       client.on('end', () => lost(new Error('the notification connection ended')));
-      try {
-        await client.connect();
-      } catch (error) {
-        await client.end().catch(() => {});
-        throw error;
-      }
-      this.client = client;
+      this.client = await connectOrEnd(client);
       return client;
     })().finally(() => {
       this.connecting = null;

@@ -118,9 +118,9 @@ export function workerConnectors(): Connector[] {
       }
       const session = sessionOf(input, signal);
       if (session.started === null) session.names.add(c.name);
+      const { scan, reports } = startedOf(input, session);
       // Not prepared before the task started: this connector runs on the calling thread.
-      if (!startedOf(input, session) || !session.names.has(c.name)) return c.scan(input, signal);
-      const { scan, reports } = session.started!;
+      if (!session.names.has(c.name)) return c.scan(input, signal);
       if (c.name === hooksName) return hooksReport(input, scan, session.cancel.signal);
       const outcome = await reports.get(c.name)!.promise;
       if ('error' in outcome) throw new Error(outcome.error);
