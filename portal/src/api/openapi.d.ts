@@ -6421,13 +6421,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit ledger, newest first, paged by ledger sequence */
+        /**
+         * The audit ledger, newest first, paged by ledger sequence
+         * @description marketplace is the name as recorded (entries of earlier marketplaces of that name included). principal, event, from and to narrow further (decision 420): from and to are inclusive instants with a time zone on the entry's ts; a range ending before it starts answers 422. total counts the whole ledger, whatever the filter.
+         */
         get: {
             parameters: {
                 query?: {
                     before?: number;
                     limit?: number;
                     marketplace?: string;
+                    /** @description The principal, exactly */
+                    principal?: string;
+                    /** @description A ledger event name, e.g. upload-pack */
+                    event?: string;
+                    /** @description Entries at or after this instant */
+                    from?: string;
+                    /** @description Entries at or before this instant */
+                    to?: string;
                 };
                 header?: never;
                 path?: never;
@@ -6469,6 +6480,23 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -7,6 +7,7 @@ import type { LedgerDraft } from './ledger.fields.ts';
 import { ledgerDrafts } from './ledger.mapping.ts';
 
 // Version 2 (issue 21): hash and prev_hash on every entry, and the signed checkpoints of the head.
+// Version 3: indexes for the ledger browser's principal, event and time filters (decision 420).
 const createSql = [
   `
     create table ledger_entries (
@@ -29,6 +30,9 @@ const createSql = [
     )`,
   'create index ledger_entries_marketplace on ledger_entries (marketplace, id)',
   'create index ledger_entries_position on ledger_entries (position)',
+  'create index ledger_entries_principal on ledger_entries (principal, id)',
+  'create index ledger_entries_event on ledger_entries (event, id)',
+  'create index ledger_entries_ts on ledger_entries (ts)',
   `
     create table audit_checkpoints (
       position bigint primary key,
@@ -101,7 +105,7 @@ async function storeCheckpoints(tx: DatabaseTransactionConnection, events: reado
 export function ledgerProjectionOf(options: Readonly<{ hashing: boolean }>): Projection {
   return {
     name: 'ledger',
-    version: 2,
+    version: 3,
     tables: ['ledger_entries', 'audit_checkpoints'],
     createSql,
     async apply(tx, events) {

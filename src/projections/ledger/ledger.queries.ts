@@ -89,19 +89,37 @@ export async function ledgerSpanAfter(
 }
 
 /**
- * A page newest first, before `before` (0: from the newest). The marketplace filter matches the name
- * as recorded, so entries of earlier marketplaces that held the name are included.
+ * What a page of the ledger browser narrows to; null means any. The marketplace matches the name as
+ * recorded, so entries of earlier marketplaces that held the name are included. `from` and `to` are
+ * inclusive instants (ISO-8601, UTC) on the entry's ts (decision 420).
  */
+export type LedgerFilter = Readonly<{
+  marketplace: string | null;
+  principal: string | null;
+  event: string | null;
+  from: string | null;
+  to: string | null;
+}>;
+
+export const everyEntry: LedgerFilter = { marketplace: null, principal: null, event: null, from: null, to: null };
+
+const where = (before: number, f: LedgerFilter) => sql.fragment`where true
+  ${before > 0 ? sql.fragment`and id < ${before}` : sql.fragment``}
+  ${f.marketplace === null ? sql.fragment`` : sql.fragment`and marketplace = ${f.marketplace}`}
+  ${f.principal === null ? sql.fragment`` : sql.fragment`and principal = ${f.principal}`}
+  ${f.event === null ? sql.fragment`` : sql.fragment`and event = ${f.event}`}
+  ${f.from === null ? sql.fragment`` : sql.fragment`and ts >= ${f.from}::timestamptz`}
+  ${f.to === null ? sql.fragment`` : sql.fragment`and ts <= ${f.to}::timestamptz`}`;
+
+/** A page newest first, before `before` (0: from the newest), of the entries `filter` admits. */
 export async function ledgerPage(
   db: CommonQueryMethods,
   before: number,
   limit: number,
-  marketplace: string | null,
+  filter: LedgerFilter,
 ): Promise<LedgerEntry[]> {
   const rows = await db.any(sql.type(LedgerRow)`
-    select ${columns} from ledger_entries
-    where true ${before > 0 ? sql.fragment`and id < ${before}` : sql.fragment``}
-      ${marketplace === null ? sql.fragment`` : sql.fragment`and marketplace = ${marketplace}`}
+    select ${columns} from ledger_entries ${where(before, filter)}
     order by id desc limit ${limit}`);
   return rows.map(toEntry);
 }
@@ -127,11 +145,11 @@ export function ledgerPageWithTotal(
   pool: DatabasePool,
   before: number,
   limit: number,
-  marketplace: string | null,
+  filter: LedgerFilter,
 ): Promise<{ rows: LedgerEntry[]; total: number; totalIsEstimate: boolean }> {
   return pool.transaction(async (tx) => {
     await tx.query(sql.unsafe`set transaction isolation level repeatable read read only`);
-    const rows = await ledgerPage(tx, before, limit, marketplace);
+    const rows = await ledgerPage(tx, before, limit, filter);
     return { rows, ...(await ledgerTotal(tx)) };
   });
 }

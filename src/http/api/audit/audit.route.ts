@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
-import { ledgerAfter, ledgerPageWithTotal, type LedgerEntry } from '../../../projections/ledger/ledger.queries.ts';
+import { ledgerAfter, type LedgerEntry } from '../../../projections/ledger/ledger.queries.ts';
+import { readLedger } from '../../../application/audit-ledger.ts';
 import { exportEntry } from '../../../application/audit-sink-push.ts';
-import { requireAuditorOrAdmin } from '../../auth/authorize.ts';
+import { callerOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
 import { auditCheckpointRoutes } from './checkpoints.route.ts';
@@ -36,6 +37,19 @@ const Page = Type.Object({
 });
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+type ActorType = 'human' | 'machine' | 'system';
+
+const LedgerQuery = Type.Object({
+  before: Type.Optional(Count),
+  limit: Type.Optional(Count),
+  marketplace: Type.Optional(Type.String({ maxLength: 63 })),
+  principal: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The principal, exactly' })),
+  event: Type.Optional(
+    Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description: 'A ledger event name, e.g. upload-pack' }),
+  ),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Entries at or after this instant' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries at or before this instant' })),
+});
 
 const exportLine = (e: LedgerEntry) => JSON.stringify(exportEntry(e));
 
@@ -51,31 +65,18 @@ export function auditRoutes(app: HttpApp, deps: HttpDeps): void {
       schema: {
         tags,
         summary: 'The audit ledger, newest first, paged by ledger sequence',
-        querystring: Type.Object({
-          before: Type.Optional(Count),
-          limit: Type.Optional(Count),
-          marketplace: Type.Optional(Type.String({ maxLength: 63 })),
-        }),
-        response: { 200: Page, ...problemResponses(403) },
+        description:
+          'marketplace is the name as recorded (entries of earlier marketplaces of that name included). principal, ' +
+          'event, from and to narrow further (decision 420): from and to are inclusive instants with a time zone on ' +
+          "the entry's ts; a range ending before it starts answers 422. total counts the whole ledger, whatever the filter.",
+        querystring: LedgerQuery,
+        response: { 200: Page, ...problemResponses(403, 422) },
       },
     },
     async (request) => {
-      await requireAuditorOrAdmin(deps, request);
-      const limit = clamp(request.query.limit);
-      const marketplace = request.query.marketplace ?? null;
-      const { rows, ...total } = await ledgerPageWithTotal(
-        deps.pool,
-        request.query.before ?? 0,
-        limit + 1,
-        marketplace,
-      );
-      const entries = rows.slice(0, limit);
-      const last = entries.at(-1);
-      return {
-        entries: entries as Array<LedgerEntry & { actorType: 'human' | 'machine' | 'system' }>,
-        ...(rows.length > limit && last ? { nextBefore: last.id } : {}),
-        ...total,
-      };
+      const { before = 0, limit, ...filter } = request.query;
+      const screen = await readLedger(deps, callerOf(request), { before, limit: clamp(limit), ...filter });
+      return { ...screen, entries: screen.entries as Array<LedgerEntry & { actorType: ActorType }> };
     },
   );
 
