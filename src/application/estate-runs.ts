@@ -115,11 +115,23 @@ export async function reconcileEstateNow(
   return { ...(await runFile(deps, file, 'api', meta)), configured: true };
 }
 
-/** GET /api/v1/estate (auditor or admin): the last run's report; 404 before any run applied. */
+/**
+ * GET /api/v1/estate (auditor or admin): the last run's report; 404 before any run applied. The 404 says
+ * whether gateway.estate.file is set (`configured`), so a client offers a reconcile only where one can
+ * apply something (decision 421).
+ */
 export async function estateReport(deps: EstatePorts, actor: Actor): Promise<EstateReport> {
   await requireAuditorRole(deps, actor);
   const report = await lastEstateReport(deps.pool);
-  if (report === null) throw reject('not-found', 'no estate reconciliation has run yet');
+  const configured = deps.estate.file !== null;
+  if (report === null)
+    throw reject(
+      'not-found',
+      configured
+        ? 'no estate reconciliation has applied yet (gateway.estate.file is set)'
+        : 'no estate reconciliation has run: gateway.estate.file is not set',
+      { configured },
+    );
   return report;
 }
 

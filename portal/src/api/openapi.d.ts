@@ -8028,7 +8028,7 @@ export interface paths {
         };
         /**
          * The last estate reconciliation report (auditor or admin)
-         * @description 404 until a reconciliation has run (at startup with gateway.estate.file set, or on demand).
+         * @description 404 until a reconciliation has run (at startup with gateway.estate.file set, or on demand); the 404 problem carries configured, whether gateway.estate.file is set (decision 421).
          */
         get: {
             parameters: {
