@@ -56,7 +56,7 @@ export async function createWaiver(
       data: {
         waiverId,
         marketplace: { id: marketplace.id, name: marketplace.name },
-        snapshot: { id: snapshot.id, sha: snapshot.sha },
+        snapshot: { id: snapshot.id, sha: snapshot.sha, state: snapshot.state, withdrawn: snapshot.administrative },
         ruleId: wanted.ruleId ?? '',
         scope,
         path: wanted.path ?? null,

@@ -1,4 +1,5 @@
 import { accept, refuse, type Command, type Decider, type Instant } from '../shared/decider.ts';
+import type { SnapshotState } from '../snapshot/snapshot.events.ts';
 import type { WaiverCreated, WaiverLapsed, WaiverRevoked, WaiverScope } from './vetting.events.ts';
 
 // Waivers of one marketplace live in its waiver stream (streams.waivers(marketplaceId)).
@@ -8,7 +9,8 @@ export type CreateWaiver = Command<
   {
     waiverId: number;
     marketplace: Readonly<{ id: number; name: string }>;
-    snapshot: Readonly<{ id: number; sha: string }>;
+    /** The addressed snapshot as its read model has it: a waiver is refused on one no decision can follow. */
+    snapshot: Readonly<{ id: number; sha: string; state: SnapshotState; withdrawn: boolean }>;
     ruleId: string;
     scope: WaiverScope;
     path: string | null;
@@ -42,6 +44,30 @@ export function waiverPathProblem(path: string | null): string | null {
 
 const bad = (detail: string) => refuse<WaiverEvent>({ code: 'invalid-waiver', detail });
 
+/**
+ * Why no waiver may be made at this snapshot, or null. A rejected snapshot stays rejected and a commit
+ * withdrawn administratively is never approved again, so a waiver there could change no decision; an
+ * approved snapshot takes waivers (its re-vets honour them) and so does one revoked by a re-vet (it may be
+ * approved again).
+ */
+function closedSnapshot(snapshot: CreateWaiver['data']['snapshot']) {
+  if (snapshot.state === 'rejected')
+    return refuse<WaiverEvent>({
+      code: 'snapshot-already-decided',
+      detail:
+        `snapshot ${snapshot.id} is rejected: no waiver can change that decision. ` +
+        'Fix the upstream and ingest again; a waiver can then be made at the new snapshot',
+      extensions: { state: snapshot.state },
+    });
+  if (snapshot.state === 'revoked' && snapshot.withdrawn)
+    return refuse<WaiverEvent>({
+      code: 'snapshot-withdrawn',
+      detail: `snapshot ${snapshot.id} was withdrawn administratively and is never approved again: no waiver can serve it`,
+      extensions: { state: snapshot.state },
+    });
+  return null;
+}
+
 export const waiverDecider: Decider<WaiverState, WaiverCommand, WaiverEvent> = {
   initialState: () => ({ marketplaceId: null, marketplace: null, waivers: new Map() }),
   evolve(state, event) {
@@ -72,6 +98,8 @@ export const waiverDecider: Decider<WaiverState, WaiverCommand, WaiverEvent> = {
     switch (command.type) {
       case 'create-waiver': {
         const { data } = command;
+        const closed = closedSnapshot(data.snapshot);
+        if (closed) return closed;
         if (data.ruleId.trim() === '') return bad('ruleId is required: the stable id of the finding to waive');
         if (data.justification.trim() === '') return bad('a justification is required');
         if (data.expiresAt === null || data.expiresAt.trim() === '')

@@ -29,9 +29,10 @@ export function waiverRoutes(app: HttpApp, deps: HttpDeps): void {
         tags,
         params: IdParams,
         body: WaiverBody,
-        response: { 201: WaiverView, ...problemResponses(400, 403, 404) },
+        response: { 201: WaiverView, ...problemResponses(400, 403, 404, 409) },
         summary:
-          'Waive a finding for this commit (SNAPSHOT) or under a path (PATH) of the marketplace, until expiresAt',
+          'Waive a finding for this commit (SNAPSHOT) or under a path (PATH) of the marketplace, until expiresAt; ' +
+          'refused (409) on a rejected snapshot or a commit withdrawn administratively',
       },
     },
     async (request, reply) => {

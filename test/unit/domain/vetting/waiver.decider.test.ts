@@ -26,7 +26,7 @@ const create = (data: Partial<CreateWaiver['data']> = {}, when = at) =>
     {
       waiverId: 21,
       marketplace: { id: 7, name: 'acme' },
-      snapshot: { id: 3, sha: sha('c') },
+      snapshot: { id: 3, sha: sha('c'), state: 'held', withdrawn: false },
       ruleId: 'secrets-aws',
       scope: 'SNAPSHOT',
       path: null,
@@ -133,6 +133,37 @@ t.test(
       '.. inside a segment is a name, not a parent',
     );
     t.equal(waiverPathProblem('plugins/a'), null);
+  },
+);
+
+t.test(
+  'a waiver is refused on a snapshot no decision can follow: rejected, or withdrawn administratively',
+  async (t) => {
+    const at3 = (state: CreateWaiver['data']['snapshot']['state'], withdrawn = false) =>
+      create({ snapshot: { id: 3, sha: sha('c'), state, withdrawn } });
+    t.match(
+      given().when(at3('rejected')),
+      {
+        outcome: 'refused',
+        rejection: { code: 'snapshot-already-decided', detail: /snapshot 3 is rejected.*ingest again/ },
+        events: [],
+      },
+      'rejected: 409 snapshot-already-decided, with what to do instead',
+    );
+    t.match(
+      given().when(at3('revoked', true)),
+      { outcome: 'refused', rejection: { code: 'snapshot-withdrawn' }, events: [] },
+      'withdrawn administratively: 409 snapshot-withdrawn',
+    );
+    t.match(given().when(at3('revoked')), { outcome: 'accepted' }, 'revoked by a re-vet: it may be approved again');
+    t.match(given().when(at3('approved')), { outcome: 'accepted' }, 'approved: its re-vets honour waivers');
+    t.match(
+      given().when(
+        create({ snapshot: { id: 3, sha: sha('c'), state: 'rejected', withdrawn: false }, justification: '' }),
+      ),
+      { rejection: { code: 'snapshot-already-decided' } },
+      'the closed snapshot is said before any field problem',
+    );
   },
 );
 
