@@ -70,6 +70,10 @@ function Navigation() {
             <NavLink href="/audit">Audit</NavLink>
           </li>
         ) : null}
+        <li>
+          {/* The gateway's own page, outside the portal: the OpenAPI document and a console to try it. */}
+          <a href="/docs">API reference</a>
+        </li>
       </ul>
     </nav>
   );

@@ -2,7 +2,7 @@
 // carries the authorization code and state in its query, and other clients put tokens there too. The value of
 // any query parameter named like a credential is replaced before the line is written; the rest of the URL
 // stays, so the log still says which path was asked for with which parameters.
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 
 const censor = '[redacted]';
@@ -47,4 +47,33 @@ export function requestLogger(
   options: ChildLoggerOptions,
 ): FastifyBaseLogger {
   return logger.child(bindings, { ...options, serializers: { ...options.serializers, req: requestSerializer } });
+}
+
+/**
+ * Requests that write no line at info: the health endpoint (polled by load balancers and orchestrators
+ * every few seconds) and static files (the portal's hashed assets, the icon). They are still logged at
+ * debug, and their failures at error like any other request's.
+ */
+export const quietRequest = (path: string): boolean =>
+  path === '/actuator/health' ||
+  path.startsWith('/actuator/health/') ||
+  path.startsWith('/assets/') ||
+  path.startsWith('/docs/static/') ||
+  path === '/favicon.ico' ||
+  path === '/favicon.svg';
+
+/**
+ * One line per request, written when its answer is sent (fastify's own pair of "incoming request" and
+ * "request completed" lines is off): method, redacted URL, status and time, so a terminal stays readable.
+ */
+export function logRequests(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    const level = quietRequest(path) ? 'debug' : 'info';
+    const millis = Math.round(reply.elapsedTime * 10) / 10;
+    request.log[level](
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: millis },
+      `${request.method} ${redactedUrl(request.url)} ${reply.statusCode} ${millis} ms`,
+    );
+  });
 }

@@ -47,10 +47,11 @@ import { healthRoute } from './actuator/health.route.ts';
 import { sbomRoute } from './actuator/sbom.route.ts';
 import { problemsRoute } from './actuator/problems.route.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
+import { faviconRoutes } from './portal/favicon.route.ts';
 import { portalRoutes } from './portal/portal.route.ts';
 import { securityHeaders } from './portal/security-headers.ts';
 import { measureRequests } from './request-metrics.ts';
-import { requestLogger } from './request-log.ts';
+import { logRequests, requestLogger } from './request-log.ts';
 
 export type { HttpApp, HttpDeps } from './http-deps.ts';
 
@@ -59,6 +60,7 @@ registerAjvFormats();
 /** Builds the HTTP application; the caller listens and closes. Every surface is registered here. */
 export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   const app = createApp(deps);
+  logRequests(app);
   measureRequests(app, deps.metrics);
   problemHandlers(app, deps);
   await app.register(cookie);
@@ -68,6 +70,7 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   registerAuthentication(app, deps, tokenUse);
   await openApi(app, deps);
   routes(app, deps, tokenUse);
+  faviconRoutes(app);
   await portalRoutes(app, deps);
   return app;
 }
@@ -77,6 +80,7 @@ function createApp(deps: HttpDeps): HttpApp {
     loggerInstance: deps.logger,
     // Credentials in a query string (an OIDC code and state, tokens) never reach the log (decision 357).
     childLoggerFactory: requestLogger,
+    disableRequestLogging: true, // one line per request instead, written by logRequests
     bodyLimit: deps.bodyLimitBytes,
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',

@@ -37,3 +37,36 @@ t.test('the shell answers with the security headers and no inline script', async
   const asset = await gateway.fetch('/assets/anything.js');
   t.equal(asset.status, 401, 'the portal scripts need a session too');
 });
+
+t.test('the icon is served to anyone, and a signed-out browser at /docs is sent to sign in', async (t) => {
+  const { gateway } = await startGatewayWithOidc(t);
+  for (const path of ['/favicon.ico', '/favicon.svg']) {
+    const icon = await gateway.fetch(path);
+    t.equal(icon.status, 200, `${path} without a session`);
+    t.equal(icon.headers.get('content-type'), 'image/svg+xml');
+    t.match(await icon.text(), /^<svg /);
+  }
+  const browsing = await gateway.fetch('/docs', { redirect: 'manual', headers: { accept: 'text/html' } });
+  t.equal(browsing.status, 302, 'a browser is sent to sign in');
+  t.equal(browsing.headers.get('location'), '/oauth2/authorization/idp?returnTo=%2Fdocs');
+  const machine = await gateway.fetch('/docs', { redirect: 'manual', headers: { accept: 'application/json' } });
+  t.equal(machine.status, 401, 'a program still gets the problem document');
+  t.match(machine.headers.get('content-type'), /^application\/problem\+json/);
+});
+
+t.test('the navigation links the API reference, which opens once signed in', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { baseUrl } = await startGatewayWithOidc(t, { env: { GATEWAY_ROLES_ADMINS: 'root' } });
+  const page = await (await newContext(browser, baseUrl)).newPage();
+  await signInAtTestIdp(page, 'root');
+  t.equal(
+    await page.locator('link[rel="icon"]').getAttribute('href'),
+    '/favicon.svg',
+    'the page names the gateway icon',
+  );
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API reference' }).click();
+  await page.waitForURL(/\/docs/);
+  await page.getByText('Skill Marketplace Governance Gateway').first().waitFor();
+  t.match(new URL(page.url()).pathname, /^\/docs/, 'the API reference, not a sign-in page or a 401');
+});

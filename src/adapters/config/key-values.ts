@@ -3,12 +3,14 @@ import { Type, type Static } from 'typebox';
 import { httpUrl } from './checks.ts';
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const logFormats = ['auto', 'json', 'pretty'] as const;
 export const eventStoreBackends = ['postgres', 'eventstoredb'] as const;
 export const storageBackends = ['filesystem', 'object-store'] as const;
 export const revetModes = ['WARN', 'ENFORCE'] as const;
 export const claimMappingRoles = ['admin', 'approver', 'auditor'] as const;
 
 export type LogLevel = (typeof logLevels)[number];
+export type LogFormat = (typeof logFormats)[number];
 export type EventStoreBackend = (typeof eventStoreBackends)[number];
 export type StorageBackend = (typeof storageBackends)[number];
 export type RevetMode = (typeof revetModes)[number];

@@ -2,7 +2,15 @@
 // identity (OpenID Connect, roles, the facade's bearer tokens), tokens and the secrets key.
 import { Type, type TArray } from 'typebox';
 import { httpUrl } from './checks.ts';
-import { ClaimMappingSchema, eventStoreBackends, g, logLevels, storageBackends, url } from './key-values.ts';
+import {
+  ClaimMappingSchema,
+  eventStoreBackends,
+  g,
+  logFormats,
+  logLevels,
+  storageBackends,
+  url,
+} from './key-values.ts';
 import {
   choice,
   count,
@@ -76,7 +84,15 @@ export const platformKeys = {
     bodyLimitBytes: count(g('server.body-limit-bytes'), 1048576, 'Largest accepted request body, in bytes.'),
     trustedProxies: trustedProxiesKey,
   },
-  log: { level: choice(g('log.level'), logLevels, 'info', 'Minimum level of log lines written to stdout.') },
+  log: {
+    level: choice(g('log.level'), logLevels, 'info', 'Minimum level of log lines written to stdout.'),
+    format: choice(
+      g('log.format'),
+      logFormats,
+      'auto',
+      'How log lines are written: json (one JSON object per line), pretty (coloured, one readable line per entry), or auto (pretty when stdout is a terminal, json otherwise).',
+    ),
+  },
   database: {
     url: optionalText(
       g('database.url'),

@@ -24,6 +24,13 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? request.url;
 
+/** A browser opening the API reference without a session is sent to sign in and back, as the portal's pages are. */
+const browserAtDocs = (deps: HttpDeps, request: FastifyRequest, path: string): boolean =>
+  deps.identity !== null &&
+  (path === '/docs' || path === '/docs/') &&
+  safeMethods.has(request.method) &&
+  (request.headers.accept ?? '').includes('text/html');
+
 function deny(
   deps: HttpDeps,
   request: FastifyRequest,
@@ -152,6 +159,8 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
       );
     }
     const caller = await sessionCaller(deps, request);
+    if (!caller && browserAtDocs(deps, request, path))
+      return reply.redirect(`/oauth2/authorization/idp?returnTo=${encodeURIComponent(request.url)}`, 302);
     if (!caller)
       return deny(
         deps,

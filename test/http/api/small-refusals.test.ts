@@ -99,7 +99,7 @@ t.test('credentials in a query string are redacted in the request log', async (t
   const paths = [
     '/login/oauth2/code/idp?code=c0de-AAAA&state=st4te-BBBB&iss=http%3A%2F%2Fidp.example',
     '/api/v1/audit?limit=5&token=t0ken-CCCC&access_token=t0ken-DDDD',
-    '/actuator/health?client_secret=s3cret-EEEE&password=passw0rd-FFFF&id_token=t0ken-GGGG',
+    '/api/v1/tokens?client_secret=s3cret-EEEE&password=passw0rd-FFFF&id_token=t0ken-GGGG',
     '/status/v1/holdings?refresh_token=t0ken-HHHH&signature=s1g-IIII',
   ];
   for (const path of paths) await (await fetch(`${gw.url}${path}`, { redirect: 'manual' })).body?.cancel();
