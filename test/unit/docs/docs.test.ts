@@ -2,9 +2,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { rejectionCodes } from '../../../src/domain/shared/rejection.ts';
 import { configurationPage } from '../../../scripts/config-docs.ts';
+import { apiPage, apiPageText } from '../../../scripts/api-docs.ts';
 
 t.test('docs/configuration.md lists every key as the loader knows it (run npm run docs:config)', async (t) => {
   t.equal(readFileSync('docs/configuration.md', 'utf8'), configurationPage());
+});
+
+t.test("docs/api.md is the gateway's OpenAPI document as npm run docs:api writes it", async (t) => {
+  const page = await apiPageText();
+  t.equal(readFileSync(apiPage, 'utf8'), page, 'run npm run docs:api');
+  t.match(page, /^### `POST \/api\/v1\/snapshots\/\{id\}\/approve`$/m, 'each operation has its heading');
+  t.match(page, /^Machine scope: `marketplaces:register`\.$/m, 'with the machine scope that opens it');
+  t.match(page, /^Status codes: 201; 400; 403; 409; 422; 502\.$/m, 'and its status codes');
 });
 
 t.test('docs/configuration.md says which keys are not built yet', async (t) => {
