@@ -5,6 +5,7 @@ import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts
 import { marketplaceNameDecider, type StaleHolder } from '../domain/marketplace/marketplace-name.decider.ts';
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../domain/marketplace/marketplace.events.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
+import { manifestPath, readManifest } from '../domain/snapshot/manifest-policy.ts';
 import type { CommandMeta } from '../domain/shared/decider.ts';
 import { isMarketplaceName } from '../domain/shared/names.ts';
 import { streams } from '../domain/shared/streams.ts';
@@ -39,9 +40,39 @@ export type Registration = Readonly<{
 
 /**
  * What an upstream that cannot be read does to a registration: the API refuses it (502, nothing registered);
- * the declarative estate registers it anyway (spec, Events: marketplace-upstream-unreachable).
+ * the declarative estate registers it anyway (spec, Events: marketplace-upstream-unreachable). With
+ * `probeManifest` the upstream's default branch is also checked for a marketplace an ingest would accept,
+ * and what is wrong with it comes back as a warning (the API's registrations; never a refusal).
  */
-export type RegistrationOptions = Readonly<{ unreadableUpstream: 'refuse' | 'register' }>;
+export type RegistrationOptions = Readonly<{ unreadableUpstream: 'refuse' | 'register'; probeManifest?: boolean }>;
+
+/** The check of a new upstream's marketplace: bounded in time, and in size as the ingest reads the file. */
+export const registrationProbe = { timeoutMs: 15_000, maxBytes: 1024 * 1024 } as const;
+
+/**
+ * What an ingest of the upstream's tip would make of its marketplace, as a registration warning, or null
+ * when it would hold the commit for review. A probe that could not fetch in time is a warning too.
+ */
+async function manifestWarning(deps: MarketplacePorts, url: string, branch: string): Promise<string | null> {
+  let bytes: Buffer | null;
+  try {
+    bytes = await deps.gitStore.probeUpstreamFile(url, branch, manifestPath, registrationProbe);
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    return `the upstream was not checked for a marketplace (${error.rootCause}): ${error.nextStep}`;
+  }
+  if (bytes === null)
+    return (
+      `no marketplace on the default branch (${branch}): ${manifestPath} is missing, so an ingest would capture ` +
+      'the commit as rejected; add the file upstream, then ingest'
+    );
+  const reading = readManifest(bytes.toString('utf8'));
+  if (reading.ok) return null;
+  return (
+    `the marketplace on the default branch (${branch}) would be rejected at ingest: ${reading.violation}; ` +
+    'fix it upstream, then ingest'
+  );
+}
 
 /** A live marketplace by the name in the path; removed and unknown names answer alike. */
 export async function liveOr404(deps: Pick<Ports, 'pool'>, name: string): Promise<MarketplaceRecord> {
@@ -126,7 +157,7 @@ export async function registerMarketplace(
   deps: MarketplacePorts,
   wanted: Registration,
   meta: CommandMeta,
-  options: RegistrationOptions = { unreadableUpstream: 'refuse' },
+  options: RegistrationOptions = { unreadableUpstream: 'refuse', probeManifest: true },
 ): Promise<{ marketplace: MarketplaceRecord; warnings: string[]; unreadableUpstream: UpstreamError | null }> {
   await registrationChecks(deps, wanted);
   const { name, origin, pushPolicy } = wanted;
@@ -134,12 +165,17 @@ export async function registerMarketplace(
   // spec: the upstream is read only after all other checks pass; if it is unreadable nothing is registered
   // (through the API; the estate registers it anyway, and says so).
   let unreadableUpstream: UpstreamError | null = null;
-  if (url !== null)
-    await deps.gitStore.remoteDefaultBranch(url).catch((error: unknown) => {
+  let probed: string | null = null;
+  if (url !== null) {
+    try {
+      const { branch } = await deps.gitStore.remoteDefaultBranch(url);
+      if (options.probeManifest) probed = await manifestWarning(deps, url, branch);
+    } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       if (options.unreadableUpstream === 'refuse') throw upstreamProblem(error);
       unreadableUpstream = error;
-    });
+    }
+  }
 
   const marketplaceId = await deps.ids('marketplace');
   await reserveName(deps, name, marketplaceId, meta);
@@ -184,7 +220,8 @@ export async function registerMarketplace(
     (m) =>
       m.id !== marketplaceId && m.url !== null && url !== null && normalizedCloneUrl(m.url) === normalizedCloneUrl(url),
   );
-  return { marketplace, warnings: others.map((m) => `url already registered as ${m.name}`), unreadableUpstream };
+  const warnings = others.map((m) => `url already registered as ${m.name}`);
+  return { marketplace, warnings: probed === null ? warnings : [...warnings, probed], unreadableUpstream };
 }
 
 export type Removal = Readonly<{

@@ -10,6 +10,7 @@ import { readRefs, restamp, ServedViews, type ServedView } from './served-view.t
 import { OutboundBoundary } from '../outbound/outbound-boundary.ts';
 import { remoteGit, remoteText, type RemoteGit } from './remote-git.ts';
 import { writeServedCommit, type ServedCommitInput } from './served-commit.ts';
+import { readUpstreamFile } from './upstream-probe.ts';
 import {
   defaultIngestLimits,
   rootCauseOf,
@@ -92,6 +93,19 @@ export class GitStore {
       );
     }
     return { branch, sha };
+  }
+
+  /**
+   * One file of the tip of an upstream branch, read in a throwaway repository under `<root>/probes`
+   * (upstream-probe.ts) within `timeoutMs`; null when the tip has no such file.
+   */
+  probeUpstreamFile(
+    url: string,
+    branch: string,
+    path: string,
+    limits: Readonly<{ timeoutMs: number; maxBytes: number }>,
+  ): Promise<Buffer | null> {
+    return readUpstreamFile(this.remote, { scratch: join(this.root, 'probes'), url, branch, path, ...limits });
   }
 
   /** Fetches the upstream default branch into quarantine and pins its tip; returns the commit. */
