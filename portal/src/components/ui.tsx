@@ -88,8 +88,21 @@ export function When({ at }: { at: string | null | undefined }) {
   );
 }
 
-/** A value shown once (a token, a secret) or a command to copy, with a copy button. */
-export function CopyField({ label, value, multiline = false }: { label: string; value: string; multiline?: boolean }) {
+/**
+ * A value shown once (a token, a secret) or a command to copy, with a copy button. `wrap`: the whole value
+ * stays visible, wrapped over as many lines as it needs (a long command), never cut off at the box's edge.
+ */
+export function CopyField({
+  label,
+  value,
+  multiline = false,
+  wrap = false,
+}: {
+  label: string;
+  value: string;
+  multiline?: boolean;
+  wrap?: boolean;
+}) {
   const [copied, setCopied] = useState(false);
   const id = `copy-${label.replace(/\W+/g, '-').toLowerCase()}`;
   const copy = async () => {
@@ -100,7 +113,9 @@ export function CopyField({ label, value, multiline = false }: { label: string; 
     <div className="copy-field">
       <label htmlFor={id}>{label}</label>
       <div className="copy-row">
-        {multiline ? (
+        {wrap ? (
+          <textarea id={id} className="copy-wrap" readOnly value={value} rows={value.split('\n').length} />
+        ) : multiline ? (
           <textarea id={id} readOnly value={value} rows={Math.min(6, value.split('\n').length)} />
         ) : (
           <input id={id} readOnly value={value} />
@@ -113,8 +128,9 @@ export function CopyField({ label, value, multiline = false }: { label: string; 
   );
 }
 
-export function StateBadge({ state }: { state: string }) {
-  return <span className={`badge badge-${state.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{state}</span>;
+/** A state as a coloured badge; `label` is what a person reads (the state's words), the state picks the colour. */
+export function StateBadge({ state, label }: { state: string; label?: string }) {
+  return <span className={`badge badge-${state.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{label ?? state}</span>;
 }
 
 export function Empty({ children }: { children: ReactNode }) {

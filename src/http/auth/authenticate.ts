@@ -41,7 +41,7 @@ function deny(
   return sendProblem(reply, problemFor(deps.baseUrl, { code, detail }, instanceOf(request)));
 }
 
-/** The caller a bearer credential names, or null. spec: a personal access token reaches no /api/** endpoint. */
+/** The caller a bearer credential names, or null. A personal access token reaches no /api/** endpoint. */
 async function machineCaller(deps: HttpDeps, secret: string): Promise<Caller | null> {
   if (!tokenSecretPattern.test(secret)) return null;
   const token = await activeTokenByDigest(deps.pool, digestOf(secret), deps.clock.instant());
@@ -60,7 +60,7 @@ async function machineCaller(deps: HttpDeps, secret: string): Promise<Caller | n
 
 async function sessionCaller(deps: HttpDeps, request: FastifyRequest): Promise<Caller | null> {
   if (deps.access.devInsecureAuth) {
-    // DESIGN.md: the development hatch authenticates the session path from X-Dev-User, with groups
+    // The development hatch (docs/access.md) authenticates the session path from X-Dev-User, with groups
     // from X-Dev-Groups fed through the claim mappings as the claim `groups`.
     const user = request.headers['x-dev-user'];
     if (typeof user !== 'string' || user.trim() === '') return null;
@@ -100,7 +100,7 @@ async function sessionCaller(deps: HttpDeps, request: FastifyRequest): Promise<C
 }
 
 /**
- * The three surfaces of the specification, told apart by what the request carries: a bearer
+ * The three surfaces (docs/access.md), told apart by what the request carries: a bearer
  * header takes the machine path (strict, stateless, no CSRF, no cookie honoured); anything else
  * takes the session path (OIDC session or the development hatch, CSRF enforced). /git and
  * /status authenticate separately (facade-credentials.ts).
@@ -113,7 +113,7 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
     const path = pathOf(request);
     let csrf = request.cookies[csrfCookie];
     if (!wirePath(path)) {
-      // spec, Web/API: every response sets a script-readable XSRF-TOKEN cookie.
+      // Every response of the session surface sets a script-readable XSRF-TOKEN cookie.
       csrf ??= randomHandle(24);
       void reply.setCookie(csrfCookie, csrf, cookieOptions(secure, false));
     }
@@ -121,7 +121,7 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
 
     const authorization = request.headers.authorization;
     if (authorization !== undefined && /^bearer /i.test(authorization)) {
-      // spec, Machine API 2: bearer plus a Cookie header is refused with a bare 401.
+      // The machine path: bearer plus a Cookie header is refused with a bare 401.
       if (request.headers.cookie !== undefined) return reply.code(401).send();
       const caller = await machineCaller(deps, authorization.slice(7).trim());
       if (!caller) {
@@ -136,7 +136,7 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
       }
       request.caller = caller;
       tokenUse.record(caller.credentialId!, caller.principal, 'machine');
-      // spec, Machine API: the allowlist is closed. A machine reaches an /api route only when the route
+      // The machine allowlist is closed (docs/access.md). A machine reaches an /api route only when the route
       // is named in the scope table under a scope the credential holds. Checked here, before the body
       // is validated, so that a request outside the allowlist learns nothing about the route's schema.
       const route = request.routeOptions.url;

@@ -34,7 +34,7 @@ function basicPassword(authorization: string): string | null {
 }
 
 /**
- * spec, Git facade credentials: HTTP Basic, only the password read, a personal access token looked up
+ * Facade credentials (docs/facade.md): HTTP Basic, only the password read, a personal access token looked up
  * by digest among active tokens; expired, revoked and unknown fail alike (null). Optionally an
  * identity-provider JWT as a bearer token. A session cookie never authenticates here, and a machine
  * credential never reaches the facade.
@@ -54,7 +54,7 @@ export async function authenticateFacade(
       principal: token.principal,
       credentialKind: 'pat',
       tokenId: token.id,
-      // spec, Tokens rule 1: empty scopes grant every marketplace (a personal token has no API scopes).
+      // Empty scopes grant every marketplace (a personal token has no API scopes).
       scopes: token.scopes.length === 0 ? null : token.scopes,
       pushScopes: token.pushScopes,
     };
@@ -62,13 +62,13 @@ export async function authenticateFacade(
   if (/^bearer /i.test(authorization) && deps.idpBearer) {
     const claims = await deps.idpBearer.verifyBearer(authorization.slice(7).trim());
     const principal = claims ? deps.idpBearer.principalOf(claims) : null;
-    // spec: such a token permits every marketplace served, and publishes nowhere.
+    // An identity-provider bearer permits every marketplace served, and publishes nowhere.
     return principal ? { principal, credentialKind: 'idp', tokenId: null, scopes: null, pushScopes: [] } : null;
   }
   return null;
 }
 
-/** spec, Tokens rule 3: an out-of-scope marketplace answers exactly as a nonexistent one. */
+/** An out-of-scope marketplace answers exactly as a nonexistent one (docs/access.md, Tokens). */
 export const mayFetch = (caller: FacadeCaller, marketplace: string): boolean =>
   caller.scopes === null || caller.scopes.includes(marketplace);
 export const mayPush = (caller: FacadeCaller, marketplace: string): boolean => caller.pushScopes.includes(marketplace);

@@ -1,4 +1,4 @@
-// The built-in issuer on the gateway's own server (issue 19): /local-idp and everything under it go
+// The built-in issuer on the gateway's own server (docs/local-idp.md): /local-idp and everything under it go
 // to oidc-provider untouched (its mount path known from originalUrl), except its login page, which
 // is the gateway's own. Reachable without a session: this is the sign-in.
 import type { IncomingMessage } from 'node:http';

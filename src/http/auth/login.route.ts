@@ -47,7 +47,7 @@ export function safeReturn(value: unknown, baseUrl: string): string {
   }
 }
 
-/** spec, Authentication: login paths /oauth2/authorization/idp and /login/oauth2/code/idp (authorization code with PKCE). */
+/** The login paths (docs/access.md, Sessions): /oauth2/authorization/idp and /login/oauth2/code/idp (authorization code with PKCE). */
 export function loginRoutes(app: HttpApp, deps: HttpDeps): void {
   authorizationRoute(app, deps);
   callbackRoute(app, deps);

@@ -18,7 +18,7 @@ export function signatureMatches(secret: string, body: Buffer, header: string | 
 }
 
 /**
- * spec, Inbound webhook: authenticated only by the HMAC of the exact raw body; the payload is ignored.
+ * The inbound webhook (docs/marketplaces.md, Sync modes): authenticated only by the HMAC of the exact raw body; the payload is ignored.
  * One 404 for an unknown marketplace, one not in webhook mode and a bad or missing signature; 413 for
  * a body over gateway.sync.max-webhook-body-bytes, before any look-up (fastify's body limit).
  */

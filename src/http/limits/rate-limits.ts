@@ -1,4 +1,4 @@
-// Request budgets (issue 20 item 5): so that one runaway client cannot starve the rest, every request to
+// Request budgets (docs/operations.md): so that one runaway client cannot starve the rest, every request to
 // the management API and to the facade counts against the budget of its client address and, once the
 // credential is known, against the budget of its credential. Over either budget the request is answered
 // 429 with Retry-After: a problem document on the API and on /status/v1, plain text that git prints as a

@@ -7,7 +7,7 @@ import { literalUnion, NullableTimestamp, Timestamp } from './common.schema.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-/** A plugin the snapshot withholds: its external source could not be read (issue 15, per-plugin outcomes). */
+/** A plugin the snapshot withholds: its external source could not be read (docs/marketplaces.md). */
 export const UnresolvedSourceView = Type.Object(
   {
     plugin: Type.String(),
@@ -61,7 +61,7 @@ export function snapshotView(s: SnapshotRecord): SnapshotView {
     decidedAt: s.decidedAt,
     unresolved: s.unresolved.map(({ plugin, source, reason, nextStep }) => ({ plugin, source, reason, nextStep })),
     leftOut: s.leftOut.map(({ plugin, reason }) => ({ plugin, reason })),
-    // spec, Snapshot: revokedBy/revokedAt present on a revoked snapshot; deletion marks set while soft-deleted.
+    // revokedBy/revokedAt present on a revoked snapshot; deletion marks set while soft-deleted.
     ...(s.state === 'revoked' && s.revokedBy !== null && s.revokedAt !== null
       ? { revokedBy: s.revokedBy, revokedAt: s.revokedAt }
       : {}),
@@ -71,7 +71,7 @@ export function snapshotView(s: SnapshotRecord): SnapshotView {
   };
 }
 
-/** Issue 15, curation: the plugins an admin chose to serve; null serves every plugin. */
+/** Curation (docs/marketplaces.md, Selection): the plugins an admin chose to serve; null serves every plugin. */
 export const SelectionView = Type.Union(
   [
     Type.Object({

@@ -15,7 +15,7 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 
-// spec: "a sent expiresAt is ignored" (and a session credential never carries push scopes).
+// A sent expiresAt is ignored (and a session credential never carries push scopes): docs/access.md.
 export const CreateSessionTokenBody = Type.Object(
   {
     name: Name,
@@ -31,7 +31,7 @@ export const CreateMachineTokenBody = Type.Object(
     principal: Type.String({ minLength: 1, maxLength: 200 }),
     name: Name,
     apiScopes: Scopes,
-    // spec, rule 6: a missing expiresAt is a 422 of its own, so it is optional here and checked by the decider.
+    // A machine credential without expiresAt is a 422 of its own, so it is optional here and checked by the decider.
     expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
   },
   { additionalProperties: false },

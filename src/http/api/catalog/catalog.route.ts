@@ -35,7 +35,7 @@ const revisionView = (revision: CatalogRevision) => ({
   collisions: revision.collisions.map((c) => ({ name: c.name, marketplaces: [...c.marketplaces] })),
 });
 
-/** The catalog's builder, or the 404 of a disabled catalog (spec, Catalog: both endpoints 404 when disabled). */
+/** The catalog's builder, or the 404 of a disabled catalog (both catalog endpoints 404 when disabled). */
 function enabledCatalog(deps: HttpDeps): CatalogBuilder {
   if (!deps.catalog.enabled || deps.catalogBuilder === null)
     throw reject('catalog-not-found', 'the virtual catalog is disabled (gateway.catalog.enabled)');

@@ -10,7 +10,7 @@ export const tags = ['retention'];
 /** ?marketplace=: a marketplace name, live or removed (a removed one's withdrawn rows are reclaimable). */
 export const RetentionQuery = Type.Object({ marketplace: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })) });
 
-// spec, Retention candidate record: "fields not shown beyond the selecting criterion"; the rest is ours.
+// A retention candidate: its selecting criterion and what a reviewer needs beside it (docs/retention.md).
 const CandidateView = Type.Object({
   snapshotId: Type.Integer(),
   marketplace: Type.String(),

@@ -6,7 +6,7 @@ import { SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts'
 
 const tags = ['snapshots'];
 
-// spec, Scopes: "No scope and no role reaches: ... snapshot delete and restore": admin sessions only.
+// No machine scope reaches snapshot delete and restore (docs/access.md): admin sessions only.
 export function deletionRoutes(app: HttpApp, deps: HttpDeps): void {
   app.delete(
     '/api/v1/snapshots/:id',

@@ -4,7 +4,7 @@ import { addressedSnapshot, type AddressedSnapshot, type Addressing } from '../.
 import { requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpDeps } from '../../http-deps.ts';
 
-// spec, Preview reads: "file listing capped at 2000 entries; file text cut at 128 KiB with truncated
+// Preview limits (docs/marketplaces.md): "file listing capped at 2000 entries; file text cut at 128 KiB with truncated
 // true and the full size still reported, binary blobs return metadata with no text; diff entry list
 // capped at 500 and each unified diff at 128 KiB. Paths are matched against tree entries only."
 export const previewLimits = {
@@ -18,7 +18,7 @@ export const previewLimits = {
 export const tags = ['snapshots'];
 export const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-/** The snapshot a preview addresses, once the caller approves for its marketplace (spec: 403 without standing). */
+/** The snapshot a preview addresses, once the caller approves for its marketplace (403 without standing). */
 export async function previewed(
   deps: HttpDeps,
   request: FastifyRequest,
