@@ -76,7 +76,7 @@ const probed = (
   };
 };
 
-// spec, Endpoints: GET /actuator/health is the only unauthenticated path. However many probes come
+// GET /actuator/health is the only unauthenticated path (docs/access.md). However many probes come
 // (load balancers, orchestrators, monitors), the database and the event store are asked once at a time,
 // at most about once a second, on a connection of their own.
 export function healthRoute(app: HttpApp, deps: HttpDeps): void {

@@ -3,7 +3,7 @@ import { readSbom, sbomFile } from '../../adapters/system/sbom.ts';
 import type { HttpApp } from '../http-deps.ts';
 
 /**
- * spec, Endpoints: GET /actuator/sbom is the SBOM document, authenticated (any caller the protected paths
+ * GET /actuator/sbom is the SBOM document, authenticated (any caller the protected paths
  * accept: a session or a machine credential, like /actuator/prometheus). The running build's document is
  * read once, when the gateway starts; a build without one answers the problem sbom-not-built.
  */

@@ -134,7 +134,7 @@ async function uploadPack(
     resultStream(reply).end(encodePktLine(`ERR upload-pack: not our ref ${foreign ?? parsed.wantRefs[0]}\n`));
     return undefined;
   }
-  // spec: one entry per wanted object (git may send the same want twice, for HEAD and for main)
+  // One ledger entry per wanted object (git may send the same want twice, for HEAD and for main)
   let failed = false;
   const wants = [...new Set(parsed.wants)].map((sha) => ({ sha, ref: attributeWant(target.advertised, sha) }));
   streamUploadPack({
@@ -176,7 +176,7 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
           'the gateway could not serve this request',
         ),
       );
-      // spec, Facade rule 4: receive-pack is disabled whatever the credential.
+      // Receive-pack is disabled whatever the credential (docs/facade.md).
       offerService(git, 'git-upload-pack', "Service not enabled: 'receive-pack'", async (request, rawName, reply) => {
         const target = await served(deps, credentials, request, rawName, reply);
         if (!target) return reply;

@@ -9,13 +9,13 @@ import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { receive, requestType, type PushTarget } from './receive.ts';
 import { advertise, facadeMeta, notFound, offerService, RepoParams, wireCaller, wireErrorHandler } from './wire.ts';
 
-// Hosted publishing (spec: "a publisher pushes to /publish/{name}"): the receive side of git smart
+// Hosted publishing (a publisher pushes to /publish/{name}, docs/marketplaces.md): the receive side of git smart
 // HTTP over the system `git receive-pack`, into the marketplace's quarantine repository (receive.ts).
 // A push never changes what is served: it is recorded (marketplace-pushed) and ingested as a held snapshot.
 
 /**
  * Authenticated like the facade; then live, hosted, and named by the token's push scopes: anything
- * else answers as a nonexistent repository (spec, Tokens rule 3).
+ * else answers as a nonexistent repository (docs/access.md, Tokens).
  */
 async function pushTarget(
   deps: HttpDeps,

@@ -46,7 +46,7 @@ export type ReceiveDeps = Pick<HttpDeps, 'store' | 'waiter' | 'clock' | 'quarant
     captured(newTip: string): Promise<string[]>;
   }>;
 
-// Errors in git's terms: plain text that the git client prints (DESIGN.md: the wire surfaces are not JSON).
+// Errors in git's terms: plain text that the git client prints (the wire surfaces are not JSON: docs/architecture.md).
 const message = (line: string): Buffer => Buffer.from(`gateway: ${line}\n`, 'utf8');
 
 /** Reads and discards the rest of a body the gateway will not use, so the client reads the answer cleanly. */

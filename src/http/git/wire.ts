@@ -15,7 +15,7 @@ export const realm = 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"';
 export const text = (reply: FastifyReply, status: number, body: string) =>
   reply.code(status).type('text/plain; charset=utf-8').send(`${body}\n`);
 export const notFound = (reply: FastifyReply) => text(reply, 404, 'repository not found');
-/** spec, Facade rule 1: the name is checked after stripping an optional `.git`. */
+/** The facade checks the name after stripping an optional `.git` (docs/facade.md). */
 export const repoName = (raw: string): string => raw.replace(/\.git$/, '');
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';

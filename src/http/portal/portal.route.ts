@@ -18,9 +18,9 @@ export function portalDirectory(): string {
 type PortalDeps = Pick<HttpDeps, 'sessions' | 'clock' | 'identity' | 'access' | 'baseUrl'>;
 
 /**
- * Issue 19: the portal is a single-page application served at `/` from the same origin as the API.
- * Every portal path needs a session whenever one can be had (spec: the portal is on the session
- * surface): the page itself sends a browser without one to sign in, and its scripts answer 401.
+ * The portal is a single-page application served at `/` from the same origin as the API.
+ * Every portal path needs a session whenever one can be had (the portal is on the session
+ * surface, docs/access.md): the page itself sends a browser without one to sign in, and its scripts answer 401.
  * Under the development hatch there is no cookie to look for, so the shell is served as is.
  */
 export async function portalRoutes(app: HttpApp, deps: PortalDeps): Promise<void> {

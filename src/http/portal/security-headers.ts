@@ -4,7 +4,7 @@ import type { FastifyHelmetOptions } from '@fastify/helmet';
 const hstsMaxAgeSeconds = 365 * 24 * 60 * 60;
 
 /**
- * Issue 19: security headers on every answer, and a strict Content-Security-Policy: no inline script
+ * Security headers on every answer, and a strict Content-Security-Policy: no inline script
  * or style anywhere, nothing from another origin, the portal never framed. Upstream content reaches
  * the portal only as text (previews) or sanitised Markdown, so it has nothing to relax here.
  */

@@ -5,7 +5,7 @@ import { authenticateFacade, mayFetch, type FacadeCredentialDeps } from '../auth
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/rejected.ts';
 
-/** spec, Limits: holdings per request. */
+/** Holdings per request (docs/facade.md, Revocation check). */
 export const maxHoldings = 256;
 const fullSha = /^[0-9a-f]{40}$/;
 
@@ -19,7 +19,7 @@ const Result = Type.Object({
 
 type Pair = { marketplace: string; sha: string; asSent: string };
 
-/** Every violation refuses the whole request with 400 (spec, Holdings check). */
+/** Every violation refuses the whole request with 400 (docs/facade.md, Revocation check). */
 function pairsOf(body: unknown): Pair[] {
   const holdings = (body as { holdings?: unknown } | null)?.holdings;
   if (!Array.isArray(holdings))
@@ -28,7 +28,7 @@ function pairsOf(body: unknown): Pair[] {
     throw reject('invalid-holdings', `at most ${maxHoldings} holdings per request (got ${holdings.length})`);
   return holdings.map((pair: unknown, index) => {
     const { marketplace: raw, sha } = (pair ?? {}) as Record<string, unknown>;
-    // "validated as above" (spec): the facade's name rule, an optional .git suffix stripped first.
+    // The facade's name rule, an optional .git suffix stripped first.
     const marketplace = typeof raw === 'string' ? raw.replace(/\.git$/, '') : raw;
     if (typeof marketplace !== 'string' || !isMarketplaceName(marketplace))
       throw reject('invalid-holdings', `holdings[${index}].marketplace is not a valid marketplace name`);
@@ -50,7 +50,7 @@ export function holdingsRoute(app: HttpApp, deps: HttpDeps, credentials: FacadeC
       },
     },
     async (request, reply) => {
-      // spec: the revocation check accepts the same credentials as the facade.
+      // The revocation check accepts the same credentials as the facade.
       const caller = await authenticateFacade(credentials, request.headers.authorization);
       if (!caller) {
         void reply.header('www-authenticate', 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"');

@@ -8,7 +8,7 @@ const tags = ['adoption'];
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const Count = Type.Integer({ minimum: 0 });
 
-// spec, Adoption report entries.
+// The adoption report entries (docs/audit-time-travel.md, Adoption).
 const SnapshotEntry = Type.Object({
   sha: Type.String(),
   fetches: Count,

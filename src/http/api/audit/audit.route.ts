@@ -53,7 +53,7 @@ const LedgerQuery = Type.Object({
 
 const exportLine = (e: LedgerEntry) => JSON.stringify(exportEntry(e));
 
-// spec, Audit: reads of the ledger itself are not recorded.
+// Reads of the ledger itself are not recorded (docs/audit.md).
 export function auditRoutes(app: HttpApp, deps: HttpDeps): void {
   const { defaultPageSize, maxPageSize, lagMs } = deps.auditExport;
   const clamp = (limit: number | undefined) => Math.min(Math.max(limit ?? defaultPageSize, 1), maxPageSize);

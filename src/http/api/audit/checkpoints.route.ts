@@ -21,7 +21,7 @@ const PublicKey = Type.Object(
   { description: 'The public JWK that verifies checkpoint signatures (docs/audit.md).' },
 );
 
-/** issue 21, docs/audit.md: the signed heads of the ledger and the key that verifies them; auditor or admin. */
+/** docs/audit.md: the signed heads of the ledger and the key that verifies them; auditor or admin. */
 export function auditCheckpointRoutes(app: HttpApp, deps: HttpDeps): void {
   const { defaultPageSize, maxPageSize } = deps.auditExport;
 

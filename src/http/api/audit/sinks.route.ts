@@ -48,7 +48,7 @@ const description =
   'webhook delivery of kind audit.batch (Standard Webhooks headers and signature) whose data is ' +
   '{sink, from, to, entries[]} with entries in the export form; the cursor moves when the batch is delivered.';
 
-/** Audit sinks: register, list, replay from a position, delete (spec, Audit). */
+/** Audit sinks: register, list, replay from a position, delete (docs/webhooks.md). */
 export function auditSinkRoutes(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/audit/sinks',

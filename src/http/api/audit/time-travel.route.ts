@@ -61,7 +61,7 @@ const holdersDescription =
   '`at`. A ref advertisement (info-refs) transfers nothing and makes no holder; nor does a fetch of a later ' +
   'commit that merely has this one in its history. fetches counts the upload-pack events.';
 
-// Issue 21 item 2, time travel; auditor or admin, like the ledger. No machine scope: the table is closed.
+// Time travel (docs/audit-time-travel.md); auditor or admin, like the ledger. No machine scope: the table is closed.
 export function timeTravelRoutes(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/audit/served',

@@ -22,7 +22,7 @@ const ManagedSettingsView = Type.Object(
   { description: 'A Claude Code managed-settings.json' },
 );
 
-// issue 21 item 4: a managed-settings.json that registers the gateway's marketplaces and admits nothing else.
+// docs/clients.md: a managed-settings.json that registers the gateway's marketplaces and admits nothing else.
 export function managedSettingsRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/clients/managed-settings',

@@ -7,7 +7,7 @@ import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.
 
 const tags = ['estate'];
 
-// spec, Estate reconciliation report.
+// The estate reconciliation report (docs/estate.md).
 const EstateReportView = Type.Object({
   ranAt: Timestamp,
   trigger: literalUnion(['startup', 'api'] as const),

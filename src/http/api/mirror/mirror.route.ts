@@ -7,7 +7,7 @@ import { literalUnion, NullableTimestamp, problemResponses } from '../../schemas
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-// spec, Mirror drift report: one per mirrored name (each served marketplace, and the catalog).
+// The mirror drift report (docs/mirror.md): one per mirrored name (each served marketplace, and the catalog).
 const DriftView = Type.Object({
   enabled: Type.Boolean(),
   marketplace: nullable(

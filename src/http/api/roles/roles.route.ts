@@ -35,7 +35,7 @@ const GrantBody = Type.Object(
   { additionalProperties: false },
 );
 
-// spec, Roles: all three need the admin role (machines reach GET with roles:read and a config or granted admin role).
+// All three need the admin role (machines reach GET with roles:read and a config or granted admin role).
 export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/roles',

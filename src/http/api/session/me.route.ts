@@ -18,7 +18,7 @@ const Me = Type.Object({
   version: Type.Optional(Type.String()),
 });
 
-// spec, Session: a role is reported once, under its most durable source; version is absent when the build has none.
+// A role is reported once, under its most durable source; version is absent when the build has none.
 export function meRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/me',

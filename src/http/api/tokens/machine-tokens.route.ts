@@ -9,7 +9,7 @@ import { issueToken, revokeToken, rotateToken } from '../../../application/token
 const tags = ['machine credentials'];
 const anyMachine = { asOwner: null, kinds: ['machine'] as const };
 
-// spec, Machine API 5: only these endpoints mint machine credentials, and provisioning needs admin.
+// Only these endpoints mint machine credentials (docs/access.md), and provisioning needs admin.
 // Nothing under /api/v1/tokens/** is reachable by a machine credential (not in the allowlist).
 export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
   app.post(

@@ -9,7 +9,7 @@ import { issueToken, revokeToken, rotateToken } from '../../../application/token
 const tags = ['tokens'];
 const own = (principal: string) => ({ asOwner: principal, kinds: ['personal', 'session'] as const });
 
-// spec, Roles: own personal tokens need any authenticated principal, no role; owner-scoped.
+// Own personal tokens need any authenticated principal, no role; owner-scoped.
 export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
   createPersonalTokenRoute(app, deps);
   listOwnTokensRoute(app, deps);

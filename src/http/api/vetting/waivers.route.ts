@@ -8,7 +8,7 @@ import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { WaiverView, waiverView } from '../../schemas/vetting.schema.ts';
 import { NameParams, tags } from './vetting.shared.ts';
 
-// Fields are optional in the schema so that a missing one gets the specification's 400 with a
+// Fields are optional in the schema so that a missing one gets the documented 400 with a
 // sentence naming it, not a schema error.
 const WaiverBody = Type.Object(
   {

@@ -2,7 +2,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { webhookEventKinds, type WebhookEventKind } from '../../../domain/webhook/event-kinds.ts';
 import { outboundDataSchemas } from './outbound.schema.ts';
 
-// OpenAPI 3.1's top-level `webhooks` object (issue 16, item 5): one entry per outbound event kind, so
+// OpenAPI 3.1's top-level `webhooks` object (docs/webhooks.md): one entry per outbound event kind, so
 // receivers rely on the same additive promise as API clients.
 
 const header = (name: string, description: string): OpenAPIV3_1.ParameterObject => ({

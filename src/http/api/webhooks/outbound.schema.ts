@@ -5,10 +5,10 @@ import { deletionReasons, ingestTriggers } from '../../../domain/snapshot/snapsh
 import type { WebhookEventKind } from '../../../domain/webhook/event-kinds.ts';
 import type { OutboundData } from '../../../domain/webhook/outbound.ts';
 
-// The `data` of every outbound body (issue 16, item 5), for the OpenAPI `webhooks` object. The domain's event
+// The `data` of every outbound body (docs/webhooks.md), for the OpenAPI `webhooks` object. The domain's event
 // types decide what is sent (outbound.ts, outboundEvents); the compile-time check at the end of this file fails
 // when a schema and the data it describes part ways. No `additionalProperties: false`: within a major the
-// surface only grows (spec, Versioning), so a receiver ignores properties it does not know.
+// surface only grows (docs/api.md, Versioning), so a receiver ignores properties it does not know.
 
 const text = (description: string) => Type.String({ description });
 const maybeText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
@@ -127,7 +127,7 @@ const catalogRebuilt = Type.Object({
   plugins: id('Plugins listed in the revision.'),
 });
 
-/** The ledger entry in the export's form (spec, Ledger entry), as GET /api/v1/audit/export writes it. */
+/** The ledger entry in the export's form (docs/audit.md, Entries), as GET /api/v1/audit/export writes it. */
 export const ExportEntry = Type.Object({
   id: id('The entry id, ascending in ledger order: de-duplicate on it.'),
   ts: instant('When it was recorded.'),
