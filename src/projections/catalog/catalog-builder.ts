@@ -26,7 +26,7 @@ import {
   type BuildActor,
 } from './catalog-recording.ts';
 
-/** spec, Catalog revision. */
+/** A catalog revision (docs/marketplaces.md, The virtual catalog). */
 export type CatalogRevision = Readonly<{
   sha: string;
   generatedAt: string;
@@ -66,7 +66,7 @@ const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision => ({
 });
 
 /**
- * Builds and serves the virtual catalog (DESIGN.md 5: a reactor's work, recorded as events and never
+ * Builds and serves the virtual catalog (docs/architecture.md, Principles 5: a reactor's work, recorded as events and never
  * re-run by a read-model rebuild). The served estate is every live marketplace's served tip as the events
  * decide it (the same target publication converges to); a build takes those commits from quarantine,
  * composes the catalog commit from their trees and serves it. Each revision is recorded once, in a stream
@@ -130,7 +130,7 @@ export class CatalogBuilder {
   /**
    * The reactor saw a batch that changes what is served: build now, before the runner moves on (the
    * registry runs this before the ledger, so a command that waits for its ledger entry answers after the
-   * catalog is rebuilt; spec, Snapshot state: approval → "catalog rebuilt"). A failed build is retried
+   * catalog is rebuilt: an approval rebuilds the catalog). A failed build is retried
    * in the background; it never holds the other read models back. Until this process leads, nothing is
    * built here: the first pass after start() compares the catalog with the estate.
    */

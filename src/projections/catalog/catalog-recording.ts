@@ -33,7 +33,7 @@ export type RecordingDeps = Readonly<{
   now(): string;
 }>;
 
-// spec, Ledger entry: system acts of the catalog are the principal catalog-builder.
+// System acts of the catalog are the principal catalog-builder (docs/audit.md, Entries).
 export const builderPrincipal = 'catalog-builder';
 
 /** catalog-rebuilt, then one catalog-name-collision per name withheld now and not by the revision before. */
@@ -107,7 +107,7 @@ export async function appendOnce(
   actor: BuildActor,
 ): Promise<Position | null> {
   const at = deps.now();
-  // spec, Events: a withheld name is the builder's own finding, whoever asked for the build.
+  // A withheld name (catalog-name-collision) is the builder's own finding, whoever asked for the build.
   const metadataFor = (event: { type: string }): EventMetadata =>
     event.type === 'catalog-name-collision'
       ? { principal: builderPrincipal, actorType: 'system', correlationId: actor.correlationId, at }

@@ -2,7 +2,7 @@ import { sql } from '../../adapters/postgres/pool.ts';
 import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
-/** The last estate reconciliation report (spec, Estate: GET /api/v1/estate), one row once a run applied. */
+/** The last estate reconciliation report (GET /api/v1/estate, docs/estate.md), one row once a run applied. */
 export const estateProjection: Projection = {
   name: 'estate',
   version: 1,

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 
 /**
- * The tamper-evident chain over the ledger (issue 21, docs/audit.md): every entry's hash is
+ * The tamper-evident chain over the ledger (docs/audit.md): every entry's hash is
  * SHA-256(prev_hash ‖ canonical JSON of the entry), hex, where prev_hash is the previous entry's hash as
  * 64 lowercase hex characters (the genesis value below for entry 1) and ‖ is concatenation of UTF-8 text.
  */

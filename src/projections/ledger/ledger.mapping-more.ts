@@ -56,7 +56,7 @@ type RetentionEvent = EventOf<
   | 'webhook-deliveries-swept'
 >;
 
-/** The ledger entries of retention (issue 17): deletion marks, purges, evaluation and compaction passes. */
+/** The ledger entries of retention (docs/retention.md): deletion marks, purges, evaluation and compaction passes. */
 export function retentionFields(event: RetentionEvent): Fields[] {
   switch (event.type) {
     case 'snapshot-soft-deleted': {
@@ -70,14 +70,14 @@ export function retentionFields(event: RetentionEvent): Fields[] {
         { marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail: `snapshot ${d.snapshotId}` },
       ];
     }
-    case 'retention-evaluated': // spec, Events: one entry per pass, with its counts
+    case 'retention-evaluated': // one entry per pass, with its counts
       return [{ marketplace: event.data.marketplace ?? '-', detail: retentionDetail(event.data) }];
     case 'snapshot-purged': {
       const d = event.data;
       const detail = `snapshot ${d.snapshotId}: quarantine ref removed${d.withdrawn ? '; the withdrawn row is kept' : ''}`;
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha, detail }];
     }
-    case 'staging-refs-swept': // spec, Events: compaction housekeeping, one entry per pass that removed any
+    case 'staging-refs-swept': // compaction housekeeping, one entry per pass that removed any
     case 'webhook-deliveries-swept':
       return [{ detail: compactionDetail(event) }];
   }
@@ -87,10 +87,10 @@ type EstateEvent = EventOf<
   'estate-reconcile-triggered' | 'estate-reconciliation-failed' | 'marketplace-upstream-unreachable'
 >;
 
-/** The ledger entries of the declarative estate (issue 18): each run, each run that applied nothing, each unreadable upstream. */
+/** The ledger entries of the declarative estate (docs/estate.md): each run, each run that applied nothing, each unreadable upstream. */
 export function estateFields(event: EstateEvent): Fields[] {
   switch (event.type) {
-    case 'estate-reconcile-triggered': // spec, Events: each run with its trigger and counts
+    case 'estate-reconcile-triggered': // each run with its trigger and counts
       return [{ detail: `trigger=${event.data.report.trigger}; ${estateCounts(event.data.report)}` }];
     case 'estate-reconciliation-failed':
       return [{ detail: `trigger=${event.data.trigger}; nothing applied: ${event.data.problems.join('; ')}` }];

@@ -24,7 +24,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
       ];
     case 'marketplace-removed': {
       const { name, marketplaceId, reason, withdrawnSnapshotIds } = event.data;
-      // spec, Events: marketplace-removed detail "withdrew {n} approved snapshot(s); reason"
+      // marketplace-removed detail: "withdrew {n} approved snapshot(s); reason"
       const detail = `withdrew ${plural(withdrawnSnapshotIds.length, 'approved snapshot')}; ${reason}`;
       return [{ marketplace: name, marketplaceId, detail }];
     }
@@ -63,7 +63,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
     }
     case 'marketplace-pushed': {
       const d = event.data;
-      // Both tips on the entry (spec: allow-rewrite "records both tips on the ledger"); sha is the new one.
+      // Both tips on the entry (allow-rewrite records both tips on the ledger); sha is the new one.
       const detail = `previousTip=${d.previousTip ?? 'none'} newTip=${d.newTip} forced=${d.forced} pushPolicy=${d.pushPolicy}`;
       return [{ marketplace: d.marketplace, marketplaceId: d.marketplaceId, ref: d.ref, sha: d.newTip, detail }];
     }
@@ -101,7 +101,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
         d.kind === 'machine' ? `apiScopes=${d.apiScopes.join(',')}` : `scopes=${d.scopes.join(',') || '*'}`;
       const detail = `token ${d.tokenId} '${d.name}' ${scopes} expires=${d.expiresAt ?? 'never'}${d.rotatedFrom === null ? '' : ` rotatedFrom=${d.rotatedFrom}`}`;
       if (d.kind === 'machine') {
-        // spec, Events: machine-credential-created/-rotated; the actor is the administrator.
+        // machine-credential-created/-rotated; the actor is the administrator.
         return [
           {
             event: d.rotatedFrom === null ? 'machine-credential-created' : 'machine-credential-rotated',
@@ -166,7 +166,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
     case 'snapshot-revoked': {
       const d = event.data;
       const where = { marketplace: d.marketplace, marketplaceId: d.marketplaceId, sha: d.sha };
-      // spec, Snapshot state: revocation appends snapshot-revoked and snapshot-unpublished; the refs go.
+      // A revocation appends snapshot-revoked and snapshot-unpublished; the refs go.
       return [
         { ...where, detail: `snapshot ${d.snapshotId}: ${d.reason}` },
         {
@@ -195,7 +195,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
     }
     case 'vetting-completed': {
       const d = event.data;
-      // spec, Events: vetting-completed "trigger, outcome, count, run id, chain"
+      // vetting-completed: trigger, outcome, count, run id, chain
       return [
         {
           marketplace: d.marketplace,
@@ -207,7 +207,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
     }
     case 'vetter-toggled': {
       const d = event.data;
-      // spec: each change "with actor, vetter, scope, new state and reason" (the actor is the entry's principal).
+      // Each change with actor, vetter, scope, new state and reason (the actor is the entry's principal).
       return [
         {
           marketplace: d.marketplace ?? '-',
@@ -299,7 +299,7 @@ function fieldsOf(event: DomainEvent): Fields[] {
     }
     case 'catalog-rebuilt': {
       const d = event.data;
-      // spec, Events: catalog-rebuilt (detail: sha, constituents count, collisions count); the catalog under its own name.
+      // catalog-rebuilt (detail: sha, constituents count, collisions count); the catalog under its own name.
       const detail =
         d.sha === null
           ? `withdrawn: no marketplace is served; trigger=${d.trigger}`
@@ -352,7 +352,7 @@ export function ledgerDrafts(recorded: RecordedEvent): LedgerDraft[] {
   const event = asDomainEvent(recorded);
   if (!event) return [];
   const meta = recorded.metadata;
-  // spec, Ledger entry: source is the client address for a facade fetch, the literal `admin` otherwise.
+  // source is the client address for a facade fetch, the literal `admin` otherwise.
   const source = facadeEvents.has(recorded.type) ? (meta.source ?? 'unknown') : 'admin';
   return fieldsOf(event).map((fields) => ({
     position: recorded.position,

@@ -6,7 +6,7 @@ import { chainHash, genesisHash } from './ledger.chain.ts';
 import type { LedgerDraft } from './ledger.fields.ts';
 import { ledgerDrafts } from './ledger.mapping.ts';
 
-// Version 2 (issue 21): hash and prev_hash on every entry, and the signed checkpoints of the head.
+// Version 2 (docs/audit.md): hash and prev_hash on every entry, and the signed checkpoints of the head.
 // Version 3: indexes for the ledger browser's principal, event and time filters (decision 420).
 const createSql = [
   `

@@ -33,7 +33,7 @@ export type LedgerEntry = Readonly<{
   detail: string | null;
   tokenId: number | null;
   credential_kind: string | null;
-  /** issue 21: the chain (ledger.chain.ts), additive to the spec's fields. */
+  /** The chain (ledger.chain.ts, docs/audit.md), beside the entry's own fields. */
   hash: string;
   prevHash: string;
 }>;
@@ -127,7 +127,7 @@ export async function ledgerPage(
 export const exactTotalBelow = 100_000;
 
 /**
- * spec, Audit: exact below 100,000 entries, flagged an estimate from there on. Ledger ids are 1..n in
+ * docs/audit.md: exact below 100,000 entries, flagged an estimate from there on. Ledger ids are 1..n in
  * event order and entries are never deleted, so the largest id is the count: no scan per request.
  */
 export async function ledgerTotal(db: CommonQueryMethods): Promise<{ total: number; totalIsEstimate: boolean }> {

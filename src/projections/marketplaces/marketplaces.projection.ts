@@ -63,7 +63,7 @@ export const marketplacesProjection: Projection = {
       update marketplaces set last_ingest_at = ${d.at}, last_ingest_outcome = 'succeeded', last_ingest_reason = null
       where id = ${d.marketplaceId}`),
     'ingest-failed': (tx, { data: d }) => {
-      // spec: lastIngestReason is set only on failure: reason, root cause and next step on one line.
+      // lastIngestReason is set only on failure: reason, root cause and next step on one line.
       const reason = `${d.reason}; root cause: ${d.rootCause}; next step: ${d.nextStep}`.replace(/\s*\n\s*/g, ' ');
       return tx.query(sql.unsafe`
         update marketplaces set last_ingest_at = ${d.at}, last_ingest_outcome = 'failed', last_ingest_reason = ${reason}

@@ -8,7 +8,7 @@ const StoredSelection = z.object({
   setAt: z.string(),
   setBy: z.string(),
 });
-/** The plugins an admin chose to serve (issue 15, curation), with who set it and when. */
+/** The plugins an admin chose to serve (docs/marketplaces.md, Selection), with who set it and when. */
 export type MarketplaceSelection = PluginSelection & Readonly<{ setAt: string; setBy: string }>;
 
 // jsonb may come back parsed or as text, depending on the driver's parsers: accept both.

@@ -3,7 +3,7 @@ import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 /**
- * The mirror's last attempt per followed name (spec, Mirror drift report: lastAttemptAt, lastAttemptOutcome,
+ * The mirror's last attempt per followed name (docs/mirror.md, the drift report: lastAttemptAt, lastAttemptOutcome,
  * error) and the reconcile requests its passes answered, from mirror-reconciled. A retired name (nothing
  * served, nothing left on the mirror) loses its row. Rebuildable: the rows come from the events alone.
  */

@@ -2,7 +2,7 @@ import { sql } from '../../adapters/postgres/pool.ts';
 import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
-/** Policy rules (spec, Policy rule); a deleted rule's row goes. */
+/** Policy rules (docs/policy-variables.md); a deleted rule's row goes. */
 export const policyProjection: Projection = {
   name: 'policy',
   version: 1,

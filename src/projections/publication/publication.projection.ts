@@ -11,7 +11,7 @@ import type { Projection } from '../runner/projection.ts';
 import { outsideTransaction } from '../runner/outside-transaction.ts';
 
 /**
- * DESIGN.md 6: publication is a projection that converges each published bare repository to the
+ * docs/architecture.md, Principles 6: publication is a projection that converges each published bare repository to the
  * approved snapshots. It runs after the snapshots projection in the registry, so the target it reads
  * is the state at the end of the same batch; converging is idempotent, so a replay is harmless.
  */

@@ -12,7 +12,7 @@ const CandidateRow = z.object({
 });
 
 /**
- * spec, Deletion: SoftDeleted → Purged on a compaction pass once purgeAfter has elapsed. A withdrawn row
+ * Deletion (docs/retention.md): SoftDeleted → Purged on a compaction pass once purgeAfter has elapsed. A withdrawn row
  * stays after its purge; its trace in purged_snapshots keeps it from being selected again.
  */
 export async function purgeCandidates(db: CommonQueryMethods, at: string): Promise<PurgeCandidate[]> {

@@ -35,7 +35,7 @@ export const snapshotsProjection: Projection = {
     'create index snapshots_sha on snapshots (sha)',
     // the snapshot each marketplace means to serve at refs/heads/main (publication converges to it)
     'create table served_tips (marketplace_id bigint primary key, snapshot_id bigint not null)',
-    // spec, Deletion: a purge deletes the row; what stays says where it was (a restore answers 409, not 404)
+    // A purge deletes the row; what stays says where it was (a restore answers 409, not 404)
     `create table purged_snapshots (
       id bigint primary key,
       marketplace_id bigint not null,
@@ -70,7 +70,7 @@ export const snapshotsProjection: Projection = {
           revoke_reason = ${d.reason}, violation = ${d.administrative ? null : d.reason},
           administrative = ${d.administrative}, was_revoked = true
         where id = ${d.snapshotId}`);
-      // spec, Facade rule 5: revoking the tip removes refs/heads/main; it does not move back.
+      // Revoking the tip removes refs/heads/main; it does not move back (docs/facade.md).
       await tx.query(sql.unsafe`
         delete from served_tips where marketplace_id = ${d.marketplaceId} and snapshot_id = ${d.snapshotId}`);
     },
@@ -86,7 +86,7 @@ export const snapshotsProjection: Projection = {
       await tx.query(sql.unsafe`
         insert into purged_snapshots (id, marketplace_id, sha, purged_at)
         values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.purgedAt}) on conflict (id) do nothing`);
-      // spec, Deletion: a withdrawn snapshot's row is never removed; only its content is reclaimed.
+      // A withdrawn snapshot's row is never removed (docs/retention.md); only its content is reclaimed.
       if (!d.withdrawn) await tx.query(sql.unsafe`delete from snapshots where id = ${d.snapshotId}`);
     },
   }),

@@ -1,4 +1,4 @@
-// Issue 21 item 2, time travel: what the gateway served and who fetched what, as histories keyed by the
+// Time travel (docs/audit-time-travel.md): what the gateway served and who fetched what, as histories keyed by the
 // instant each event was recorded (the ledger's ts), so "at T" is a read of the rows recorded by T. Every
 // row is derived from one event; a rebuild replays the same events and writes the same rows.
 import { sql, type DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
@@ -41,7 +41,7 @@ const handle = dispatch<Batch>({
     await tx.query(sql.unsafe`
       update time_travel_marketplaces set removed_at = ${event.recordedAt}
       where marketplace_id = ${event.data.marketplaceId}`);
-    // spec, Removal: the marketplace is left unserved.
+    // A removal leaves the marketplace unserved.
     const { marketplaceId, name } = event.data;
     await served(tx, event, { marketplaceId, marketplace: name, sha: null, snapshotId: null });
   },
@@ -51,7 +51,7 @@ const handle = dispatch<Batch>({
       values (${event.data.snapshotId}, ${event.data.marketplaceId}, ${event.data.marketplace}, ${event.data.sha},
         ${event.recordedAt})
       on conflict (snapshot_id) do nothing`),
-  // spec, Facade rule 5: the served SHA changes only on approval.
+  // The served SHA changes only on approval (docs/facade.md).
   'snapshot-approved': ({ tx }, event) => {
     const { marketplaceId, marketplace, sha, snapshotId } = event.data;
     return served(tx, event, { marketplaceId, marketplace, sha, snapshotId });

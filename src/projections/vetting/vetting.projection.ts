@@ -2,7 +2,7 @@ import { sql } from '../../adapters/postgres/pool.ts';
 import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
-/** Vetting runs, the chain's settings and the waivers (spec: Vetting report, Vetting waiver). */
+/** Vetting runs, the chain's settings and the waivers (docs/vetting.md). */
 export const vettingProjection: Projection = {
   name: 'vetting',
   version: 1,

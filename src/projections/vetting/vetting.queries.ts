@@ -183,7 +183,7 @@ const toWaiver = (r: z.infer<typeof WaiverRow>): WaiverRecord => ({
   revokedBy: r.revoked_by,
 });
 
-/** Newest first (spec, GET marketplace waivers). */
+/** Newest first (GET /api/v1/marketplaces/{name}/waivers). */
 export async function waiversOf(db: CommonQueryMethods, marketplaceId: number): Promise<WaiverRecord[]> {
   const rows = await db.any(
     sql.type(WaiverRow)`select ${waiverColumns} from waivers where marketplace_id = ${marketplaceId} order by id desc`,

@@ -18,7 +18,7 @@ const DeliveryRow = z.object({
   updated_at: z.string(),
 });
 
-/** A delivery as GET /api/v1/webhooks/deliveries answers it (issue 16). */
+/** A delivery as GET /api/v1/webhooks/deliveries answers it (docs/webhooks.md). */
 export type DeliveryRecord = Readonly<{
   id: number;
   subscriberId: number | null;

@@ -8,9 +8,9 @@ import type { Projection } from '../runner/projection.ts';
 import { applySinkEvent, moveCursorOnEnd, sinkEventTypes, sinksTableSql } from './sinks.apply.ts';
 
 /**
- * Issue 16, Deliveries: turns events into delivery rows, one per enabled subscriber naming the event's kind,
+ * Deliveries (docs/webhooks.md): turns events into delivery rows, one per enabled subscriber naming the event's kind,
  * in the same transaction as its checkpoint, whether dispatch is enabled or not; and keeps each audit sink's
- * cursor and batch in flight (sinks.apply.ts). A reactor (DESIGN.md 5, never rebuilt): it keeps its own copy
+ * cursor and batch in flight (sinks.apply.ts). A reactor (docs/architecture.md, Principles 5; never rebuilt): it keeps its own copy
  * of the subscribers (webhook_targets) so it never reads a read model that may lag it. It is also the only
  * writer of its rows: the dispatcher (application/webhook-dispatch.ts) and the audit push record what they
  * did as events (webhook-delivery-attempted, audit-batch-offered) and this reactor applies them.
@@ -104,7 +104,7 @@ async function applyOne(tx: DatabaseTransactionConnection, recorded: RecordedEve
   }
   if (event.type === 'webhook-subscriber-deleted') {
     await tx.query(sql.unsafe`delete from webhook_targets where id = ${event.data.subscriberId}`);
-    // Issue 16: pending deliveries of a deleted subscriber become failed with reason subscriber-deleted.
+    // Pending deliveries of a deleted subscriber become failed with reason subscriber-deleted.
     await tx.query(sql.unsafe`
       update webhook_deliveries set state = 'failed', last_error = 'subscriber-deleted', updated_at = ${recorded.recordedAt}
       where subscriber_id = ${event.data.subscriberId} and state = 'pending'`);
@@ -112,7 +112,7 @@ async function applyOne(tx: DatabaseTransactionConnection, recorded: RecordedEve
   }
   if (event.type === 'webhook-delivery-attempted') return applyAttempt(tx, event.data);
   if (event.type === 'webhook-deliveries-swept') {
-    // spec, Limits: compaction sweeps delivered or failed deliveries last updated before `before`; pending never.
+    // Compaction sweeps delivered or failed deliveries last updated before `before`; pending never.
     await tx.query(sql.unsafe`
       delete from webhook_deliveries where state in ('delivered', 'failed') and updated_at < ${event.data.before}`);
     return;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql, type DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
 import type { DomainEvent, EventOf } from '../../domain/events.ts';
 
-// Issue 16, Audit sinks, as the deliveries reactor (deliveries.reactor.ts) keeps them: each sink with its
+// Audit sinks (docs/webhooks.md), as the deliveries reactor (deliveries.reactor.ts) keeps them: each sink with its
 // cursor (the id of the last ledger entry delivered) and the one batch in flight (its delivery and the last
 // entry it carries). The rows are the reactor's state, changed only by events: a batch offered becomes a
 // pending audit.batch delivery, its last attempt frees the sink and, delivered, moves the cursor; a cursor

@@ -2,7 +2,7 @@ import { sql } from '../../adapters/postgres/pool.ts';
 import { dispatch } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
-/** Outbound webhook subscribers (issue 16); the secret stays sealed and is never answered. */
+/** Outbound webhook subscribers (docs/webhooks.md); the secret stays sealed and is never answered. */
 export const webhooksProjection: Projection = {
   name: 'webhooks',
   version: 1,
