@@ -1,4 +1,4 @@
-// Wiring of the built-in issuer of a first run (issue 19) into `gateway serve`: decided and prepared
+// Wiring of the built-in issuer of a first run (docs/local-idp.md) into `gateway serve`: decided and prepared
 // before anything else starts (a refusal stops the start), its paths added to the server, started
 // once the base URL in force is known, its first password shown once on the console.
 import type { Logger } from 'pino';

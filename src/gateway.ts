@@ -48,7 +48,7 @@ import { FirstRunSignIn, type Notice } from './gateway-local-idp.ts';
 
 export { createLogger, redactPaths } from './gateway-logger.ts';
 
-/** The build's own version, or null when the build carries none (spec: `version` is then absent). */
+/** The build's own version, or null when the build carries none (`version` is then absent from GET /api/v1/me). */
 export function buildVersion(): string | null {
   try {
     const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };

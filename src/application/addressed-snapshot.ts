@@ -12,7 +12,7 @@ export type Addressing = Readonly<{ readsContent?: boolean }>;
  * The snapshot a request addresses, its marketplace (removed ones too: their records stay readable) and
  * the quarantine repository holding its tree; 404 when unknown. Roles are resolved from these.
  *
- * spec, Deletion: "The row of an administratively withdrawn snapshot is never permanently removed; only its
+ * docs/retention.md: "The row of an administratively withdrawn snapshot is never permanently removed; only its
  * content is reclaimed." Such a row outlives its purge, its content does not: a caller reading content is
  * refused 409 `snapshot-purged` (not the 500 of a missing git object); a record read (`readsContent: false`:
  * vetting report, four-eyes, release age, fetchers, provenance) still answers.

@@ -1,4 +1,4 @@
-// spec, Adoption: GET /api/v1/adoption?days= and GET /api/v1/adoption/staleness, read from the adoption
+// Adoption (docs/audit-time-travel.md): GET /api/v1/adoption?days= and GET /api/v1/adoption/staleness, read from the adoption
 // projection (upload-pack entries only; the catalog under its own name).
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import {
@@ -10,7 +10,7 @@ import {
 import type { Actor, Ports } from './ports.ts';
 import { requireAuditorRole } from './standing.ts';
 
-/** spec, Limits: adoption window 1..365 days, default 30. */
+/** The adoption window: 1..365 days, default 30. */
 export const adoptionWindow = { min: 1, max: 365, default: 30 } as const;
 
 export const clampDays = (days: number | undefined): number =>

@@ -1,5 +1,5 @@
-// spec, Audit: GET /api/v1/audit, newest first and paged by ledger sequence, for an auditor or admin. Besides
-// the specification's marketplace filter, the ledger browser narrows by principal, event and a time range
+// GET /api/v1/audit (docs/audit.md), newest first and paged by ledger sequence, for an auditor or admin. Besides
+// the marketplace filter, the ledger browser narrows by principal, event and a time range
 // (decision 420); the total still counts the whole ledger, whatever the filter.
 import { ledgerPageWithTotal, type LedgerEntry, type LedgerFilter } from '../projections/ledger/ledger.queries.ts';
 import type { Actor, Ports } from './ports.ts';

@@ -20,7 +20,7 @@ export type AuditPushSettings = Readonly<{
 
 export type AuditPushPorts = Pick<Ports, 'pool' | 'clock' | 'logger' | 'store' | 'waiter'>;
 
-/** spec, Ledger entry: the export's form (snake case, no credential_kind), for the pull export and sink batches. */
+/** docs/audit.md, Entries: the export's form (snake case, no credential_kind), for the pull export and sink batches. */
 export const exportEntry = (e: LedgerEntry) => ({
   id: e.id,
   ts: e.ts,
@@ -44,7 +44,7 @@ export const exportEntry = (e: LedgerEntry) => ({
  */
 export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
   const entries = await ledgerAfter(deps.pool, batch.from, batch.to - batch.from);
-  // issue 21: the latest signed head when the batch was offered goes with it, so a sink can check the chain
+  // The latest signed head when the batch was offered goes with it, so a sink can check the chain
   // it receives, and every attempt still sends the same bytes.
   const checkpoint = await latestCheckpoint(deps.pool, batch.at);
   const data = { sink: batch.sink, from: batch.from, to: batch.to, entries: entries.map(exportEntry), checkpoint };
@@ -54,7 +54,7 @@ export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch)
 /** Offers a sink its next batch, recorded as audit-batch-offered; returns the position appended, or null. */
 async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: IdleSink): Promise<bigint | null> {
   const now = deps.clock.now();
-  // spec, Audit: the push withholds entries younger than the commit-settling lag, like the pull export.
+  // The push withholds entries younger than the commit-settling lag, like the pull export.
   const cutoff = new Date(now.getTime() - settings.lagMs).toISOString();
   const span = await ledgerSpanAfter(deps.pool, sink.cursor, sink.batchSize ?? settings.batchSize, cutoff);
   if (!span) return null;

@@ -24,7 +24,7 @@ export type AuditSinkPorts = Pick<
 /** What an admin may set on a sink: whether it is pushed, and its batch size (null: the setting). */
 export type SinkSwitchesBody = Readonly<{ enabled?: boolean; batchSize?: number | null }>;
 
-/** spec, Settings: the per-sink batch size is clamped to gateway.audit-export.max-page-size. */
+/** The per-sink batch size is clamped to gateway.audit-export.max-page-size. */
 const clamped = (deps: AuditSinkPorts, body: SinkSwitchesBody) => ({
   ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
   ...(body.batchSize === undefined

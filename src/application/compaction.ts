@@ -26,12 +26,12 @@ export type CompactionPorts = Pick<
   'store' | 'waiter' | 'pool' | 'clock' | 'logger' | 'gitStore' | 'quarantineLocks' | 'access' | 'retention' | 'metrics'
 >;
 
-/** spec, Limits: delivered or failed deliveries last updated more than 30 days ago are swept. */
+/** Delivered or failed deliveries last updated more than 30 days ago are swept (docs/retention.md). */
 export const deliveryRetentionMs = 30 * 86_400_000;
 
 /**
- * What one pass did: `selected` soft-deleted snapshots past purgeAfter, `acted` of them purged (spec:
- * 200 {selected, acted}); `swept`, what the housekeeping sweeps removed.
+ * What one pass did: `selected` soft-deleted snapshots past purgeAfter, `acted` of them purged (the
+ * answer {selected, acted}); `swept`, what the housekeeping sweeps removed.
  */
 export type CompactionResult = Readonly<{
   selected: number;
@@ -184,7 +184,7 @@ async function recordStagingSweep(
 }
 
 /**
- * spec, Limits: deliveries delivered or failed and last updated more than 30 days ago are swept; pending
+ * Deliveries delivered or failed and last updated more than 30 days ago are swept; pending
  * ones never. Recorded as webhook-deliveries-swept, which the deliveries reactor (their only writer) applies.
  */
 async function sweepDeliveries(deps: CompactionPorts, meta: CommandMeta): Promise<number> {

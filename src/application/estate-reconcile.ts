@@ -1,4 +1,4 @@
-// The declarative estate applied (issue 18; spec, Estate): each declared item through the command the API
+// The declarative estate applied (docs/estate.md): each declared item through the command the API
 // uses for it, as `config-reconciler` (actor type system), so the ledger shows the API's event names with
 // that actor. Additive and idempotent: what exists and matches is `unchanged`, a difference one command can
 // change (a marketplace's sync mode) is `updated`, the rest is `created`; nothing is ever deleted. A failing
@@ -43,7 +43,7 @@ export type ReconcilePorts = MarketplacePorts &
     readSecret?: (ref: SecretReference) => string;
   }>;
 
-/** spec, actor types: the principal of everything the estate applies. */
+/** The principal of everything the estate applies (actor type system; docs/audit.md, Entries). */
 export const reconcilerPrincipal = 'config-reconciler';
 
 type Outcome = Pick<EstateReportEntry, 'action' | 'detail'>;
@@ -118,7 +118,7 @@ async function registered(deps: ReconcilePorts, declared: DeclaredMarketplace, m
   const { marketplace, unreadableUpstream: unreadable } = registration;
   const details: string[] = [];
   if (unreadable !== null) {
-    // spec, Events: marketplace-upstream-unreachable, "estate registered a marketplace whose upstream could not be read".
+    // marketplace-upstream-unreachable: the estate registered a marketplace whose upstream could not be read.
     const data = { marketplaceId: marketplace.id, name, url: marketplace.url ?? '', ...unreadableParts(unreadable) };
     const unreachable = fact('marketplace-upstream-unreachable', data);
     const { position } = await appendFacts(deps.store, streams.estate(), [unreachable], metadataOf(meta), 'any');

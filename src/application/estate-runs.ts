@@ -1,4 +1,4 @@
-// The declarative estate's runs (issue 18; spec, Estate): at startup on the leader (trigger `startup`) when
+// The declarative estate's runs (docs/estate.md): at startup on the leader (trigger `startup`) when
 // gateway.estate.file is set, and by POST /api/v1/estate/reconcile (trigger `api`, admin), each re-reading the
 // file; GET /api/v1/estate answers the last report (auditor or admin). A run that applied records
 // `estate-reconcile-triggered` with its report; a file that fails to load, or a run that fails as a whole,

@@ -7,7 +7,7 @@ export type Holding = Readonly<{ marketplace: string; sha: string }>;
 const keyOf = (holding: Holding): string => `${holding.marketplace} ${holding.sha}`;
 
 /**
- * spec, Holdings check: one answer per pair, in request order. The captures of every pair are read
+ * The revocation check (docs/facade.md): one answer per pair, in request order. The captures of every pair are read
  * in one query (256 sequential reads let a few clients saturate the database); a pair outside the
  * caller's fetch scope is not read at all and answers unknown, like one never held.
  */

@@ -244,7 +244,7 @@ type Composed = Resolved & Readonly<{ leftOut: readonly LeftOut[] }>;
 type IngestManifest = ManifestReading & { ok: true };
 
 /**
- * What the snapshot serves (issue 15, curation): the plugins the marketplace's selection keeps, and
+ * What the snapshot serves (docs/marketplaces.md, Selection): the plugins the marketplace's selection keeps, and
  * only those are resolved, vetted (the vetting reads the served tree), composed and served. A left-out
  * local plugin's directory leaves the served tree and its entry the manifest; a left-out external
  * source is never fetched. With nothing left out and no external source, the upstream commit is served.

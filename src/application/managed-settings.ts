@@ -2,11 +2,11 @@ import type { CommonQueryMethods } from '../adapters/postgres/pool.ts';
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import { reject } from './rejected.ts';
 
-/** A marketplace source in Claude Code's settings (plugin-format §3.4): a git repository by URL. */
+/** A marketplace source in Claude Code's settings (docs/plugin-format.md): a git repository by URL. */
 type GitSource = Readonly<{ source: 'git'; url: string }>;
 
 /**
- * A Claude Code `managed-settings.json` (plugin-format §3.4): the gateway's marketplaces registered by URL
+ * A Claude Code `managed-settings.json` (docs/plugin-format.md, docs/clients.md): the gateway's marketplaces registered by URL
  * through the facade, and an allowlist that admits the gateway's host alone.
  */
 export type ManagedSettings = Readonly<{

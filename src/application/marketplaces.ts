@@ -40,7 +40,7 @@ export type Registration = Readonly<{
 
 /**
  * What an upstream that cannot be read does to a registration: the API refuses it (502, nothing registered);
- * the declarative estate registers it anyway (spec, Events: marketplace-upstream-unreachable). With
+ * the declarative estate registers it anyway (and records marketplace-upstream-unreachable). With
  * `probeManifest` the upstream's default branch is also checked for a marketplace an ingest would accept,
  * and what is wrong with it comes back as a warning (the API's registrations; never a refusal).
  */
@@ -150,7 +150,7 @@ async function reserveName(deps: MarketplacePorts, name: string, marketplaceId: 
 }
 
 /**
- * Registers a marketplace: the checks, then (spec) the upstream read, then the name reservation and the
+ * Registers a marketplace: the checks, then the upstream read (docs/marketplaces.md, Registration), then the name reservation and the
  * registration; a failed registration releases the name. Returns the record and the duplicate-URL warnings.
  */
 export async function registerMarketplace(
@@ -162,7 +162,7 @@ export async function registerMarketplace(
   await registrationChecks(deps, wanted);
   const { name, origin, pushPolicy } = wanted;
   const url = wanted.url === null ? null : canonicalUrl(wanted.url);
-  // spec: the upstream is read only after all other checks pass; if it is unreadable nothing is registered
+  // The upstream is read only after all other checks pass; if it is unreadable nothing is registered
   // (through the API; the estate registers it anyway, and says so).
   let unreadableUpstream: UpstreamError | null = null;
   let probed: string | null = null;

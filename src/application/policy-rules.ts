@@ -92,7 +92,7 @@ export async function deletePolicyRule(
 export type PlaygroundPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces' | 'policy'>;
 
 /**
- * spec, Policy: evaluates an expression against a snapshot as if `actor` approved it at `at`; a broken
+ * The playground: evaluates an expression against a snapshot as if `actor` approved it at `at`; a broken
  * expression answers its error. Nothing is stored or recorded. 403 when the actor may not approve it.
  */
 export async function tryPolicyExpression(

@@ -1,4 +1,4 @@
-// Role grants (spec, Roles): every grant, granting and revoking. The caller is already known to be an
+// Role grants (docs/access.md, Roles): every grant, granting and revoking. The caller is already known to be an
 // admin; these decide, record and answer from the read model the command has reached.
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
@@ -16,7 +16,7 @@ const readModels = ['roles', 'ledger'];
 
 export type RolePorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids'>;
 
-/** Every grant; spec: every authorized read is recorded (roles-read, detail grants={n}), shown on the ledger. */
+/** Every grant; every authorized read is recorded (roles-read, detail grants={n}), shown on the ledger. */
 export async function readGrants(
   deps: Pick<Ports, 'store' | 'waiter' | 'pool'>,
   meta: CommandMeta,

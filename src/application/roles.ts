@@ -4,7 +4,7 @@ import type { Actor, Ports } from './ports.ts';
 
 /**
  * An actor's roles: configured admins, grants, and for people the roles mapped from their claims.
- * spec, Machine API: a machine principal gets roles only from the admin list or from a grant.
+ * A machine principal gets roles only from the admin list or from a grant (docs/access.md, Roles).
  */
 export async function rolesOf(ports: Pick<Ports, 'pool' | 'access'>, actor: Actor): Promise<RoleAssignment[]> {
   const grants = await grantsOf(ports.pool, actor.principal);

@@ -218,8 +218,8 @@ export async function runVetting(
 }
 
 /**
- * A manual or scheduled re-vet and the spec's Re-vet result. spec, Snapshot state: "A re-vet of a
- * snapshot that is not approved answers 409", before the chain runs, so nothing is recorded; a held
+ * A manual or scheduled re-vet and its result (docs/vetting.md, Vetting again). A re-vet of a
+ * snapshot that is not approved answers 409, before the chain runs, so nothing is recorded; a held
  * snapshot is vetted again with rerunVetting instead.
  */
 export async function revet(

@@ -13,7 +13,7 @@ import { requireAdminRole } from './standing.ts';
 
 export type DeletionPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'access' | 'retention'>;
 
-/** spec, Audit ledger events: policy deletions carry actor retention-policy. */
+/** Policy deletions carry actor retention-policy (docs/retention.md). */
 export const retentionPolicyPrincipal = 'retention-policy';
 
 /** The marks show on every snapshot read, and each act is a ledger entry. */
@@ -45,7 +45,7 @@ async function decide(deps: DeletionPorts, target: Target, command: DeletionComm
 }
 
 /**
- * Soft-delete a held, rejected or revoked snapshot (spec, Deletion): by an admin (`actor`, reason
+ * Soft-delete a held, rejected or revoked snapshot (docs/retention.md): by an admin (`actor`, reason
  * manual) or by the retention policy (`actor` null: principal retention-policy). purgeAfter is the
  * deletion instant plus gateway.retention.restore-window as configured now. Answers the row as the
  * snapshots projection writes it. 404 unknown, 403 not admin, 409 approved or already deleted.

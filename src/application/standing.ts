@@ -22,7 +22,7 @@ export async function requireAuditorRole(
   return roles;
 }
 
-/** spec, Roles: approver of that marketplace, or admin, resolved from the addressed snapshot or waiver. */
+/** docs/access.md, Roles: approver of that marketplace, or admin, resolved from the addressed snapshot or waiver. */
 export async function requireApprover(
   deps: Pick<Ports, 'pool' | 'access'>,
   actor: Actor,

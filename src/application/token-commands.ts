@@ -14,7 +14,7 @@ export type TokenPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids' | 'cata
 /** A token as its read model has it, and the cleartext secret, which exists in this answer only. */
 export type IssuedToken = Readonly<{ token: TokenRecord; secret: string }>;
 
-/** Scope validation against the registry (spec, Tokens rules 1 and 2): the catalog name is a valid fetch scope. */
+/** Scope validation against the registry (docs/access.md, Personal access tokens): the catalog name is a valid fetch scope. */
 async function issuePolicy(deps: Pick<Ports, 'pool' | 'catalog' | 'access'>): Promise<IssuePolicy> {
   const live = await liveMarketplaces(deps.pool);
   return {
@@ -57,7 +57,7 @@ export function issueToken(deps: TokenPorts, meta: CommandMeta, wanted: TokenReq
   }));
 }
 
-/** spec, Tokens: the old token is revoked before the new one is issued, with rotatedFrom set. */
+/** Rotation: the old token is revoked before the new one is issued, with rotatedFrom set. */
 export async function rotateToken(
   deps: TokenPorts,
   meta: CommandMeta,

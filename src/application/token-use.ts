@@ -8,7 +8,7 @@ import { lastUsedIntervalMs, tokenDecider } from '../domain/token/token.decider.
 import type { Log } from './ports.ts';
 
 /**
- * spec, lastUsedAt rules: written after a successful authentication, at most once per token per
+ * lastUsedAt (docs/access.md): written after a successful authentication, at most once per token per
  * minute. Off the request path: the answer never waits for it. The decider makes the once-a-minute
  * rule hold across replicas; the map only spares this process the stream reads.
  */

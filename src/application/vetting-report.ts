@@ -7,7 +7,7 @@ import { chainFor } from './run-vetting.ts';
 export type ReportPorts = Pick<Ports, 'pool' | 'gitStore' | 'vetting'>;
 
 /**
- * spec, Vetting report: the latest run, and the outcome in force at `at`, recomputed from that run and
+ * The vetting report (docs/vetting.md): the latest run, and the outcome in force at `at`, recomputed from that run and
  * the waivers active then (a snapshot never vetted reports BLOCKED with run null).
  */
 export async function reportOf(

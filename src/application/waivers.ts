@@ -29,7 +29,7 @@ async function reread(deps: Pick<Ports, 'pool'>, waiverId: number): Promise<Waiv
 }
 
 /**
- * spec, Waiver request: the marketplace, and for SNAPSHOT scope the commit, are taken from the
+ * A waiver request (docs/vetting.md, Waivers): the marketplace, and for SNAPSHOT scope the commit, are taken from the
  * addressed snapshot; the approver is the actor (approver of that marketplace, or admin).
  */
 export async function createWaiver(
