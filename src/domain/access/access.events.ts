@@ -3,7 +3,7 @@ import type { Event } from '../shared/decider.ts';
 export const credentialKinds = ['pat', 'idp'] as const;
 export type CredentialKind = (typeof credentialKinds)[number];
 
-// spec, Events: info-refs is appended when a client asks for refs (ref refs/heads/main, sha the
+// info-refs is appended when a client asks for refs (ref refs/heads/main, sha the
 // resolved main); upload-pack once per wanted object when the packfile send begins.
 export type InfoRefsServed = Event<
   'info-refs',

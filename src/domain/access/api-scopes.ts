@@ -1,4 +1,4 @@
-// spec, Authentication / Machine API: the closed allowlist. An endpoint is reachable by a machine
+// The machine API's closed allowlist (docs/access.md, Machine credentials). An endpoint is reachable by a machine
 // credential only when named here, and only with the scope it is named under. Written once, as data.
 export const apiScopeTable = {
   'marketplaces:read': [
@@ -25,7 +25,7 @@ export const apiScopeTable = {
   'marketplaces:register': ['POST /api/v1/marketplaces'],
   'marketplaces:ingest': ['POST /api/v1/marketplaces/{name}/ingest'],
   // The rerun is the gateway's own route for vetting a held snapshot again (docs/decisions.md 73): the
-  // specification's re-vet of one answers 409, and a machine that ran the re-vet must still reach it.
+  // re-vet of one answers 409, and a machine that ran the re-vet must still reach it.
   'vetting:run': [
     'POST /api/v1/marketplaces/{name}/revet',
     'POST /api/v1/snapshots/{id}/revet',

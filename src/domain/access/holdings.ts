@@ -1,4 +1,4 @@
-/** spec, Holdings check: approved, revoked or unknown, with no way to tell unknown cases apart. */
+/** The revocation check (docs/facade.md): approved, revoked or unknown, with no way to tell unknown cases apart. */
 export type HoldingState = 'approved' | 'revoked' | 'unknown';
 
 export type Capture = Readonly<{

@@ -7,12 +7,12 @@ export function advertisedFrom(refs: ReadonlyMap<string, string>): Advertised {
   return { main: refs.get('refs/heads/main') ?? null, snapshots };
 }
 
-/** DESIGN.md 6: every want must be a tip the facade advertises (v2 would otherwise hand out any object). */
+/** Every want must be a tip the facade advertises (docs/facade.md: v2 would otherwise hand out any object). */
 export const isAdvertised = (advertised: Advertised, sha: string): boolean =>
   advertised.main === sha || advertised.snapshots.has(sha);
 
 /**
- * spec, Events (upload-pack): a want equal to the tip records refs/heads/main; another advertised
+ * upload-pack entries: a want equal to the tip records refs/heads/main; another advertised
  * commit records refs/snapshots/<sha>; null if none.
  */
 export function attributeWant(advertised: Advertised, sha: string): string | null {

@@ -1,7 +1,7 @@
 import type { Event, Instant } from '../shared/decider.ts';
 
 /**
- * The leader signed the ledger's head (issue 21, docs/audit.md): `jws` is a compact JWS (EdDSA, Ed25519)
+ * The leader signed the ledger's head (docs/audit.md): `jws` is a compact JWS (EdDSA, Ed25519)
  * whose payload is `{"entryId":…,"hash":"…","signedAt":"…"}`; `kid` names the key. Kept as an event, so a
  * rebuild of the ledger read model gives the same checkpoints back (and the hashes they sign).
  */

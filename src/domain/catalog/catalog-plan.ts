@@ -1,4 +1,4 @@
-// The virtual catalog (spec, Catalog revision): one marketplace listing every plugin of every served
+// The virtual catalog (docs/marketplaces.md, The virtual catalog): one marketplace listing every plugin of every served
 // marketplace, each plugin's tree placed under plugins/<marketplace>/<dir>. This module decides what the
 // catalog lists and writes its two small files; the trees themselves are composed by git (catalog-store.ts).
 import { inside, resolveSource } from '../plugin/paths.ts';
@@ -6,7 +6,7 @@ import { manifestPath } from '../snapshot/manifest-policy.ts';
 import type { CatalogCollision, CatalogConstituent } from './catalog.events.ts';
 
 export const catalogManifestPath = manifestPath;
-/** Constituents and collisions, recorded in the catalog commit itself (spec, Catalog revision). */
+/** Constituents and collisions, recorded in the catalog commit itself. */
 export const catalogRecordPath = '.claude-plugin/gateway-catalog.json';
 export const catalogPluginsDir = 'plugins';
 /** Bumped when the catalog's layout changes, so that a served catalog of an older layout is rebuilt. */

@@ -4,7 +4,7 @@ import type { Event, Instant } from '../shared/decider.ts';
 export type SweptStagingRef = Readonly<{ marketplaceId: number; ref: string; sha: string; createdAt: Instant }>;
 
 /**
- * spec, Limits: abandoned staging references (left by an ingest cut off mid-fetch) are removed when no
+ * Abandoned staging references (left by an ingest cut off mid-fetch) are removed when no
  * live snapshot row names their commit and they have been observed longer than staging-ref-max-age.
  * One fact per compaction pass that removed any.
  */
@@ -14,7 +14,7 @@ export type StagingRefsSwept = Event<
 >;
 
 /**
- * spec, Limits: webhook deliveries delivered or failed and last updated before `before` (30 days before the
+ * Webhook deliveries delivered or failed and last updated before `before` (30 days before the
  * pass) are swept; pending ones never. The deliveries reactor deletes them when it applies this fact;
  * `count` is how many the pass saw. One fact per compaction pass that found any.
  */

@@ -1,4 +1,4 @@
-// Reading the estate file's YAML nodes with their line numbers (issue 18): a mapping's keys checked against
+// Reading the estate file's YAML nodes with their line numbers (docs/estate.md): a mapping's keys checked against
 // the keys its item allows, its values read as strings, one of a set, string lists or secret references.
 // Every problem is collected with its line, none stops the reading, so that one run names them all. A
 // message names keys and lines, never a value the file gives (a value may be a secret written by mistake).

@@ -1,4 +1,4 @@
-// The estate file (issue 18, `gateway.estate.file`): YAML with four top-level lists whose items read like the
+// The estate file (`gateway.estate.file`, docs/estate.md): YAML with four top-level lists whose items read like the
 // API's request bodies (POST /api/v1/marketplaces with PUT .../sync's {mode}, POST /api/v1/roles, POST
 // /api/v1/webhooks, POST /api/v1/audit/sinks). Everything the API would refuse that needs no database is
 // refused here, for the whole file: one bad item applies nothing. Every error carries the file's line;

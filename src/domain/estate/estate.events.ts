@@ -1,4 +1,4 @@
-// The declarative estate's facts (issue 18; spec, Events): one `estate-reconcile-triggered` per run that
+// The declarative estate's facts (docs/estate.md): one `estate-reconcile-triggered` per run that
 // applied (its report, counts and all), one `estate-reconciliation-failed` per run that applied nothing
 // (the file failed to load, or the run failed as a whole), and `marketplace-upstream-unreachable` when the
 // estate registered a marketplace whose upstream could not be read. None carries a secret.
@@ -10,7 +10,7 @@ export type EstateTrigger = EstateReport['trigger'];
 export type EstateReconcileTriggered = Event<
   'estate-reconcile-triggered',
   {
-    /** The run's report (spec, Estate reconciliation report): GET /api/v1/estate answers the last one. */
+    /** The run's report: GET /api/v1/estate answers the last one. */
     report: EstateReport;
     /** The file read (gateway.estate.file). */
     file: string;

@@ -1,4 +1,4 @@
-// The declarative estate (issue 18): what `gateway.estate.file` declares, after parsing and validation
+// The declarative estate (docs/estate.md): what `gateway.estate.file` declares, after parsing and validation
 // (src/domain/estate/estate-file.ts parses; src/application/estate-reconcile.ts applies). Additive: the
 // reconciler creates and updates what is declared, never deletes what is not.
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../marketplace/marketplace.events.ts';
@@ -13,7 +13,7 @@ export type DeclaredMarketplace = Readonly<{
   origin: MarketplaceOrigin;
   /** Upstream URL; null for a hosted marketplace. */
   url: string | null;
-  /** The ref ingested (the spec's trust boundary allows main only); null: the upstream's default branch. */
+  /** The ref ingested (the trust boundary allows main only); null: the upstream's default branch. */
   ref: string | null;
   syncMode: SyncMode | null;
   /** Hosted marketplaces only. */
@@ -52,7 +52,7 @@ export type Estate = Readonly<{
   auditSinks: readonly DeclaredAuditSink[];
 }>;
 
-/** spec, Estate reconciliation report: one line per declared item. */
+/** The estate reconciliation report: one line per declared item. */
 export const estateEntryKinds = ['marketplace', 'grant', 'webhook', 'audit-sink'] as const;
 export type EstateEntryKind = (typeof estateEntryKinds)[number];
 export const estateActions = ['created', 'updated', 'unchanged', 'failed'] as const;

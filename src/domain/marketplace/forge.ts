@@ -1,4 +1,4 @@
-/** Best-effort forge detection from a clone URL (spec, Marketplace: forge and forgeProject). */
+/** Best-effort forge detection from a clone URL (a marketplace's forge and forgeProject). */
 export function forgeOf(url: string | null): { forge: string; forgeProject: string } {
   if (url === null) return { forge: 'hosted', forgeProject: '' };
   let parsed: URL;
@@ -27,7 +27,7 @@ export function forgeOf(url: string | null): { forge: string; forgeProject: stri
   return { forge, forgeProject: project };
 }
 
-/** spec, Registration: lowercased scheme and host, no trailing slash, no .git suffix. */
+/** The duplicate-URL warning of a registration: lowercased scheme and host, no trailing slash, no .git suffix. */
 export function normalizedCloneUrl(url: string): string {
   try {
     const parsed = new URL(url);

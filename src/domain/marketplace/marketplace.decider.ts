@@ -81,7 +81,7 @@ export type MarketplaceState =
       /** The snapshot decider's state: snapshots are decided in their marketplace's stream. */
       snapshots: SnapshotsState;
       syncMode: SyncMode;
-      /** Which plugins are served (issue 15, curation); null serves every plugin. */
+      /** Which plugins are served (curation); null serves every plugin. */
       selection: PluginSelection | null;
     };
 
@@ -156,7 +156,7 @@ function decideRecordIngest({ data, meta }: RecordIngest, state: Known): Decisio
     type: 'ingest-succeeded',
     data: { ...base, at: meta.at, snapshotId, sha: data.sha, created, trigger: data.trigger },
   });
-  // spec: ingesting a captured commit creates no second snapshot.
+  // Ingesting a captured commit creates no second snapshot.
   if (existing !== undefined) return accept(ingested(existing, false));
   return accept<Event>(
     {
@@ -269,7 +269,7 @@ export const marketplaceDecider: Decider<MarketplaceState, MarketplaceCommand, E
   decide(command, state) {
     if (command.type === 'register-marketplace') return decideRegister(command, state);
     // Deliberately before the live check: a removed marketplace's snapshots (withdrawn rows among them)
-    // are deleted, restored and purged like any other (spec, Deletion).
+    // are deleted, restored and purged like any other (docs/retention.md).
     if (isDeletion(command)) {
       if (state.status === 'none') return refuse({ code: 'snapshot-not-found', detail: 'no such marketplace' });
       return decideDeletion(command, (id) => deletionSubject(state.snapshots, id), homeOf(state));

@@ -43,7 +43,7 @@ export type MarketplaceNameReserved = Event<
 >;
 export type MarketplaceNameReleased = Event<'marketplace-name-released', { name: string; marketplaceId: number }>;
 
-/** spec, Removal: the name leaves every token's publish grant (fetch grants are kept). */
+/** Removal: the name leaves every token's publish grant (fetch grants are kept). */
 export type MarketplacePushScopesRemoved = Event<
   'marketplace-push-scopes-removed',
   {
@@ -57,7 +57,7 @@ export const syncModes = ['on-demand', 'scheduled', 'webhook'] as const;
 export type SyncMode = (typeof syncModes)[number];
 
 /**
- * spec, Marketplaces: entering webhook mode issues a new secret; leaving it discards the secret. The
+ * Entering webhook mode issues a new secret; leaving it discards the secret. The
  * event carries the secret sealed (AES-256-GCM under gateway.secrets.key), never in clear.
  */
 export type SyncModeChanged = Event<
@@ -73,7 +73,7 @@ export type SyncModeChanged = Event<
 >;
 
 /**
- * Curation (issue 15): which plugins the gateway serves from now on; it takes effect at the next ingest.
+ * Curation (docs/marketplaces.md, Selection): which plugins the gateway serves from now on; it takes effect at the next ingest.
  * Both lists empty clears the selection (every plugin is served).
  */
 export type MarketplaceSelectionSet = Event<

@@ -10,14 +10,14 @@ export type RegistrationRequest = Readonly<{
 
 const boundary = (detail: string): Rejection => ({ code: 'trust-boundary', detail });
 
-/** spec, Registration rules: the 400 cases, checked before anything is read upstream. */
+/** Registration (docs/marketplaces.md): the 400 cases, checked before anything is read upstream. */
 export function registrationRefusal(request: RegistrationRequest, allowedSchemes: readonly string[]): Rejection | null {
   const { origin, url, ref, pushPolicy } = request;
   if (origin === 'hosted' && url !== null)
     return boundary('a hosted marketplace has no url: publishers push to /publish/{name}');
   if (origin === 'upstream' && url === null) return boundary('an upstream marketplace needs the url of its repository');
   if (origin === 'upstream' && pushPolicy !== null) return boundary('pushPolicy applies only to hosted marketplaces');
-  // spec, Registration: the upstream's default branch is ingested whatever its name (master too) and
+  // The upstream's default branch is ingested whatever its name (master too) and
   // served as main; `ref` can only name that served branch, so anything but main is refused.
   if (ref !== null && ref !== 'main' && ref !== 'refs/heads/main') {
     return boundary(

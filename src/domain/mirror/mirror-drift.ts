@@ -1,4 +1,4 @@
-// The mirror compares only refs/heads/main and refs/snapshots/* (spec, Mirror). Pure: what is served,
+// The mirror compares only refs/heads/main and refs/snapshots/* (docs/mirror.md). Pure: what is served,
 // what the mirror holds, and what a push must do about the difference.
 
 export type RefMap = ReadonlyMap<string, string>;
@@ -27,7 +27,7 @@ export const refspecsOf = (plan: MirrorPlan): string[] => [
   ...plan.remove.map((ref) => `:${ref}`),
 ];
 
-/** spec, Mirror drift report. */
+/** The mirror drift report (docs/mirror.md). */
 export type MirrorDriftReport = Readonly<{
   enabled: boolean;
   marketplace: string | null;
@@ -44,7 +44,7 @@ export type MirrorDriftReport = Readonly<{
   error: string | null;
 }>;
 
-/** spec: "When no mirror is configured enabled is false and everything else is null, empty or false." */
+/** When no mirror is configured, enabled is false and everything else is null, empty or false. */
 export const disabledReport: MirrorDriftReport = {
   enabled: false,
   marketplace: null,

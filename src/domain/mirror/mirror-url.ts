@@ -17,7 +17,7 @@ export function mirrorUrlProblem(template: string): string | null {
     return 'is not a URL (expected https://forge.example/mirror/{name}.git)';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http or https URL';
-  // spec, Mirror drift report: the url never carries a credential (gateway.mirror.credentials does).
+  // The drift report's url never carries a credential (gateway.mirror.credentials does).
   if (url.username !== '' || url.password !== '')
     return 'must not contain credentials (use gateway.mirror.credentials)';
   if (url.search !== '' || url.hash !== '') return 'must not have a query or fragment';

@@ -15,7 +15,7 @@ export type MirrorTargetOutcome = Readonly<{
 }>;
 
 /**
- * DESIGN.md 5: the mirror duty records what it did. One fact per pass that acted, failed, refused or
+ * The mirror duty records what it did (docs/architecture.md, Principles 5). One fact per pass that acted, failed, refused or
  * answered a request (a pass finding everything in sync records nothing). No ledger entry of its own.
  */
 export type MirrorReconciled = Event<
@@ -33,7 +33,7 @@ export type MirrorReconciled = Event<
 export type MirrorReconcileRequested = Event<'mirror-reconcile-requested', { requestId: string }>;
 
 /**
- * spec, Events: mirror-reconciliation-refused, "mirror refused to act": the gateway's own published storage
+ * mirror-reconciliation-refused, "mirror refused to act": the gateway's own published storage
  * answered incompletely for `name`, so nothing was pushed or deleted there.
  */
 export type MirrorReconciliationRefused = Event<

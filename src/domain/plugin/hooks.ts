@@ -1,4 +1,4 @@
-// Hook configurations (plugin-format.md 2.6), from hooks.json, an inline object or a Markdown frontmatter:
+// Hook configurations (docs/plugin-format.md, Hooks), from hooks.json, an inline object or a Markdown frontmatter:
 // every handler with the line that declares what it runs.
 import { locationOf } from '../vetting/findings.ts';
 import type { Doc } from './json-document.ts';

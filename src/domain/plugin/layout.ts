@@ -1,4 +1,4 @@
-// The plugin layout of a marketplace tree (plugin-format.md sections 1 and 2), read tolerantly: what each
+// The plugin layout of a marketplace tree (docs/plugin-format.md), read tolerantly: what each
 // plugin entry installs, where every piece is declared, and the problems met on the way. It never throws:
 // a declaration that cannot be read is left out and recorded, so one bad file hides nothing else.
 //

@@ -1,4 +1,4 @@
-// The Markdown components of a plugin (plugin-format.md 2.3 to 2.5): skills, commands and agents, each
+// The Markdown components of a plugin (docs/plugin-format.md, Skills, commands and agents): skills, commands and agents, each
 // named from its frontmatter, and the hooks that frontmatter registers.
 import { frontmatterOf } from './frontmatter.ts';
 import { collectHooks } from './hooks.ts';

@@ -1,4 +1,4 @@
-// MCP and LSP server configurations (plugin-format.md 2.7 and 2.8): each server with its declaring line.
+// MCP and LSP server configurations (docs/plugin-format.md, MCP and LSP servers): each server with its declaring line.
 import { locationOf } from '../vetting/findings.ts';
 import type { Doc } from './json-document.ts';
 import { isObject, problem, type Context, type Server, type ServerConfig } from './layout-context.ts';
@@ -30,7 +30,7 @@ export function collectServers(
   path: string,
   out: Server[],
 ): void {
-  // Both `{"mcpServers": {...}}` and the flat map are in use (plugin-format.md 2.7).
+  // Both `{"mcpServers": {...}}` and the flat map are in use.
   const servers = isObject(config) && isObject(config[area]) ? config[area] : config;
   if (!isObject(servers))
     return problem(ctx, area, 'invalid', path, doc.lineOf(config), `${area} must be an object of servers`);

@@ -3,7 +3,7 @@ import type { PolicyRuleCreated, PolicyRuleDeleted, PolicyRuleUpdated } from './
 
 // Every policy rule lives in one stream (streams.policyRules()), so a name is taken at most once.
 
-/** Rule names: the specification's pattern for sink and other names, at most 63 characters. */
+/** Rule names: the pattern of sink and other names, at most 63 characters. */
 export const isRuleName = (name: string): boolean => /^[a-z0-9][a-z0-9_-]{0,62}$/.test(name);
 
 type RuleBody = {

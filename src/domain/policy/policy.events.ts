@@ -26,7 +26,7 @@ export type PolicyRuleUpdated = Event<
 >;
 export type PolicyRuleDeleted = Event<'policy-rule-deleted', { ruleId: number; name: string }>;
 
-/** A rule that decided an approval's refusal (spec: one policy-denied entry per deciding rule). */
+/** A rule that decided an approval's refusal (one policy-denied entry per deciding rule). */
 export type PolicyDenied = Event<
   'policy-denied',
   {

@@ -1,4 +1,4 @@
-// The policy variables (spec, Policy rule: "must compile to a boolean over the policy variables"): what a
+// The policy variables (docs/policy-variables.md; a rule must compile to a boolean over them): what a
 // CEL rule sees about the snapshot being approved. A public contract: rules stored by admins name these
 // fields, so a field is added, never renamed or removed. Pure: the caller loads everything, including
 // the evaluation instant.

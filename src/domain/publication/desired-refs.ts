@@ -1,5 +1,5 @@
 /**
- * Exactly what a published repository holds (spec, Facade rules 2 and 5): HEAD → refs/heads/main at the
+ * Exactly what a published repository holds (docs/facade.md, What is served): HEAD → refs/heads/main at the
  * served tip, and refs/snapshots/<sha> for every approved snapshot; nothing else. The served tip is the
  * newest approval, cleared (not moved back) when that snapshot is revoked: the served SHA changes only on
  * approval.

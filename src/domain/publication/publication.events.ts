@@ -25,8 +25,8 @@ export type PublicationServedNotApproved = Event<
 >;
 
 /**
- * A revoked snapshot's refs could not be removed from the published repository (spec, Events: "the
- * last needs a person"). Publication keeps retrying; this is recorded once per snapshot.
+ * A revoked snapshot's refs could not be removed from the published repository (it needs a
+ * person). Publication keeps retrying; this is recorded once per snapshot.
  */
 export type SnapshotUnpublishFailed = Event<
   'snapshot-unpublish-failed',

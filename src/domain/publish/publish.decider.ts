@@ -33,7 +33,7 @@ export const publishDecider: Decider<PublishState, PublishCommand, PublishEvent>
   },
   decide(command) {
     const { data, meta } = command;
-    // spec, Registration rules: append-only (the default) refuses non-fast-forward pushes. git refuses
+    // append-only (the default) refuses non-fast-forward pushes. git refuses
     // them first (receive.denyNonFastForwards); this keeps a rewrite off the ledger of such a marketplace
     // whatever happened below.
     if (!data.fastForward && data.pushPolicy === 'append-only') {

@@ -3,7 +3,7 @@ import type { Event, Instant } from '../shared/decider.ts';
 
 /**
  * A push to a hosted marketplace's main was accepted (/publish/{name}). Both tips are recorded; `forced`
- * marks a push that rewrote history, which only `allow-rewrite` permits (spec, Registration rules).
+ * marks a push that rewrote history, which only `allow-rewrite` permits (docs/marketplaces.md, Hosted marketplaces).
  */
 export type MarketplacePushed = Event<
   'marketplace-pushed',

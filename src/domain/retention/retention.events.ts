@@ -1,7 +1,7 @@
 import type { Event, Instant } from '../shared/decider.ts';
 
 /**
- * spec, Events: retention-evaluated, one per evaluation pass (scheduled: principal `system`; on demand: the
+ * retention-evaluated, one per evaluation pass (scheduled: principal `system`; on demand: the
  * admin), with what it selected, what the min-idle veto kept and how many soft deletions it made.
  */
 export type RetentionEvaluated = Event<

@@ -79,7 +79,7 @@ export const isAdmin = (roles: readonly RoleAssignment[]): boolean => hasRole(ro
 export const isAuditorOrAdmin = (roles: readonly RoleAssignment[]): boolean =>
   hasRole(roles, 'admin') || hasRole(roles, 'auditor');
 
-/** spec, Roles: approver of that marketplace, or admin. */
+/** Approver of that marketplace, or admin (docs/access.md, Roles). */
 export function approvesFor(
   roles: readonly RoleAssignment[],
   marketplace: Readonly<{ id: number; name: string }>,

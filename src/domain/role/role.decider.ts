@@ -50,7 +50,7 @@ export const roleDecider: Decider<RoleState, RoleCommand, RoleEvent> = {
     }
     const { grantId, role, marketplace, marketplaceId } = command.data;
     const principal = command.data.principal.trim();
-    // spec, Roles: 422 missing principal, approver without marketplace, or a global role with one.
+    // 422: a missing principal, approver without marketplace, or a global role with one.
     if (principal === '') return refuse({ code: 'invalid-grant', detail: 'principal is required' });
     if (role === 'approver' && marketplace === null) {
       return refuse({ code: 'invalid-grant', detail: 'an approver grant names the marketplace it approves for' });

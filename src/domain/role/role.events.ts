@@ -31,7 +31,7 @@ export type RoleRevoked = Event<
   }
 >;
 
-// spec, Events: every authorized read of GET /roles is recorded, detail grants={n}.
+// Every authorized read of GET /roles is recorded, detail grants={n}.
 export type RolesRead = Event<'roles-read', { grants: number }>;
 
 export type RoleEvent = RoleGranted | RoleRevoked;

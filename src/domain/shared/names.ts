@@ -1,8 +1,8 @@
-// spec, Limits: marketplace name ^[a-z0-9][a-z0-9_-]{0,62}$ (registration, facade path, holdings check)
+// A marketplace name: ^[a-z0-9][a-z0-9_-]{0,62}$ (registration, facade path, holdings check)
 export const marketplaceNamePattern = '^[a-z0-9][a-z0-9_-]{0,62}$';
 const marketplaceName = new RegExp(marketplaceNamePattern);
 
-// spec, Limits: sink and other names ^[a-z0-9][a-z0-9_-]*$
+// Sink and other names: ^[a-z0-9][a-z0-9_-]*$
 export const resourceNamePattern = '^[a-z0-9][a-z0-9_-]*$';
 const resourceName = new RegExp(resourceNamePattern);
 

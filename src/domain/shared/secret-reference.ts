@@ -1,4 +1,4 @@
-// Secrets are never written in configuration (issue 18): a setting names where one is, `env:NAME` (an
+// Secrets are never written in configuration (docs/access.md, Secrets): a setting names where one is, `env:NAME` (an
 // environment variable) or `file:/absolute/path` (a file whose content, trailing newline trimmed, is the
 // secret). Parsing is pure; reading the value is the adapter's (src/adapters/system/secret-reference.ts).
 

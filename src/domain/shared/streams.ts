@@ -1,5 +1,5 @@
 // Streams are `<category>-<id>`; a category is one word because EventStoreDB's by-category
-// projection splits at the first hyphen (STYLE.md 2.4).
+// projection splits at the first hyphen (docs/architecture.md, Names).
 export const streams = {
   marketplace: (id: number) => `marketplace-${id}`,
   marketplaceName: (name: string) => `marketplacename-${name}`,

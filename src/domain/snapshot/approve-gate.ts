@@ -11,7 +11,7 @@ export type GateSnapshot = Readonly<{
   capturedAt: Instant;
   /** Withdrawn administratively (marketplace removal): never approved again. */
   withdrawn: boolean;
-  /** Soft-deleted (spec, Deletion): marked, restorable until its purge. */
+  /** Soft-deleted (docs/retention.md): marked, restorable until its purge. */
   deleted?: boolean;
 }>;
 
@@ -78,7 +78,7 @@ export const approveGate: readonly GateCheck[] = [
         : null,
   },
   {
-    // spec: BLOCKED refuses with 409 unless an admin overrides with a reason (recorded on the approval).
+    // BLOCKED refuses with 409 unless an admin overrides with a reason (recorded on the approval).
     name: 'vettingClear',
     check: ({ snapshot, inputs }) => {
       const { vetting, overrideReason } = inputs;
@@ -97,7 +97,7 @@ export const approveGate: readonly GateCheck[] = [
     },
   },
   {
-    // spec, Policy: any match or evaluation error refuses, naming every deciding rule; one policy-denied each.
+    // Policy rules: any match or evaluation error refuses, naming every deciding rule; one policy-denied each.
     name: 'policyAllows',
     check: ({ snapshot, inputs }) => {
       const denials = inputs.policyDenials;

@@ -1,4 +1,4 @@
-// Curation (issue 15): the directories of the upstream tree a snapshot does not serve because the
+// Curation (docs/marketplaces.md, Selection): the directories of the upstream tree a snapshot does not serve because the
 // marketplace's selection left their plugins out. Pure: it reads only the manifest's plugin list.
 import type { ManifestPlugin } from './manifest-policy.ts';
 

@@ -1,5 +1,5 @@
 // What a captured commit's .claude-plugin/marketplace.json must satisfy to be held for review; a
-// commit that breaks it is captured as rejected with the violation (spec: the ingest still succeeds).
+// commit that breaks it is captured as rejected with the violation (the ingest still succeeds; docs/marketplaces.md).
 import { parseJson } from '../plugin/json-document.ts';
 
 export type ManifestPlugin = Readonly<{ name: string; source: string }>;

@@ -2,7 +2,7 @@ import { accept, refuse, type Command, type Decision, type Instant } from '../sh
 import type { DeletionReason, SnapshotPurged, SnapshotRestored, SnapshotSoftDeleted } from './snapshot.events.ts';
 
 /**
- * spec, Deletion (orthogonal to state): mark a held, rejected or revoked snapshot deleted. The restore
+ * Deletion (orthogonal to state; docs/retention.md): mark a held, rejected or revoked snapshot deleted. The restore
  * window is the configured gateway.retention.restore-window, read by the handler and resolved here, at
  * deletion time, into purgeAfter.
  */
@@ -65,7 +65,7 @@ function decideSoftDelete(
       detail: `snapshot ${data.snapshotId} is already deleted${subject.found === 'purged' ? ' and purged' : ''}`,
     });
   const { snapshot } = subject;
-  // spec, Limits: approved snapshots are never eligible, by policy or by hand.
+  // Approved snapshots are never eligible, by policy or by hand.
   if (snapshot.state === 'approved')
     return refuse({
       code: 'snapshot-not-deletable',
@@ -95,7 +95,7 @@ function decideRestore({ data, meta }: RestoreSnapshot, subject: DeletionSubject
   const { snapshot } = subject;
   if (!snapshot.deleted)
     return refuse({ code: 'snapshot-not-deleted', detail: `snapshot ${snapshot.snapshotId} is not deleted` });
-  // spec, Deletion: SoftDeleted → Live on POST restore "before purgeAfter".
+  // SoftDeleted → Live on POST restore, before purgeAfter.
   if (snapshot.purgeAfter && Date.parse(meta.at) >= Date.parse(snapshot.purgeAfter))
     return refuse({
       code: 'restore-window-elapsed',

@@ -140,7 +140,7 @@ export function decideSnapshot(
         },
       });
     case 'reject-snapshot':
-      // spec, Snapshot state: held or revoked → rejected; never age-gated.
+      // held or revoked → rejected; never age-gated (docs/marketplaces.md, States).
       if (snapshot.state === 'approved' || snapshot.state === 'rejected') {
         return refuse({
           code: 'snapshot-already-decided',

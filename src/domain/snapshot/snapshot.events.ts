@@ -65,7 +65,7 @@ export type IngestSucceeded = Event<
   }
 >;
 
-/** spec, Events: ingest-failed, detail "reason, root cause, next step". */
+/** ingest-failed, its detail the reason, root cause and next step. */
 export type IngestFailed = Event<
   'ingest-failed',
   {
@@ -120,12 +120,12 @@ export type SnapshotRevoked = Event<
   }
 >;
 
-/** spec, Deletion: why a snapshot was soft-deleted (by hand, or by a retention criterion). */
+/** Why a snapshot was soft-deleted (by hand, or by a retention criterion). */
 export const deletionReasons = ['manual', 'held-too-long', 'superseded'] as const;
 export type DeletionReason = (typeof deletionReasons)[number];
 
 /**
- * spec, Deletion (orthogonal to state): a held, rejected or revoked snapshot is marked deleted; its content
+ * Deletion (orthogonal to state; docs/retention.md): a held, rejected or revoked snapshot is marked deleted; its content
  * stays readable and it can be restored until `purgeAfter` (deletion + gateway.retention.restore-window).
  */
 export type SnapshotSoftDeleted = Event<

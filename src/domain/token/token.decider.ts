@@ -3,9 +3,9 @@ import { accept, refuse, type Command, type Decider, type Instant, type Rejectio
 import type { TokenEvent, TokenFields, TokenKind } from './token.events.ts';
 
 const day = 86_400_000;
-/** spec, Limits: machine credentials are capped at max-ttl, or 90 days when it is unset. */
+/** Machine credentials are capped at max-ttl, or 90 days when it is unset. */
 export const machineDefaultCapMs = 90 * day;
-/** spec, Limits: lastUsedAt is written at most once per token per minute. */
+/** lastUsedAt is written at most once per token per minute. */
 export const lastUsedIntervalMs = 60_000;
 
 export type IssuePolicy = Readonly<{
@@ -55,7 +55,7 @@ const expired = (fields: TokenFields, at: Instant) =>
   fields.expiresAt !== null && Date.parse(fields.expiresAt) <= Date.parse(at);
 const days = (ms: number) => `${Math.round((ms / day) * 100) / 100} days`;
 
-/** The creation rules of the specification (Tokens, rules 1–6); null when the request is acceptable. */
+/** The creation rules of tokens (docs/access.md, Tokens); null when the request is acceptable. */
 function creationRefusal(data: IssueToken['data'], at: Instant): Rejection | null {
   const { kind, policy } = data;
   if (kind === 'machine') {
@@ -88,7 +88,7 @@ function creationRefusal(data: IssueToken['data'], at: Instant): Rejection | nul
   }
   const cap = kind === 'machine' ? (policy.maxTtlMs ?? machineDefaultCapMs) : policy.maxTtlMs;
   if (cap !== null) {
-    // spec, Tokens rule 4: a request beyond the cap, including one with no expiry, is refused, never shortened.
+    // A request beyond the cap, including one with no expiry, is refused, never shortened.
     if (data.expiresAt === null) return beyondCap(`tokens may live at most ${days(cap)}; set expiresAt within that`);
     if (Date.parse(data.expiresAt) > Date.parse(at) + cap)
       return beyondCap(`expiresAt is beyond the ${days(cap)} lifetime cap`);
@@ -124,7 +124,7 @@ export const tokenDecider: Decider<TokenState, TokenCommand, TokenEvent> = {
           type: 'token-issued',
           data: {
             ...data,
-            // spec, Tokens rule 5: session credentials never carry push scopes; their lifetime is fixed.
+            // Session credentials never carry push scopes; their lifetime is fixed.
             pushScopes: session ? [] : data.pushScopes,
             expiresAt: session ? plus(meta.at, policy.sessionTtlMs) : data.expiresAt,
             rotatedFrom: null,
@@ -145,7 +145,7 @@ export const tokenDecider: Decider<TokenState, TokenCommand, TokenEvent> = {
           !kinds.includes(state.fields.kind) ||
           (asOwner !== null && state.fields.owner !== asOwner)
         ) {
-          // spec, Tokens: not owned by the caller is indistinguishable from nonexistent.
+          // Not owned by the caller is indistinguishable from nonexistent.
           return refuse({ code: 'token-not-found', detail: 'no such token' });
         }
         if (cause === 'rotated' && (state.revokedAt !== null || expired(state.fields, meta.at))) {

@@ -42,7 +42,7 @@ export type TokenRevoked = Event<
   }
 >;
 
-/** A successful authentication, written at most once a minute per token (spec: lastUsedAt rules). */
+/** A successful authentication, written at most once a minute per token (docs/access.md: lastUsedAt). */
 export type TokenUsed = Event<'token-used', { tokenId: number; usedAt: Instant }>;
 
 export type TokenEvent = TokenIssued | TokenRevoked | TokenUsed;

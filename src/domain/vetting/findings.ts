@@ -1,4 +1,4 @@
-// What a vetting connector reports (spec, Vetting report): verdicts with findings, and the rules that
+// What a vetting connector reports (docs/vetting.md): verdicts with findings, and the rules that
 // turn findings into a verdict and verdicts into an outcome.
 
 export const severities = ['INFO', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;

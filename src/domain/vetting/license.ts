@@ -1,4 +1,4 @@
-// The license report (spec, License report) and the evaluation of SPDX ids against the configured allow
+// The license report (docs/marketplaces.md, Reads of a snapshot) and the evaluation of SPDX ids against the configured allow
 // and ban lists. Pure: identifying a LICENSE text and parsing expressions happen in the adapter.
 
 export const licenseEvaluations = ['OK', 'BANNED', 'NOT_ALLOWED', 'UNKNOWN'] as const;
@@ -14,7 +14,7 @@ export type LicenseEntry = Readonly<{
   evaluation: LicenseEvaluation;
 }>;
 
-/** The spec's License report body without snapshotId and sha. Empty licenses: no license information at all. */
+/** The license report body without snapshotId and sha. Empty licenses: no license information at all. */
 export type LicenseReport = { licenses: LicenseEntry[]; allowed: string[]; banned: string[] };
 
 export type LicenseLists = Readonly<{ allow: readonly string[]; ban: readonly string[] }>;
@@ -41,8 +41,8 @@ const isCustomRef = (id: string): boolean => /^(DocumentRef-[^:]+:)?LicenseRef-/
 
 /**
  * Evaluates a license known by `ids` (the id and every id naming the same text or license; the first is
- * the reported one). Order: unknown (null) → UNKNOWN whatever the lists say (the spec's unknown-license
- * state, which "only warns"); banned → BANNED; a non-empty allow list without it → NOT_ALLOWED; a custom
+ * the reported one). Order: unknown (null) → UNKNOWN whatever the lists say (the unknown-license
+ * state, which only warns); banned → BANNED; a non-empty allow list without it → NOT_ALLOWED; a custom
  * `LicenseRef-` nobody listed → UNKNOWN (the gateway cannot know its terms); else OK. SPDX ids are
  * case-insensitive, so is the comparison.
  */

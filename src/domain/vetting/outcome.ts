@@ -1,4 +1,4 @@
-// The effective vetting outcome (spec, Vetting report): recomputed from the latest run and the waivers
+// The effective vetting outcome (docs/vetting.md): recomputed from the latest run and the waivers
 // active at an instant; the recorded outcome is never rewritten.
 import type { Instant } from '../shared/decider.ts';
 import { isBlocking, pathOfLocation, type Finding, type VerdictState } from './findings.ts';
@@ -57,7 +57,7 @@ export function waiverCovers(waiver: WaiverTerms, finding: Finding, sha: string)
     : pathCovered(waiver.scopeValue, pathOfLocation(finding.location));
 }
 
-/** Run null (never vetted) is BLOCKED (spec). */
+/** Run null (never vetted) is BLOCKED. */
 export function evaluate(
   verdicts: readonly Verdict[] | null,
   sha: string,
@@ -121,7 +121,7 @@ export function evaluate(
 }
 
 /**
- * Re-vet classification (spec, Re-vet result): VIOLATION when a finding no waiver covers blocks;
+ * Re-vet classification (docs/vetting.md, Vetting again): VIOLATION when a finding no waiver covers blocks;
  * INCONCLUSIVE when the chain blocks only because a connector errored, timed out or has not answered.
  */
 export function classify(evaluation: Evaluation): Classification {

@@ -1,4 +1,4 @@
-// The vetting report's account of plugins an ingest withheld (issue 15, per-plugin outcomes): one HIGH
+// The vetting report's account of plugins an ingest withheld (docs/vetting.md): one HIGH
 // `source-unresolved` finding per plugin whose external source could not be read. It is not a chain
 // connector (the tree holds nothing to scan for it: the plugin is not in it); the run appends it as a
 // verdict of its own, so it can be neither disabled nor reordered. A waiver of it accepts serving the

@@ -42,7 +42,7 @@ export type RunState = Readonly<{ lastStates: ReadonlyMap<string, VerdictState> 
 
 export type RevetResult = Readonly<{ classification: Classification; revoke: boolean }>;
 
-/** A VIOLATION of an approved snapshot in ENFORCE mode revokes; WARN mode and INCONCLUSIVE never do (spec, Re-vet result). */
+/** A VIOLATION of an approved snapshot in ENFORCE mode revokes; WARN mode and INCONCLUSIVE never do (docs/vetting.md). */
 export const revetResult = (classification: Classification, mode: RevetMode, approved: boolean): RevetResult => ({
   classification,
   revoke: classification === 'VIOLATION' && mode === 'ENFORCE' && approved,
@@ -64,7 +64,7 @@ export const vettingRunDecider: Decider<RunState, RecordRun, VettingEvent> = {
       sha: run.sha,
       trigger: run.trigger,
     };
-    // Ingestion records every verdict; a re-vet only those that changed (spec, Events).
+    // Ingestion records every verdict; a re-vet only those that changed.
     const verdictEvents = verdicts
       .filter((verdict) => revet === null || state.lastStates.get(verdict.connector) !== verdict.state)
       .map((verdict): VettingVerdictRecorded => ({

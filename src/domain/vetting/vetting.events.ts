@@ -9,7 +9,7 @@ export type ChainMode = (typeof chainModes)[number];
 
 export type RecordedOutcome = 'CLEAR' | 'BLOCKED';
 
-/** One connector's verdict in a run (spec, Vetting report: Verdict). */
+/** One connector's verdict in a run (docs/vetting.md). */
 export type Verdict = Readonly<{
   verdictId: number;
   connector: string;

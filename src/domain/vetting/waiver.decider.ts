@@ -33,7 +33,7 @@ export type WaiverState = Readonly<{
 
 const isoInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** Why a PATH scope's path is unusable, or null. Repository-relative, no `..` (spec, Waiver request). */
+/** Why a PATH scope's path is unusable, or null. Repository-relative, no `..` (docs/vetting.md, Waivers). */
 export function waiverPathProblem(path: string | null): string | null {
   if (path === null || path.trim() === '') return 'a PATH waiver needs a path';
   if (path.startsWith('/')) return 'the path must be repository-relative';

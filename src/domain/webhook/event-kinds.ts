@@ -1,4 +1,4 @@
-// The outbound event kinds (issue 16): what a subscriber may name in `events[]`.
+// The outbound event kinds (docs/webhooks.md): what a subscriber may name in `events[]`.
 
 export const webhookEventKinds = {
   'marketplace.snapshot.revoked': 'A snapshot was revoked: by a re-vet in ENFORCE mode, or withdrawn by a removal.',

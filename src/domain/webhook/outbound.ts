@@ -33,6 +33,6 @@ export function outboundOf(event: DomainEvent): Outbound | null {
   return isAnnounced(event.type) ? { kind: outboundEvents[event.type], data: { ...event.data } } : null;
 }
 
-/** The retry schedule (spec, Limits): attempt n is followed by base * 2^(n-1), capped at max. */
+/** The retry schedule (docs/webhooks.md, Deliveries): attempt n is followed by base * 2^(n-1), capped at max. */
 export const backoffAfter = (attempt: number, baseMs: number, maxMs: number): number =>
   Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));

@@ -3,7 +3,7 @@
 
 const form = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
 
-/** The fewest key bytes a signing secret may carry (issue 16: "24+ random bytes"). */
+/** The fewest key bytes a signing secret may carry: 24 random bytes, as the gateway issues. */
 export const signingKeyMinBytes = 24;
 
 /** Whether `secret` is `whsec_` and the base64 of at least 24 bytes (pure: no value is logged or returned). */

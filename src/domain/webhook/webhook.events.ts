@@ -21,7 +21,7 @@ export type WebhookSubscriberDeleted = Event<
   { subscriberId: number; url: string; ledgerUrl?: string }
 >;
 
-/** An audit sink (issue 16): the ledger pushed in batches; the signing secret only ever carried sealed. */
+/** An audit sink (docs/webhooks.md): the ledger pushed in batches; the signing secret only ever carried sealed. */
 export type AuditSinkCreated = Event<
   'audit-sink-created',
   {
@@ -52,7 +52,7 @@ export type AuditSinkEvent = AuditSinkCreated | AuditSinkUpdated | AuditSinkDele
 export type WebhookTargetEvent = WebhookSubscriberCreated | WebhookSubscriberDeleted | AuditSinkEvent;
 
 /**
- * One attempt at a delivery, as the dispatcher made it (DESIGN.md 5: a reactor records what it did). Its
+ * One attempt at a delivery, as the dispatcher made it (a reactor records what it did: docs/architecture.md, Principles 5). Its
  * outcome: delivered (2xx), retrying (another attempt is due at nextAttemptAt) or failed (the last one).
  */
 export type WebhookDeliveryAttempted = Event<

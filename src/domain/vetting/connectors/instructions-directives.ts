@@ -1,5 +1,5 @@
 // Text that tries to take the model away from its user (rule instructions-prompt-injection), judged in context
-// (issue 15, item 4): a phrase is a directive only where the model is told to do it. Quoted or cited phrases,
+// (docs/vetting.md): a phrase is a directive only where the model is told to do it. Quoted or cited phrases,
 // phrases under a negation or a warning, code spans, fenced code and examples are not directives; a role
 // assignment counts only when it overrides the user's or the system's authority. Each finding quotes the phrase
 // and says why it stands as a directive.

@@ -1,5 +1,5 @@
-// Two hidden-directive shapes of instruction files (issue 15, item 4: "hidden directives to exfiltrate … HTML
-// comments with instructions"): a command to send local credentials somewhere (instructions-exfiltration,
+// Two hidden-directive shapes of instruction files (hidden directives to exfiltrate, HTML comments with
+// instructions): a command to send local credentials somewhere (instructions-exfiltration,
 // CRITICAL), in prose or in a command the text tells the model to run, and an HTML comment (invisible once
 // rendered) that gives the model an instruction touching credentials, the network, the shell or the user's
 // oversight (instructions-hidden-comment, HIGH).

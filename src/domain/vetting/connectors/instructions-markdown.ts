@@ -1,5 +1,5 @@
-// Where a phrase stands in a Markdown instruction file (issue 15, item 4: "quoted or cited phrases, phrases under
-// a negation or a warning, code spans and examples are not directives"): fenced code blocks, HTML comments (hidden
+// Where a phrase stands in a Markdown instruction file (quoted or cited phrases, phrases under a negation or a
+// warning, code spans and examples are not directives): fenced code blocks, HTML comments (hidden
 // when rendered), inline code spans, quotations, cited blockquotes, and the sentence and clause a phrase opens.
 // Pure text work; no Markdown library is needed for these few block and inline forms.
 
