@@ -16,7 +16,7 @@ export type StorageBackend = (typeof storageBackends)[number];
 export type RevetMode = (typeof revetModes)[number];
 export type ClaimMappingRole = (typeof claimMappingRoles)[number];
 
-/** spec, Limits: marketplace name ^[a-z0-9][a-z0-9_-]{0,62}$ (kept local so this module stands alone). */
+/** A marketplace name: ^[a-z0-9][a-z0-9_-]{0,62}$ (kept local so this module stands alone). */
 export const catalogNamePattern = '^[a-z0-9][a-z0-9_-]{0,62}$';
 
 const closed = { additionalProperties: false } as const;

@@ -1,4 +1,4 @@
-// gateway.estate.* (issue 18): the declarative estate file, reconciled at startup and on demand.
+// gateway.estate.* (docs/estate.md): the declarative estate file, reconciled at startup and on demand.
 import { g } from './key-values.ts';
 import { optionalText } from './key-spec.ts';
 

@@ -68,7 +68,7 @@ export const marketplaceKeys = {
   },
 };
 
-/** Outbound lifecycle webhooks (issue 16): dispatch, its schedule and retries. */
+/** Outbound lifecycle webhooks (docs/webhooks.md): dispatch, its schedule and retries. */
 export const webhookKeys = {
   enabled: flag(
     g('webhooks.enabled'),

@@ -1,4 +1,4 @@
-// gateway.rate-limit.* (issue 20 item 5): request budgets per credential and per address, one set for the
+// gateway.rate-limit.* (docs/operations.md): request budgets per credential and per address, one set for the
 // management API and one for the facade; and gateway.server.trusted-proxies, which decides the address.
 import { isIP } from 'node:net';
 import type { StringCheck } from './checks.ts';

@@ -1,4 +1,4 @@
-// gateway.local-idp.* (issue 19): the built-in OpenID Connect issuer of a first run with nothing configured.
+// gateway.local-idp.* (docs/local-idp.md): the built-in OpenID Connect issuer of a first run with nothing configured.
 import { Type, type TBoolean, type TNull, type TUnion } from 'typebox';
 import { g } from './key-values.ts';
 import type { ConfigKeySpec } from './key-spec.ts';

@@ -1,4 +1,4 @@
-// gateway.mirror.* (issue 18): the read-only forge mirror of what the gateway serves.
+// gateway.mirror.* (docs/mirror.md): the read-only forge mirror of what the gateway serves.
 import { mirrorUrlProblem } from '../../domain/mirror/mirror-url.ts';
 import { parseSecretReference } from '../../domain/shared/secret-reference.ts';
 import { g } from './key-values.ts';

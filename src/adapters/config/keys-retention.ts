@@ -1,4 +1,4 @@
-// gateway.retention.* (issue 17): soft deletion by policy, purge and the housekeeping sweeps.
+// gateway.retention.* (docs/retention.md): soft deletion by policy, purge and the housekeeping sweeps.
 import { g } from './key-values.ts';
 import { duration, flag } from './key-spec.ts';
 

@@ -1,4 +1,4 @@
-// Reading `gateway.estate.file` (issue 18): the file read, then parsed and validated whole by the domain
+// Reading `gateway.estate.file` (docs/estate.md): the file read, then parsed and validated whole by the domain
 // (src/domain/estate/estate-file.ts). Used by `gateway estate check FILE` and by the reconciler's runs, so
 // that both refuse exactly the same files with exactly the same `<file>:<line>: <message>` lines.
 import { readFile } from 'node:fs/promises';

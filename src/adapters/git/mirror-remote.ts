@@ -4,7 +4,7 @@ import { gitText } from './git-process.ts';
 import { remoteText, type RemoteGit } from './remote-git.ts';
 
 /**
- * The forge mirror's side of git (issue 18): reading what the gateway serves, asking the mirror what it
+ * The forge mirror's side of git (docs/mirror.md): reading what the gateway serves, asking the mirror what it
  * holds, pushing explicit refspecs. The credentials travel as an `Authorization: Basic` header set through
  * git's environment configuration (GIT_CONFIG_COUNT/KEY/VALUE), so they are never in a URL, in git's
  * argument list (which every process listing shows), or in anything git prints.

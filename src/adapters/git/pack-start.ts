@@ -1,6 +1,6 @@
 /**
  * Watches upload-pack's output for the start of the packfile, so that the ledger entry is appended
- * "when the send begins" (spec, Events) and negotiation-only rounds record nothing.
+ * "when the send begins" (docs/facade.md, Accounting) and negotiation-only rounds record nothing.
  * v2: the `packfile` section line. v0/v1: the first side-band packet on band 1, or raw `PACK` after
  * the ACK/NAK lines when side-band was not negotiated.
  */

@@ -8,7 +8,7 @@ export const defaultIngestLimits: IngestLimits = {
   maxObjects: 2_000_000,
 };
 
-/** Why an upstream could not be read, in the three parts the specification asks for. */
+/** Why an upstream could not be read, in three parts: reason, root cause, next step. */
 export class UpstreamError extends Error {
   constructor(
     readonly reason: string,

@@ -22,7 +22,7 @@ export class IdentityError extends Error {
   }
 }
 
-/** spec, Git facade credentials: exp and nbf are checked with 60 seconds of leeway. */
+/** Identity-provider bearers on the facade: exp and nbf are checked with 60 seconds of leeway (docs/facade.md). */
 export const bearerLeewaySeconds = 60;
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sql, type DatabasePool } from './pool.ts';
 
-/** Allocates the integer ids of the specification before a command is decided. */
+/** Allocates the integer ids of the API before a command is decided. */
 export type IdAllocator = (kind: string) => Promise<number>;
 
 // The counters live beside the event store's tables, not among the read models, so a rebuild of

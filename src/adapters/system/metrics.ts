@@ -21,7 +21,7 @@ type Registers = Registry[];
 
 /** The HTTP surfaces: requests by route, the facade's fetches and bytes, the holdings check. */
 const surfaceMetrics = (registers: Registers) => ({
-  // spec, Holdings check: nothing is appended to the ledger; a counter tagged by answered state is kept.
+  // The revocation check appends nothing to the ledger; a counter tagged by answered state is kept.
   holdings: new Counter({
     name: 'gateway_holdings_answers_total',
     help: 'Holdings check answers by state',

@@ -15,7 +15,7 @@ export type Sbom = {
 };
 
 /**
- * Issue 20: the CycloneDX document made at build time from the lock files (scripts/sbom.mjs), or null
+ * The CycloneDX document made at build time from the lock files (scripts/sbom.mjs), or null
  * when this build has none (a checkout run from source before `npm run build`, or an unreadable file).
  */
 export function readSbom(file: string = sbomFile()): Sbom | null {

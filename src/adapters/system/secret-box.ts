@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 
 /**
  * Secrets the gateway must use again (inbound webhook secrets, signing secrets) are stored sealed with
- * AES-256-GCM (DESIGN.md, Secrets): events and read models carry `v1.<iv>.<tag>.<ciphertext>`, never the
+ * AES-256-GCM (docs/access.md, Secrets): events and read models carry `v1.<iv>.<tag>.<ciphertext>`, never the
  * cleartext. The key is gateway.secrets.key (32 bytes as base64, or any passphrase, hashed to 32 bytes);
  * unset, one is generated into `<data-dir>/secrets.key` (mode 0600). Replicas must share the key.
  */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** spec, Access token: `gw_` followed by 32 random bytes, Base64url without padding. */
+/** A token secret: `gw_` followed by 32 random bytes, Base64url without padding (docs/access.md). */
 export const newTokenSecret = (): string => `gw_${randomBytes(32).toString('base64url')}`;
 export const tokenSecretPattern = /^gw_[A-Za-z0-9_-]{43}$/;
 

@@ -13,7 +13,7 @@ export type ConnectorResult = Readonly<{
 }>;
 
 /**
- * A vetting connector (spec, Vetting report: `connectors`): name, default order and description; it
+ * A vetting connector (the vetting report's `connectors`, docs/vetting.md): name, default order and description; it
  * examines the pinned tree. The chain (chain.ts) enforces gateway.vetting.timeout through `signal` and
  * turns a throw into an ERROR verdict.
  */

@@ -229,7 +229,7 @@ function manifestEntries(file: ScanFile, kind: 'marketplace' | 'plugin', input: 
 // --- the report and the connector ---------------------------------------------------------------------
 
 /**
- * The License report body (spec, License report; without snapshotId and sha), recomputed from the tree
+ * The license report body (without snapshotId and sha), recomputed from the tree
  * under the lists in force: one entry per LICENSE file (a binary or oversized one is unknown) and per
  * `license` field of `.claude-plugin/marketplace.json` entries and `.claude-plugin/plugin.json` files.
  */

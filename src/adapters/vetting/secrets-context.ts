@@ -1,4 +1,4 @@
-// What the text around a secretlint match says about it (issue 15, item 4): an inline allow marker the
+// What the text around a secretlint match says about it (docs/vetting.md): an inline allow marker the
 // author put on the line, or a value that is obviously a placeholder in documentation or a made-up value in a
 // test file (secrets-values.ts). Each turns the finding into a LOW one that stays on the report
 // (secrets.connector.ts); none ever quotes the value.

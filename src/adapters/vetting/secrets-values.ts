@@ -1,4 +1,4 @@
-// Test files, and values made up for a test or an example (issue 15, item 4, on real content: compiled test
+// Test files, and values made up for a test or an example (seen on real content: compiled test
 // suites full of `xoxb-test-token` and `hooks.slack.com/services/T00/B00/xxx`, agent docs with
 // `testuser:testpass@postgres:5432`). A value is "made up" only when the value itself says so: a marker word,
 // a segment of one repeated character, a counting sequence, or too little entropy to be an issued key. The path

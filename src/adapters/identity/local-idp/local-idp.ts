@@ -1,4 +1,4 @@
-// The built-in OpenID Connect issuer of a first run (issue 19): oidc-provider at /local-idp on the
+// The built-in OpenID Connect issuer of a first run (docs/local-idp.md): oidc-provider at /local-idp on the
 // gateway's own server, one account (admin), its own login page (never devInteractions, which take
 // any password), consent given by itself for its one first-party client, the gateway.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Whether the built-in issuer runs (issue 19): only with neither an identity provider nor the
+// Whether the built-in issuer runs (docs/local-idp.md): only with neither an identity provider nor the
 // development hatch configured, and beyond loopback (base URL or listening host) only when enabled explicitly.
 import { isIPv4 } from 'node:net';
 import type { GatewayConfig } from '../../config/schema.ts';

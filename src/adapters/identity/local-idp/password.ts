@@ -1,4 +1,4 @@
-// The local account's password (issue 19): generated at first start, shown once, stored only as a
+// The local account's password (docs/local-idp.md): generated at first start, shown once, stored only as a
 // scrypt hash with a salt under the data directory (mode 0600), compared in constant time.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
