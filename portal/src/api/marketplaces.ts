@@ -1,5 +1,5 @@
 // The marketplace list, as every section reads it: GET /api/v1/marketplaces answers all live marketplaces with
-// their snapshots (spec: "no per-marketplace endpoint exists"), so one cached answer under one key serves the
+// their snapshots (there is no per-marketplace read), so one cached answer under one key serves the
 // list, a marketplace's page, the overview, the review queue, token scopes and the policy playground.
 import { api, data, type Body } from './client';
 

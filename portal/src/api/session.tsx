@@ -1,5 +1,5 @@
 // Who is signed in and what their roles allow. The portal shows only the actions the roles allow; the
-// server still enforces every one (spec, Roles).
+// server still enforces every one (docs/access.md, Roles).
 import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import { api, data, type Body } from './client';

@@ -1,4 +1,4 @@
-// Ready-to-copy commands for a personal access token (spec, Git facade credentials: HTTP Basic, only the
+// Ready-to-copy commands for a personal access token (docs/facade.md, Credentials: HTTP Basic, only the
 // password is read). The token stays out of every URL: a URL with a password ends up in .git/config,
 // shell history of other tools and Claude Code's known_marketplaces.json. The clone URL ends in `.git`:
 // Claude Code needs the suffix to treat it as a git repository.

@@ -10,7 +10,7 @@ export const personalExpiries: readonly ExpiryChoice[] = [
   { value: 'never', label: 'No expiry', days: null },
 ];
 
-/** Machine credentials must expire, at most 90 days ahead unless max-ttl says otherwise (spec, rule 6). */
+/** Machine credentials must expire, at most 90 days ahead unless max-ttl says otherwise (docs/access.md). */
 export const machineExpiries: readonly ExpiryChoice[] = personalExpiries.filter((e) => e.days !== null && e.days <= 90);
 
 export function expiresAtOf(choices: readonly ExpiryChoice[], value: string, now: number = Date.now()): string | null {

@@ -1,4 +1,4 @@
-// Role grants (spec, Roles; admin only): admin and auditor are global, approver names a marketplace.
+// Role grants (docs/access.md, Roles; admin only): admin and auditor are global, approver names a marketplace.
 // Configuration admins and claim-mapped roles are not grants and do not appear here.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';

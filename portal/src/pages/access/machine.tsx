@@ -1,4 +1,4 @@
-// Machine credentials (spec, Machine API; admin only): an access token with API scopes from the closed
+// Machine credentials (docs/access.md; admin only): an access token with API scopes from the closed
 // allowlist, a principal the ledger attributes its actions to, and a mandatory expiry. Every one is
 // listed, whoever provisioned it; the secret is shown once, at provisioning and at rotation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';

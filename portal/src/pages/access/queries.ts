@@ -14,7 +14,7 @@ export const machineQuery = {
 };
 export const grantsQuery = { queryKey: ['roles'], queryFn: () => data(api.GET('/api/v1/roles')) };
 
-/** The machine API's closed allowlist of scopes (spec, Authentication / Machine API). */
+/** The machine API's closed allowlist of scopes (docs/access.md, Machine credentials). */
 export const apiScopeNames = [
   'marketplaces:read',
   'snapshots:read',

@@ -1,5 +1,5 @@
-// A personal token's secret, shown once (spec: "appears only in the response that creates or rotates it,
-// never again"), with the commands that use it. It lives in this panel's state only: dismissing it or
+// A personal token's secret, shown once (it appears only in the answer that creates or rotates it, never
+// again), with the commands that use it. It lives in this panel's state only: dismissing it or
 // leaving the page forgets it.
 import { useEffect, useRef, useState } from 'react';
 import { CopyField } from '../../components/ui';

@@ -1,4 +1,4 @@
-// Personal access tokens (spec, Tokens): the caller's own, for git and Claude Code through the facade.
+// Personal access tokens (docs/access.md, Tokens): the caller's own, for git and Claude Code through the facade.
 // Create with scopes (marketplaces it may fetch; none ticked = every marketplace), push scopes (hosted
 // marketplaces) and an expiry; rotate (a new secret, same name, scopes and expiry); revoke.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';

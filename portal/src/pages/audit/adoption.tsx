@@ -1,5 +1,5 @@
-// Adoption and staleness (spec, Adoption: GET /api/v1/adoption?days= "only marketplaces fetched in the
-// window ... Counts only upload-pack entries"; GET /api/v1/adoption/staleness, window-free): per
+// Adoption and staleness (docs/audit-time-travel.md: GET /api/v1/adoption?days=, only marketplaces fetched in
+// the window, upload-pack entries only; GET /api/v1/adoption/staleness, window-free): per
 // marketplace a bar chart of fetches per snapshot with the numbers in a table.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';

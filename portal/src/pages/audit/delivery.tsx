@@ -1,5 +1,5 @@
 // Sinks and webhooks: where the ledger and the lifecycle events are sent. Auditors see the sinks;
-// webhook subscribers and every delivery are administrators' (spec, Roles).
+// webhook subscribers and every delivery are administrators' (docs/access.md, Roles).
 import { useSession } from '../../api/session';
 import { Page } from '../../components/ui';
 import { Sinks } from './sinks';

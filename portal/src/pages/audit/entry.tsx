@@ -1,4 +1,4 @@
-// One ledger entry with every field (spec, Ledger entry), and the entry as the API answered it, as text.
+// One ledger entry with every field (docs/audit.md, Entries), and the entry as the API answered it, as text.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { Loaded, Page, When } from '../../components/ui';

@@ -1,5 +1,5 @@
-// The NDJSON export (spec, Audit: GET /api/v1/audit/export, "one entry per line in ledger order; query
-// after (default 0), limit (default 1000, cap 10000)"). A same-origin link with `download`, so the session
+// The NDJSON export (GET /api/v1/audit/export, docs/audit.md: one entry per line in ledger order; query
+// after (default 0), limit (default 1000, cap 10000)). A same-origin link with `download`, so the session
 // cookie goes along and the browser saves the file; entries younger than the settling lag are withheld.
 import { useState } from 'react';
 

@@ -1,7 +1,7 @@
-// The Audit section (issue 19): the ledger browser with an entry's detail and the NDJSON export;
+// The Audit section: the ledger browser with an entry's detail and the NDJSON export;
 // audit sinks and webhook subscribers with their deliveries; adoption and staleness; estate, mirror and
-// retention status. Auditors and administrators only (spec, Roles: "Audit ledger, export, sink listing;
-// adoption; estate report; retention candidates"); the actions only administrators may take are hidden
+// retention status. Auditors and administrators only (docs/access.md, Roles: the audit ledger, export, sink
+// listing, adoption, the estate report, retention candidates); the actions only administrators may take are hidden
 // from auditors (the server still enforces them).
 import { Route, Switch } from 'wouter';
 import { useSession } from '../../api/session';

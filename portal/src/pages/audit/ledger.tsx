@@ -1,5 +1,5 @@
-// The ledger browser (spec, Audit: GET /api/v1/audit, newest first, "Paged by ledger sequence, not
-// offset"): one page request per screen, the marketplace filter and the position in the address (so a
+// The ledger browser (GET /api/v1/audit, docs/audit.md: newest first, paged by ledger sequence, not
+// offset): one page request per screen, the marketplace filter and the position in the address (so a
 // screen can be linked and the browser's back button pages newer), and the NDJSON export.
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';

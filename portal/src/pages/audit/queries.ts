@@ -1,5 +1,5 @@
-// What the Audit pages read, one place per endpoint (spec, Audit; Adoption; Estate; Mirror; Retention;
-// Webhook subscribers).
+// What the Audit pages read, one place per endpoint (the ledger, adoption, the estate, the mirror, retention,
+// webhook subscribers: docs/api.md).
 import { api, ApiError, data, type Body } from '../../api/client';
 
 export type LedgerPage = Body<'/api/v1/audit', 'get'>;

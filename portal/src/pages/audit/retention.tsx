@@ -1,4 +1,4 @@
-// Retention (spec, Retention): the dry run of the next evaluation pass for auditors and admins; the
+// Retention (docs/retention.md): the dry run of the next evaluation pass for auditors and admins; the
 // evaluation and compaction passes on demand for admins ("On-demand passes work whether or not the
 // scheduler is enabled").
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';

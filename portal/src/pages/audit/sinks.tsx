@@ -1,4 +1,4 @@
-// Audit sinks (spec, Audit: GET /api/v1/audit/sinks for auditors and admins; create, delete and cursor
+// Audit sinks (docs/webhooks.md: GET /api/v1/audit/sinks for auditors and admins; create, delete and cursor
 // reset for admins). The signing secret is answered once, at creation, and shown once.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';

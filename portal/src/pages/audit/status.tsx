@@ -1,4 +1,4 @@
-// Estate, mirror and retention status panels (spec, Estate; Mirror; Retention). What is not configured
+// Estate, mirror and retention status panels (docs/estate.md, mirror.md, retention.md). What is not configured
 // (no estate file, no report yet, no mirror) is a plain notice, not an error.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';

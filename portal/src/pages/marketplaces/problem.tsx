@@ -1,5 +1,5 @@
-// A refusal as ProblemNotice shows it, plus what a 502 about an unreadable upstream adds (spec,
-// Registration rules: "The problem carries reason, rootCause, nextStep").
+// A refusal as ProblemNotice shows it, plus what a 502 about an unreadable upstream adds (docs/marketplaces.md,
+// Registration: the problem carries reason, rootCause, nextStep).
 import { ApiError } from '../../api/client';
 import { ProblemNotice } from '../../components/ui';
 

@@ -1,6 +1,6 @@
 // What the overview reads besides the marketplace list: the vetting outcome of the newest held snapshots
 // (to tell the blocked ones from those waiting for a decision), the newest ledger entries and adoption
-// (auditor or admin only: spec, Roles).
+// (auditor or admin only: docs/access.md, Roles).
 import { api, data, type Body } from '../../api/client';
 
 export type Vetting = Body<'/api/v1/snapshots/{id}/vetting', 'get'>;

@@ -1,4 +1,4 @@
-// The dry run (issue 21): before a rule is enabled, which served and held snapshots it would deny and why.
+// The dry run (POST /api/v1/policy/dry-run): before a rule is enabled, which served and held snapshots it would deny and why.
 // The gateway evaluates the expression as the approve gate would; nothing is stored or recorded.
 import { useMutation } from '@tanstack/react-query';
 import { api, data, type Body } from '../../api/client';

@@ -1,4 +1,4 @@
-// The playground (spec, Policy): an expression, or every rule, evaluated against a snapshot as if it
+// The playground (docs/policy-variables.md): an expression, or every rule, evaluated against a snapshot as if it
 // were approved now; nothing is stored or recorded. The caller must be allowed to approve the snapshot.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
@@ -8,7 +8,7 @@ import { marketplacesQuery, playground, rulesQuery, type Marketplace, type Rule,
 
 type Decision = Readonly<{ label: string; rule: boolean; expression: string; enabled: boolean; verdict: Verdict }>;
 
-/** A rule decides when it is enabled and matches or fails to evaluate (spec, Policy: Enforcement). */
+/** A rule decides when it is enabled and matches or fails to evaluate (as enforcement at approve decides). */
 const decides = (d: Decision): boolean =>
   d.rule && d.enabled && (d.verdict.matched === true || d.verdict.error !== undefined);
 

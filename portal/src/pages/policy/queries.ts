@@ -11,7 +11,7 @@ export const rulesQuery = { queryKey: ['policy', 'rules'], queryFn: () => data(a
 export const playground = (snapshotId: number, expression: string): Promise<Verdict> =>
   data(api.POST('/api/v1/policy/playground', { body: { snapshotId, expression } }));
 
-/** The compile error of a 422 invalid-expression problem (spec, Policy: "expression not compiling to boolean"). */
+/** The compile error of a 422 invalid-expression problem (an expression that does not compile to a boolean). */
 export function compileErrorOf(error: unknown): string | null {
   if (!(error instanceof ApiError) || error.problem.status !== 422) return null;
   return /invalid-expression$/.test(error.problem.type ?? '') ? (error.problem.detail ?? null) : null;

@@ -1,7 +1,7 @@
 // One file of a snapshot's pinned tree (GET /api/v1/snapshots/{id}/file?path=): numbered lines of text,
 // each an element with id L<n> so /review/<id>/file?path=<path>#L<n> scrolls to and highlights that line.
 // A Markdown file may also be read rendered, through react-markdown without raw HTML (upstream content is
-// never live HTML: issue 19), images left out so a preview fetches nothing.
+// never live HTML in the portal), images left out so a preview fetches nothing.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import Markdown from 'react-markdown';

@@ -1,4 +1,4 @@
-// Waivers (spec, Vetting waiver): create one for a blocking finding (POST /api/v1/snapshots/{id}/waivers
+// Waivers (docs/vetting.md, Waivers): create one for a blocking finding (POST /api/v1/snapshots/{id}/waivers
 // with ruleId, scope SNAPSHOT or PATH, path for PATH, justification, expiresAt in the future), list the
 // marketplace's waivers (GET /api/v1/marketplaces/{name}/waivers, active and lapsed) and revoke one
 // (DELETE /api/v1/waivers/{id}: the row stays, active false). The outcome is recomputed on every read, so

@@ -1,5 +1,5 @@
 // What the review pages read. GET /api/v1/marketplaces answers every live marketplace with its snapshots
-// (spec: "no per-marketplace endpoint exists"), so the queue and a snapshot's marketplace both come from
+// (there is no per-marketplace read), so the queue and a snapshot's marketplace both come from
 // that one cached answer (the same query key as the marketplace pages); every other read is per snapshot.
 import { api, ApiError, data, type Body } from '../../api/client';
 import type { Marketplace, Snapshot } from '../../api/marketplaces';
@@ -15,7 +15,7 @@ export type Plugin = Inventory['plugins'][number];
 export type ContentDiff = Body<'/api/v1/snapshots/{id}/content-diff', 'get'>;
 export type FileDiff = Body<'/api/v1/snapshots/{id}/diff', 'get'>;
 
-/** A held snapshot waits for a decision (spec, Snapshot state: approve and reject start from held or revoked). */
+/** A held snapshot waits for a decision (approve and reject start from held or revoked: docs/marketplaces.md, States). */
 export const awaitsReview = (s: Snapshot): boolean => s.state === 'held' && !s.deleted_at;
 
 export type Located = Readonly<{ marketplace: Marketplace; snapshot: Snapshot }>;
@@ -37,7 +37,7 @@ const path = (id: number) => ({ params: { path: { id } } });
 
 export const snapshotKey = (id: number, what: string) => ['snapshot', id, what] as const;
 
-/** Read again on every visit: the outcome is recomputed from the waivers active at that instant (spec). */
+/** Read again on every visit: the outcome is recomputed from the waivers active at that instant (docs/vetting.md). */
 export const vettingQuery = (id: number) => ({
   refetchOnMount: 'always' as const,
   queryKey: snapshotKey(id, 'vetting'),
@@ -89,7 +89,7 @@ export const fileQuery = (id: number, file: string) => ({
   queryFn: () => data(api.GET('/api/v1/snapshots/{id}/file', { params: { path: { id }, query: { path: file } } })),
 });
 
-/** A preview read refused for want of standing (spec, Preview reads: approver of the marketplace, or admin). */
+/** A preview read refused for want of standing (previews need the approver of the marketplace, or an admin). */
 export const forbidden = (error: unknown): boolean => error instanceof ApiError && error.problem.status === 403;
 
 /** `path:line` of a finding, split; the line is absent when the location names none. */
