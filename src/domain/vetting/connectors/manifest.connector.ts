@@ -1,5 +1,4 @@
-// The manifest connector: marketplace.json and every plugin.json against the format (plugin-format.md
-// sections 1 and 2). A manifest Claude Code cannot load, a plugin name listed twice (which entry wins is
+// The manifest connector: marketplace.json and every plugin.json against the format (docs/plugin-format.md). A manifest Claude Code cannot load, a plugin name listed twice (which entry wins is
 // up to the client), a path out of the plugin or a source the gateway cannot pin all block; style and
 // load-time oddities only warn.
 import { manifestPath } from '../../snapshot/manifest-policy.ts';
@@ -9,7 +8,7 @@ import { inside, resolveSource } from '../../plugin/paths.ts';
 import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
 
 const kebab = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-// Claude Code refuses these (and look-alikes) for third-party marketplaces (plugin-format.md 1.2).
+// Claude Code refuses these (and look-alikes) for third-party marketplaces (docs/plugin-format.md).
 const reservedNames = new Set([
   'claude-code-marketplace',
   'claude-code-plugins',
