@@ -1,5 +1,5 @@
-// Adoption (docs/audit-time-travel.md): GET /api/v1/adoption?days= and GET /api/v1/adoption/staleness, read from the adoption
-// projection (upload-pack entries only; the catalog under its own name).
+// Adoption (docs/audit-time-travel.md): GET /api/v1/adoption?days= and GET /api/v1/adoption/staleness, read from the
+// adoption projection (upload-pack entries only; the catalog under its own name).
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import {
   marketplaceIdentities,

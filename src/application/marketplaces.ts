@@ -150,7 +150,8 @@ async function reserveName(deps: MarketplacePorts, name: string, marketplaceId: 
 }
 
 /**
- * Registers a marketplace: the checks, then the upstream read (docs/marketplaces.md, Registration), then the name reservation and the
+ * Registers a marketplace: the checks, then the upstream read (docs/marketplaces.md, Registration), then the name
+  * reservation and the
  * registration; a failed registration releases the name. Returns the record and the duplicate-URL warnings.
  */
 export async function registerMarketplace(

@@ -9,7 +9,10 @@ import type { Ports } from './ports.ts';
 
 export type SelectionAnswer = Readonly<{ marketplace: string; selection: MarketplaceSelection | null }>;
 
-/** The plugins a live marketplace serves from its next ingest on (docs/marketplaces.md, Selection); 404 for any other name. */
+/**
+ * The plugins a live marketplace serves from its next ingest on (docs/marketplaces.md, Selection); 404 for any other
+ * name.
+ */
 export async function pluginSelectionOf(deps: Pick<Ports, 'pool'>, name: string): Promise<SelectionAnswer> {
   const marketplace = await liveOr404(deps, name);
   return { marketplace: marketplace.name, selection: marketplace.selection };

@@ -1,7 +1,7 @@
-// Retention (docs/retention.md): GET /api/v1/retention/candidates (a dry run: writes nothing), POST /api/v1/retention/evaluate
-// (one pass now, whatever the scheduler's state) and the scheduled pass on gateway.retention.poll-interval
-// (the leader, principal `system`). A pass soft-deletes what the criteria select, as `retention-policy`, and
-// records one `retention-evaluated`.
+// Retention (docs/retention.md): GET /api/v1/retention/candidates (a dry run: writes nothing), POST
+// /api/v1/retention/evaluate (one pass now, whatever the scheduler's state) and the scheduled pass on
+// gateway.retention.poll-interval (the leader, principal `system`). A pass soft-deletes what the criteria select, as
+// `retention-policy`, and records one `retention-evaluated`.
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import { fact } from '../domain/events.ts';

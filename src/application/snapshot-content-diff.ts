@@ -1,6 +1,6 @@
-// The content diff of a snapshot (docs/marketplaces.md, Reads of a snapshot): its plugins and skills against the live approved
-// baseline, and for each plugin the capabilities it newly asks users to let it have and those it drops
-// (its capability inventory against the baseline's; with no baseline everything is added).
+// The content diff of a snapshot (docs/marketplaces.md, Reads of a snapshot): its plugins and skills against the live
+// approved baseline, and for each plugin the capabilities it newly asks users to let it have and those it drops (its
+// capability inventory against the baseline's; with no baseline everything is added).
 import { gitText } from '../adapters/git/git-process.ts';
 import { listTree } from '../adapters/git/tree-reader.ts';
 import { readScriptsOf } from '../adapters/vetting/script-reading.ts';

@@ -12,7 +12,8 @@ import type { Ports } from './ports.ts';
 import { reject } from './rejected.ts';
 
 /**
- * Time travel (docs/audit-time-travel.md): the instant a question is asked about, as UTC ISO-8601 with milliseconds (the
+ * Time travel (docs/audit-time-travel.md): the instant a question is asked about, as UTC ISO-8601 with milliseconds
+  * (the
  * precision of every recorded instant); absent means now. An instant that is no date is refused.
  */
 export function instantOf(at: string | undefined, now: Date): string {

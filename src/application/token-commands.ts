@@ -14,7 +14,10 @@ export type TokenPorts = Pick<Ports, 'store' | 'waiter' | 'pool' | 'ids' | 'cata
 /** A token as its read model has it, and the cleartext secret, which exists in this answer only. */
 export type IssuedToken = Readonly<{ token: TokenRecord; secret: string }>;
 
-/** Scope validation against the registry (docs/access.md, Personal access tokens): the catalog name is a valid fetch scope. */
+/**
+ * Scope validation against the registry (docs/access.md, Personal access tokens): the catalog name is a valid fetch
+ * scope.
+ */
 async function issuePolicy(deps: Pick<Ports, 'pool' | 'catalog' | 'access'>): Promise<IssuePolicy> {
   const live = await liveMarketplaces(deps.pool);
   return {

@@ -25,7 +25,9 @@ export type CatalogRebuilt = Event<
   }
 >;
 
-/** One catalog-name-collision per withheld contested name (principal catalog-builder), when the name becomes withheld. */
+/**
+ * One catalog-name-collision per withheld contested name (principal catalog-builder), when the name becomes withheld.
+ */
 export type CatalogNameCollision = Event<
   'catalog-name-collision',
   {

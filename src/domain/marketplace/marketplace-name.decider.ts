@@ -35,7 +35,8 @@ function mayTakeOver(state: MarketplaceNameState, stale: StaleHolder | undefined
   return state.reservedAt === null || Date.parse(at) - Date.parse(state.reservedAt) >= unregisteredHolderGraceMs;
 }
 
-// A live marketplace name is reserved by its own stream (docs/architecture.md, Names), appended with an expected revision.
+// A live marketplace name is reserved by its own stream (docs/architecture.md, Names), appended with an expected
+// revision.
 export const marketplaceNameDecider: Decider<MarketplaceNameState, MarketplaceNameCommand, MarketplaceNameEvent> = {
   initialState: () => ({ holder: null, reservedAt: null }),
   evolve: (_state, event) =>

@@ -1,7 +1,7 @@
-// Curation (docs/marketplaces.md, Selection): an admin chooses which plugins of an upstream marketplace the gateway serves.
-// A pattern is a plugin-name glob matched against the whole name, case-sensitively: `*` is any run of
-// characters (none included), `?` exactly one, everything else itself. An empty include means every plugin;
-// exclude applies after include. No selection at all (null) serves every plugin.
+// Curation (docs/marketplaces.md, Selection): an admin chooses which plugins of an upstream marketplace the gateway
+// serves. A pattern is a plugin-name glob matched against the whole name, case-sensitively: `*` is any run of
+// characters (none included), `?` exactly one, everything else itself. An empty include means every plugin; exclude
+// applies after include. No selection at all (null) serves every plugin.
 
 export type PluginSelection = Readonly<{ include: readonly string[]; exclude: readonly string[] }>;
 

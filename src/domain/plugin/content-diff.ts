@@ -1,6 +1,6 @@
-// The content diff (docs/marketplaces.md, Reads of a snapshot): a snapshot's plugins and skills against the live approved
-// baseline. A skill is changed when anything under its directory differs, judged by the git tree id of
-// that directory, so no file text is compared or returned.
+// The content diff (docs/marketplaces.md, Reads of a snapshot): a snapshot's plugins and skills against the live
+// approved baseline. A skill is changed when anything under its directory differs, judged by the git tree id of that
+// directory, so no file text is compared or returned.
 import type { MarketplaceLayout, PluginLayout } from './layout.ts';
 
 export const skillStatuses = ['added', 'removed', 'changed', 'moved', 'unchanged'] as const;

@@ -1,6 +1,6 @@
-// The content inventory (docs/marketplaces.md, Reads of a snapshot): per plugin, what it installs, each piece named with
-// its repository-relative path. Read from the layout, so it shares the layout's tolerance: escaping
-// paths and unreadable declarations are simply absent, and the call never fails.
+// The content inventory (docs/marketplaces.md, Reads of a snapshot): per plugin, what it installs, each piece named
+// with its repository-relative path. Read from the layout, so it shares the layout's tolerance: escaping paths and
+// unreadable declarations are simply absent, and the call never fails.
 import type { Hook, MarkdownComponent } from './layout-context.ts';
 import type { MarketplaceLayout } from './layout.ts';
 

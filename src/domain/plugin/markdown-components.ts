@@ -1,5 +1,5 @@
-// The Markdown components of a plugin (docs/plugin-format.md, Skills, commands and agents): skills, commands and agents, each
-// named from its frontmatter, and the hooks that frontmatter registers.
+// The Markdown components of a plugin (docs/plugin-format.md, Skills, commands and agents): skills, commands and
+// agents, each named from its frontmatter, and the hooks that frontmatter registers.
 import { frontmatterOf } from './frontmatter.ts';
 import { collectHooks } from './hooks.ts';
 import {

@@ -1,8 +1,8 @@
-// The retention criteria (docs/retention.md): held-too-long selects held snapshots older than held-max-age; superseded selects
-// held, rejected or revoked snapshots older than superseded-min-age when a later approved snapshot of the same
-// marketplace exists; the min-idle veto removes any candidate whose SHA was fetched from its own marketplace
-// through the facade within the window; approved snapshots are never eligible. Pure: `now` and the fetch
-// recency come in as inputs.
+// The retention criteria (docs/retention.md): held-too-long selects held snapshots older than held-max-age; superseded
+// selects held, rejected or revoked snapshots older than superseded-min-age when a later approved snapshot of the same
+// marketplace exists; the min-idle veto removes any candidate whose SHA was fetched from its own marketplace through
+// the facade within the window; approved snapshots are never eligible. Pure: `now` and the fetch recency come in as
+// inputs.
 import type { Instant } from '../shared/decider.ts';
 import type { DeletionReason } from '../snapshot/snapshot.events.ts';
 

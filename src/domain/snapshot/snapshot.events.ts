@@ -125,7 +125,8 @@ export const deletionReasons = ['manual', 'held-too-long', 'superseded'] as cons
 export type DeletionReason = (typeof deletionReasons)[number];
 
 /**
- * Deletion (orthogonal to state; docs/retention.md): a held, rejected or revoked snapshot is marked deleted; its content
+ * Deletion (orthogonal to state; docs/retention.md): a held, rejected or revoked snapshot is marked deleted; its
+  * content
  * stays readable and it can be restored until `purgeAfter` (deletion + gateway.retention.restore-window).
  */
 export type SnapshotSoftDeleted = Event<

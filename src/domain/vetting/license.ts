@@ -1,5 +1,5 @@
-// The license report (docs/marketplaces.md, Reads of a snapshot) and the evaluation of SPDX ids against the configured allow
-// and ban lists. Pure: identifying a LICENSE text and parsing expressions happen in the adapter.
+// The license report (docs/marketplaces.md, Reads of a snapshot) and the evaluation of SPDX ids against the configured
+// allow and ban lists. Pure: identifying a LICENSE text and parsing expressions happen in the adapter.
 
 export const licenseEvaluations = ['OK', 'BANNED', 'NOT_ALLOWED', 'UNKNOWN'] as const;
 export type LicenseEvaluation = (typeof licenseEvaluations)[number];

@@ -42,7 +42,9 @@ export type RunState = Readonly<{ lastStates: ReadonlyMap<string, VerdictState> 
 
 export type RevetResult = Readonly<{ classification: Classification; revoke: boolean }>;
 
-/** A VIOLATION of an approved snapshot in ENFORCE mode revokes; WARN mode and INCONCLUSIVE never do (docs/vetting.md). */
+/**
+ * A VIOLATION of an approved snapshot in ENFORCE mode revokes; WARN mode and INCONCLUSIVE never do (docs/vetting.md).
+ */
 export const revetResult = (classification: Classification, mode: RevetMode, approved: boolean): RevetResult => ({
   classification,
   revoke: classification === 'VIOLATION' && mode === 'ENFORCE' && approved,

@@ -1,6 +1,6 @@
-// Adoption (docs/audit-time-travel.md): who fetched what through the facade, kept as small aggregates so a report over any
-// window of 1..365 days reads a few thousand rows, never the ledger. Only upload-pack counts (a ref
-// advertisement transfers no content); one fetch per wanted object, as the ledger has one entry per want.
+// Adoption (docs/audit-time-travel.md): who fetched what through the facade, kept as small aggregates so a report over
+// any window of 1..365 days reads a few thousand rows, never the ledger. Only upload-pack counts (a ref advertisement
+// transfers no content); one fetch per wanted object, as the ledger has one entry per want.
 import { sql } from '../../adapters/postgres/pool.ts';
 import type { Projection } from '../runner/projection.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';

@@ -66,7 +66,8 @@ const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision => ({
 });
 
 /**
- * Builds and serves the virtual catalog (docs/architecture.md, Principles 5: a reactor's work, recorded as events and never
+ * Builds and serves the virtual catalog (docs/architecture.md, Principles 5: a reactor's work, recorded as events and
+  * never
  * re-run by a read-model rebuild). The served estate is every live marketplace's served tip as the events
  * decide it (the same target publication converges to); a build takes those commits from quarantine,
  * composes the catalog commit from their trees and serves it. Each revision is recorded once, in a stream

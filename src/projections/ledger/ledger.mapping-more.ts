@@ -87,7 +87,10 @@ type EstateEvent = EventOf<
   'estate-reconcile-triggered' | 'estate-reconciliation-failed' | 'marketplace-upstream-unreachable'
 >;
 
-/** The ledger entries of the declarative estate (docs/estate.md): each run, each run that applied nothing, each unreadable upstream. */
+/**
+ * The ledger entries of the declarative estate (docs/estate.md): each run, each run that applied nothing, each
+ * unreadable upstream.
+ */
 export function estateFields(event: EstateEvent): Fields[] {
   switch (event.type) {
     case 'estate-reconcile-triggered': // each run with its trigger and counts

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 
 /**
- * How many deliveries a sweep would remove now (docs/retention.md, Compaction): delivered or failed, last updated before
+ * How many deliveries a sweep would remove now (docs/retention.md, Compaction): delivered or failed, last updated
+  * before
  * `before`; never pending. The deliveries reactor removes them when it applies webhook-deliveries-swept.
  */
 export async function sweepableDeliveries(db: CommonQueryMethods, before: string): Promise<number> {

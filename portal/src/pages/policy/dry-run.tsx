@@ -1,5 +1,5 @@
-// The dry run (POST /api/v1/policy/dry-run): before a rule is enabled, which served and held snapshots it would deny and why.
-// The gateway evaluates the expression as the approve gate would; nothing is stored or recorded.
+// The dry run (POST /api/v1/policy/dry-run): before a rule is enabled, which served and held snapshots it would deny
+// and why. The gateway evaluates the expression as the approve gate would; nothing is stored or recorded.
 import { useMutation } from '@tanstack/react-query';
 import { api, data, type Body } from '../../api/client';
 import { Empty, ProblemNotice, Sha, StateBadge } from '../../components/ui';

@@ -15,7 +15,9 @@ export type Plugin = Inventory['plugins'][number];
 export type ContentDiff = Body<'/api/v1/snapshots/{id}/content-diff', 'get'>;
 export type FileDiff = Body<'/api/v1/snapshots/{id}/diff', 'get'>;
 
-/** A held snapshot waits for a decision (approve and reject start from held or revoked: docs/marketplaces.md, States). */
+/**
+ * A held snapshot waits for a decision (approve and reject start from held or revoked: docs/marketplaces.md, States).
+ */
 export const awaitsReview = (s: Snapshot): boolean => s.state === 'held' && !s.deleted_at;
 
 export type Located = Readonly<{ marketplace: Marketplace; snapshot: Snapshot }>;
