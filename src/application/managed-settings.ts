@@ -6,9 +6,8 @@ import { reject } from './rejected.ts';
 type GitSource = Readonly<{ source: 'git'; url: string }>;
 
 /**
- * A Claude Code `managed-settings.json` (docs/plugin-format.md, docs/clients.md): the gateway's marketplaces
-  * registered by URL
- * through the facade, and an allowlist that admits the gateway's host alone.
+ * A Claude Code `managed-settings.json` (docs/plugin-format.md, docs/clients.md): the gateway's marketplaces registered
+ * by URL through the facade, and an allowlist that admits the gateway's host alone.
  */
 export type ManagedSettings = Readonly<{
   extraKnownMarketplaces: Readonly<Record<string, Readonly<{ source: GitSource }>>>;

@@ -151,8 +151,8 @@ async function reserveName(deps: MarketplacePorts, name: string, marketplaceId: 
 
 /**
  * Registers a marketplace: the checks, then the upstream read (docs/marketplaces.md, Registration), then the name
-  * reservation and the
- * registration; a failed registration releases the name. Returns the record and the duplicate-URL warnings.
+ * reservation and the registration; a failed registration releases the name. Returns the record and the duplicate-URL
+ * warnings.
  */
 export async function registerMarketplace(
   deps: MarketplacePorts,

@@ -13,8 +13,7 @@ import { reject } from './rejected.ts';
 
 /**
  * Time travel (docs/audit-time-travel.md): the instant a question is asked about, as UTC ISO-8601 with milliseconds
-  * (the
- * precision of every recorded instant); absent means now. An instant that is no date is refused.
+ * (the precision of every recorded instant); absent means now. An instant that is no date is refused.
  */
 export function instantOf(at: string | undefined, now: Date): string {
   if (at === undefined) return now.toISOString();

@@ -73,9 +73,8 @@ export type SyncModeChanged = Event<
 >;
 
 /**
- * Curation (docs/marketplaces.md, Selection): which plugins the gateway serves from now on; it takes effect at the
-  * next ingest.
- * Both lists empty clears the selection (every plugin is served).
+ * Curation (docs/marketplaces.md, Selection): which plugins the gateway serves from now on; it takes effect at the next
+ * ingest. Both lists empty clears the selection (every plugin is served).
  */
 export type MarketplaceSelectionSet = Event<
   'marketplace-selection-set',

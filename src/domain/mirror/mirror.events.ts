@@ -16,8 +16,7 @@ export type MirrorTargetOutcome = Readonly<{
 
 /**
  * The mirror duty records what it did (docs/architecture.md, Principles 5). One fact per pass that acted, failed,
-  * refused or
- * answered a request (a pass finding everything in sync records nothing). No ledger entry of its own.
+ * refused or answered a request (a pass finding everything in sync records nothing). No ledger entry of its own.
  */
 export type MirrorReconciled = Event<
   'mirror-reconciled',

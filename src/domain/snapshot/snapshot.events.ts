@@ -126,8 +126,7 @@ export type DeletionReason = (typeof deletionReasons)[number];
 
 /**
  * Deletion (orthogonal to state; docs/retention.md): a held, rejected or revoked snapshot is marked deleted; its
-  * content
- * stays readable and it can be restored until `purgeAfter` (deletion + gateway.retention.restore-window).
+ * content stays readable and it can be restored until `purgeAfter` (deletion + gateway.retention.restore-window).
  */
 export type SnapshotSoftDeleted = Event<
   'snapshot-soft-deleted',

@@ -52,9 +52,8 @@ export type AuditSinkEvent = AuditSinkCreated | AuditSinkUpdated | AuditSinkDele
 export type WebhookTargetEvent = WebhookSubscriberCreated | WebhookSubscriberDeleted | AuditSinkEvent;
 
 /**
- * One attempt at a delivery, as the dispatcher made it (a reactor records what it did: docs/architecture.md,
-  * Principles 5). Its
- * outcome: delivered (2xx), retrying (another attempt is due at nextAttemptAt) or failed (the last one).
+ * One attempt at a delivery, as the dispatcher made it (a reactor records what it did: docs/architecture.md, Principles
+ * 5). Its outcome: delivered (2xx), retrying (another attempt is due at nextAttemptAt) or failed (the last one).
  */
 export type WebhookDeliveryAttempted = Event<
   'webhook-delivery-attempted',

@@ -67,12 +67,11 @@ const revisionOf = (sha: string, record: CatalogRecord): CatalogRevision => ({
 
 /**
  * Builds and serves the virtual catalog (docs/architecture.md, Principles 5: a reactor's work, recorded as events and
-  * never
- * re-run by a read-model rebuild). The served estate is every live marketplace's served tip as the events
- * decide it (the same target publication converges to); a build takes those commits from quarantine,
- * composes the catalog commit from their trees and serves it. Each revision is recorded once, in a stream
- * of its own (`catalog-<sha>`, appended only when new), so a retry or a second replica never records it
- * twice. Builds run one at a time in this process.
+ * never re-run by a read-model rebuild). The served estate is every live marketplace's served tip as the events decide
+ * it (the same target publication converges to); a build takes those commits from quarantine, composes the catalog
+ * commit from their trees and serves it. Each revision is recorded once, in a stream of its own (`catalog-<sha>`,
+ * appended only when new), so a retry or a second replica never records it twice. Builds run one at a time in this
+ * process.
  */
 export class CatalogBuilder {
   private queue: Promise<unknown> = Promise.resolve();

@@ -11,10 +11,9 @@ const servedChanges: ReadonlySet<string> = new Set<DomainEventType>([
 
 /**
  * The catalog reactor (never rebuilt: docs/architecture.md, Principles 5). Once per batch that changes what is served,
-  * or asks
- * for a rebuild, the catalog is rebuilt from the read models of the same batch (the registry runs it after
- * snapshots and marketplaces); the builder records what it did as events. `builder` is null when the
- * catalog is disabled, and in tools that never build.
+ * or asks for a rebuild, the catalog is rebuilt from the read models of the same batch (the registry runs it after
+ * snapshots and marketplaces); the builder records what it did as events. `builder` is null when the catalog is
+ * disabled, and in tools that never build.
  */
 export const catalogReactor = (builder: CatalogBuilder | null): Projection => ({
   name: 'catalog',

@@ -14,11 +14,10 @@ const servedChanges: ReadonlySet<string> = new Set<DomainEventType>([
 ]);
 
 /**
- * The mirror reactor (never rebuilt: docs/architecture.md, Principles 5). It acts on nothing itself: after a batch
-  * that changed
- * what is served (it runs after publication in the registry, so the published repositories already hold the
- * change), or that asks for a reconciliation, it wakes the leader's mirror duty, which pushes off the
- * runner's path: a mirror that is down never holds back a read model or what the facade serves.
+ * The mirror reactor (never rebuilt: docs/architecture.md, Principles 5). It acts on nothing itself: after a batch that
+ * changed what is served (it runs after publication in the registry, so the published repositories already hold the
+ * change), or that asks for a reconciliation, it wakes the leader's mirror duty, which pushes off the runner's path: a
+ * mirror that is down never holds back a read model or what the facade serves.
  */
 export const mirrorReactor = (signal: MirrorSignal | null): Projection => {
   const requests = dispatch<MirrorWake[]>({

@@ -20,9 +20,8 @@ export type ReconcileDeps = Readonly<{
 
 /**
  * docs/architecture.md, Principles 6: at startup the leader compares every published repository with what the events
-  * say,
- * converges the ones that differ, and records what it found (principal publication-reconciler).
- * Runs after the projections have caught up, so the target is current.
+ * say, converges the ones that differ, and records what it found (principal publication-reconciler). Runs after the
+ * projections have caught up, so the target is current.
  */
 export async function reconcilePublication(deps: ReconcileDeps): Promise<PublicationEvent[]> {
   const marketplaces = await deps.pool.any(

@@ -3,8 +3,7 @@ import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 
 /**
  * How many deliveries a sweep would remove now (docs/retention.md, Compaction): delivered or failed, last updated
-  * before
- * `before`; never pending. The deliveries reactor removes them when it applies webhook-deliveries-swept.
+ * before `before`; never pending. The deliveries reactor removes them when it applies webhook-deliveries-swept.
  */
 export async function sweepableDeliveries(db: CommonQueryMethods, before: string): Promise<number> {
   return Number(
