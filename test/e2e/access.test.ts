@@ -144,8 +144,18 @@ t.test('Access: a personal token from the portal clones for real, is shown once 
   t.match(refused.stderr, /Authentication failed|401|could not read Username/, refused.stderr);
 
   // Alice is no admin: no machine credentials, no grants, and the API refuses her when she forces one.
-  t.equal(await page.getByRole('heading', { name: 'Machine credentials' }).count(), 0, 'no machine section');
-  t.equal(await page.getByRole('heading', { name: 'Role grants' }).count(), 0, 'no grants section');
+  const tabs = page.getByRole('navigation', { name: 'Access pages' });
+  t.equal(await tabs.getByRole('link', { name: 'Machine credentials' }).count(), 0, 'no machine credentials tab');
+  t.equal(await tabs.getByRole('link', { name: 'Role grants' }).count(), 0, 'no role grants tab');
+  for (const path of ['/access/machine', '/access/roles']) {
+    await page.goto(path);
+    await page.getByText('This page is for administrators.').waitFor();
+    t.equal(
+      await page.getByRole('heading', { name: /Machine credentials|Role grants/ }).count(),
+      0,
+      `${path}: nothing`,
+    );
+  }
   t.equal(await forcedPost(page, '/api/v1/roles', { principal: 'alice', role: 'admin' }), 403, 'grant: 403');
   const machine = { principal: 'x', name: 'x', apiScopes: ['roles:read'], expiresAt: new Date(Date.now() + 864e5) };
   t.equal(await forcedPost(page, '/api/v1/tokens/machine', machine), 403, 'machine credential: 403');
@@ -161,6 +171,11 @@ t.test('Access: an admin provisions a machine credential and grants a role', asy
   const page = await (await newContext(browser, baseUrl)).newPage();
   await signInAtTestIdp(page, 'root');
   await page.goto('/access');
+  await page
+    .getByRole('navigation', { name: 'Access pages' })
+    .getByRole('link', { name: 'Machine credentials' })
+    .click();
+  await page.waitForURL(/\/access\/machine$/);
 
   const provision = page.getByRole('form', { name: 'New machine credential' });
   await provision.getByLabel('Principal').fill('ci-pipeline');
@@ -176,12 +191,14 @@ t.test('Access: an admin provisions a machine credential and grants a role', asy
   const machineRow = page.getByRole('row', { name: /nightly/ });
   t.match(await machineRow.textContent(), /ci-pipeline.*marketplaces:read.*root/, 'listed with principal and owner');
 
+  await page.getByRole('navigation', { name: 'Access pages' }).getByRole('link', { name: 'Role grants' }).click();
+  await page.waitForURL(/\/access\/roles$/);
   const grant = page.getByRole('form', { name: 'Grant a role' });
   await grant.getByLabel('Principal').fill('alice');
   await grant.getByLabel('Role').selectOption('approver');
   await grant.getByLabel(/Marketplace/).selectOption('acme');
   await grant.getByRole('button', { name: 'Grant role' }).click();
-  const grantRow = page.getByRole('row', { name: /^alice approver acme root/ });
+  const grantRow = page.getByRole('row', { name: /^alice approver acme root/i });
   await grantRow.waitFor();
   const grants = (await (await root.request('/api/v1/roles')).json()) as Array<{ principal: string }>;
   t.same(

@@ -1,14 +1,17 @@
-// A labelled group of checkboxes choosing names (marketplaces, API scopes).
+// A labelled group of checkboxes choosing names (marketplaces, API scopes), a name optionally with a hint
+// beside it (the catalog among marketplaces).
 export function NameChecklist({
   legend,
   idPrefix,
   names,
+  hints = {},
   chosen,
   onChange,
 }: {
   legend: string;
   idPrefix: string;
   names: readonly string[];
+  hints?: Readonly<Record<string, string>>;
   chosen: readonly string[];
   onChange: (next: string[]) => void;
 }) {
@@ -30,6 +33,7 @@ export function NameChecklist({
                 onChange={(e) => toggle(name, e.target.checked)}
               />
               <label htmlFor={id}>{name}</label>
+              {hints[name] ? <span className="muted">({hints[name]})</span> : null}
             </li>
           );
         })}

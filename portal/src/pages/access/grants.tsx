@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { Empty, Loaded, ProblemNotice, When } from '../../components/ui';
+import { humanize } from '../../components/labels';
 import { ConfirmButton } from './confirm';
 import { grantsQuery, marketplacesQuery, type Grant } from './queries';
 
@@ -40,7 +41,7 @@ function GrantRole({ marketplaces }: { marketplaces: readonly string[] }) {
       <select id="grant-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
         {roles.map((r) => (
           <option key={r} value={r}>
-            {r}
+            {humanize(r)}
           </option>
         ))}
       </select>
@@ -77,7 +78,7 @@ function GrantRow({ grant }: { grant: Grant }) {
   return (
     <tr>
       <th scope="row">{grant.principal}</th>
-      <td>{grant.role}</td>
+      <td>{humanize(grant.role)}</td>
       <td>{grant.marketplace ?? <span className="muted">all</span>}</td>
       <td>{grant.grantedBy}</td>
       <td>

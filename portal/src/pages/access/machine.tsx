@@ -6,6 +6,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { NameChecklist } from './checklist';
+import { humanize } from '../../components/labels';
 import { CredentialActions } from './confirm';
 import { expiresAtOf, machineExpiries, stateOf } from './expiry';
 import { apiScopeNames, machineQuery, type Token } from './queries';
@@ -24,10 +25,11 @@ function MachineSecret({ secret, onDone }: { secret: Secret; onDone: () => void 
       <p>
         <strong>Copy the secret now: it is not shown again.</strong>
       </p>
-      <CopyField label="Machine credential" value={secret.token} />
+      <CopyField label="Machine credential" value={secret.token} wrap />
       <CopyField
         label="Example request"
         value={`curl -H "Authorization: Bearer ${secret.token}" ${origin}/api/v1/marketplaces`}
+        wrap
       />
       <p className="muted">
         A bearer credential takes the machine path: no cookie, no CSRF token, only the endpoints its scopes name and its
@@ -130,7 +132,7 @@ function MachineRow({ token, onIssued }: { token: Token; onIssued: (s: Secret) =
       </td>
       <td>{token.lastUsedAt ? <When at={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
       <td>
-        <StateBadge state={state} />
+        <StateBadge state={state} label={humanize(state)} />
       </td>
       <CredentialActions name={token.name} active={state === 'active'} rotate={rotate} revoke={revoke} />
     </tr>

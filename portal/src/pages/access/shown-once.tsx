@@ -32,7 +32,7 @@ export function ShownOnce({
       <p>
         <strong>Copy the token now: it is not shown again.</strong> The gateway keeps only a digest of it.
       </p>
-      <CopyField label="Token" value={issued.token} />
+      <CopyField label="Token" value={issued.token} wrap />
       {choices.length > 1 ? (
         <div className="row">
           <label htmlFor="command-marketplace">Marketplace for the commands</label>
@@ -45,18 +45,18 @@ export function ShownOnce({
           </select>
         </div>
       ) : null}
-      <CopyField label="git clone" value={gitCloneCommand(origin, marketplace, issued.token)} />
+      <CopyField label="git clone" value={gitCloneCommand(origin, marketplace, issued.token)} wrap />
       <p className="muted">
         The token travels as an HTTP Basic header of this one command: it is not written into the URL or the
         clone&apos;s configuration.
       </p>
-      <CopyField label="Credential helper setup" value={credentialHelperSnippet(origin, issued.token)} multiline />
+      <CopyField label="Credential helper setup" value={credentialHelperSnippet(origin, issued.token)} wrap />
       <p className="muted">
         Once per machine: git, and Claude Code through git, then find the token for {origin} by themselves.
         <code> store</code> keeps it in ~/.git-credentials; a keychain helper (osxkeychain, manager, libsecret) works as
         well.
       </p>
-      <CopyField label="Claude Code" value={claudeAddCommand(origin, marketplace)} />
+      <CopyField label="Claude Code" value={claudeAddCommand(origin, marketplace)} wrap />
       <p className="muted">
         Clone URL: <code>{cloneUrl(origin, marketplace)}</code>. Claude Code&apos;s background refresh runs git without
         credential helpers, so an update may need <code>claude plugin marketplace update</code> by hand.

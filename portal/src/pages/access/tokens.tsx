@@ -1,20 +1,44 @@
 // Personal access tokens (docs/access.md, Tokens): the caller's own, for git and Claude Code through the facade.
 // Create with scopes (marketplaces it may fetch; none ticked = every marketplace), push scopes (hosted
-// marketplaces) and an expiry; rotate (a new secret, same name, scopes and expiry); revoke.
+// marketplaces) and an expiry; rotate (a new secret, same name, scopes and expiry); revoke. When the managed
+// settings register the catalog, the form offers it first and warns about a scope that leaves it out
+// (decision 423). `?scope=<name>` opens the form with that name ticked.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useSearch } from 'wouter';
 import { api, data } from '../../api/client';
 import { Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { humanize } from '../../components/labels';
 import { CredentialActions } from './confirm';
 import { expiresAtOf, personalExpiries, stateOf } from './expiry';
 import { ShownOnce, type Issued } from './shown-once';
-import { marketplacesQuery, tokensQuery, type Marketplace, type Token } from './queries';
+import { marketplacesQuery, tokensQuery, useCatalogName, type Marketplace, type Token } from './queries';
 import { NameChecklist } from './checklist';
+
+function CatalogAdvice({ catalog, scopes }: { catalog: string; scopes: readonly string[] }) {
+  if (scopes.length > 0 && !scopes.includes(catalog))
+    return (
+      <p className="notice notice-warn" role="status">
+        This token will not fetch the catalog (<code>{catalog}</code>), which the managed settings register: Claude Code
+        would get &quot;repository not found&quot; for it. Tick <code>{catalog}</code> as well, or tick nothing (every
+        marketplace).
+      </p>
+    );
+  return (
+    <p className="muted">
+      <code>{catalog}</code> is the catalog the managed settings register: a token limited to some marketplaces needs it
+      ticked too.
+    </p>
+  );
+}
 
 function CreateToken({ marketplaces, onIssued }: { marketplaces: Marketplace[]; onIssued: (i: Issued) => void }) {
   const queries = useQueryClient();
+  const catalog = useCatalogName();
+  const names = [...(catalog ? [catalog] : []), ...marketplaces.map((m) => m.name)];
+  const asked = new URLSearchParams(useSearch()).get('scope');
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<string[]>([]);
+  const [scopes, setScopes] = useState<string[]>(asked ? [asked] : []);
   const [pushScopes, setPushScopes] = useState<string[]>([]);
   const [expiry, setExpiry] = useState('90');
   const hosted = marketplaces.filter((m) => m.url === null).map((m) => m.name);
@@ -45,10 +69,12 @@ function CreateToken({ marketplaces, onIssued }: { marketplaces: Marketplace[]; 
       <NameChecklist
         legend="Marketplaces it may fetch (none ticked: every marketplace)"
         idPrefix="token-scope"
-        names={marketplaces.map((m) => m.name)}
+        names={names}
+        hints={catalog ? { [catalog]: 'the catalog' } : {}}
         chosen={scopes}
         onChange={setScopes}
       />
+      {catalog ? <CatalogAdvice catalog={catalog} scopes={scopes} /> : null}
       {hosted.length > 0 ? (
         <NameChecklist
           legend="Hosted marketplaces it may publish to (none ticked: nowhere)"
@@ -105,7 +131,7 @@ function TokenRow({ token, onIssued }: { token: Token; onIssued: (i: Issued) => 
       <td>{token.expiresAt ? <When at={token.expiresAt} /> : <span className="muted">never</span>}</td>
       <td>{token.lastUsedAt ? <When at={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
       <td>
-        <StateBadge state={state} />
+        <StateBadge state={state} label={humanize(state)} />
       </td>
       <CredentialActions name={token.name} active={state === 'active'} rotate={rotate} revoke={revoke} />
     </tr>
@@ -141,7 +167,11 @@ export function PersonalTokens() {
   const tokens = useQuery(tokensQuery);
   const marketplaces = useQuery(marketplacesQuery());
   const [issued, setIssued] = useState<Issued | null>(null);
-  const served = (marketplaces.data ?? []).filter((m) => m.servedSha !== null).map((m) => m.name);
+  const catalog = useCatalogName();
+  const served = [
+    ...(catalog ? [catalog] : []),
+    ...(marketplaces.data ?? []).filter((m) => m.servedSha !== null).map((m) => m.name),
+  ];
   // Active first, newest first: revoked and expired rows stay listed below (what the gateway answers).
   const ordered = [...(tokens.data ?? [])].sort(
     (a, b) => Number(stateOf(a) !== 'active') - Number(stateOf(b) !== 'active') || b.id - a.id,

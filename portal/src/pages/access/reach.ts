@@ -1,0 +1,51 @@
+// Which of a person's tokens can fetch a marketplace through the git facade, read from the token list the
+// gateway answers (decision 423). It follows the facade's own rule (spec, Tokens rule 1 and Git facade
+// credentials): an active token without API scopes, whose scopes are empty (every marketplace) or name it.
+// The facade itself keeps answering an out-of-scope marketplace as a nonexistent one (rule 3), so this is
+// where a person learns why git says "repository not found".
+import { stateOf } from './expiry';
+import type { Marketplace, Token } from './queries';
+
+export const mayFetch = (token: Token, name: string, now: number = Date.now()): boolean =>
+  stateOf(token, now) === 'active' &&
+  token.apiScopes.length === 0 &&
+  (token.scopes.length === 0 || token.scopes.includes(name));
+
+export type Reach = Readonly<{
+  name: string;
+  /** The virtual catalog rather than a marketplace. */
+  catalog: boolean;
+  /** False for a marketplace that serves nothing yet (nothing approved): every fetch answers not found. */
+  served: boolean;
+  /** The person's tokens that can fetch it, by name. */
+  tokens: readonly Token[];
+}>;
+
+/** For each name the managed settings register, in their order: what the person's tokens reach. */
+export function reachOf(
+  names: readonly string[],
+  tokens: readonly Token[],
+  marketplaces: readonly Marketplace[],
+  catalogName: string | null,
+  now: number = Date.now(),
+): Reach[] {
+  return names.map((name) => {
+    const marketplace = marketplaces.find((m) => m.name === name);
+    return {
+      name,
+      catalog: name === catalogName,
+      served: name === catalogName || (marketplace?.servedSha ?? null) !== null,
+      tokens: tokens.filter((token) => mayFetch(token, name, now)),
+    };
+  });
+}
+
+/**
+ * The catalog's name, when the managed settings register it by default: the gateway registers the catalog
+ * when it is enabled and every live marketplace otherwise, so a default entry that is no live marketplace is
+ * the catalog. Null when the catalog is disabled.
+ */
+export function catalogNameOf(defaultNames: readonly string[], marketplaces: readonly Marketplace[]): string | null {
+  const live = new Set(marketplaces.map((m) => m.name));
+  return defaultNames.find((name) => !live.has(name)) ?? null;
+}
