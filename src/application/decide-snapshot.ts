@@ -93,11 +93,18 @@ const decidedRow = (snapshot: SnapshotRecord, event: SnapshotApproved | Snapshot
         state: 'approved',
         decidedBy: event.data.approvedBy,
         decidedAt: event.data.approvedAt,
+        decisionReason: event.data.overrideReason,
         approvedAt: event.data.approvedAt,
         revokedBy: null,
         revokedAt: null,
       }
-    : { ...snapshot, state: 'rejected', decidedBy: event.data.rejectedBy, decidedAt: event.data.rejectedAt };
+    : {
+        ...snapshot,
+        state: 'rejected',
+        decidedBy: event.data.rejectedBy,
+        decidedAt: event.data.rejectedAt,
+        decisionReason: event.data.reason ?? null,
+      };
 
 /**
  * Approve a held or revoked snapshot: the approver's roles, the gate's inputs, one decision in the
@@ -130,10 +137,12 @@ export async function approveSnapshot(
   return { snapshot: decidedRow(subject.snapshot, approved) };
 }
 
+/** Reject a held or revoked snapshot, with the reviewer's reason when one is given (recorded and shown). */
 export async function rejectSnapshot(
   deps: DecidePorts,
   snapshotId: number,
   actor: Actor,
+  reason: string | null,
   meta: CommandMeta,
 ): Promise<Decided> {
   const subject = await approverOf(deps, snapshotId, actor);
@@ -143,7 +152,7 @@ export async function rejectSnapshot(
     streams.marketplace(subject.marketplace.id),
     {
       type: 'reject-snapshot',
-      data: { snapshotId },
+      data: { snapshotId, reason },
       meta,
     },
     readModels,

@@ -1,11 +1,20 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
-import { accept, refuse, type Command, type Decision, type Instant, type Rejection } from '../shared/decider.ts';
+import {
+  accept,
+  refuse,
+  type Command,
+  type CommandMeta,
+  type Decision,
+  type Instant,
+  type Rejection,
+} from '../shared/decider.ts';
 import { approveGate, runGate, type ApproveInputs, type GateSnapshot } from './approve-gate.ts';
 import type { DeletionSubject } from './snapshot-deletion.ts';
 import type { SnapshotEvent } from './snapshot.events.ts';
 
 export type ApproveSnapshot = Command<'approve-snapshot', { snapshotId: number; inputs: ApproveInputs }>;
-export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number }>;
+/** `reason`: why, in the reviewer's words (optional; blank is none). */
+export type RejectSnapshot = Command<'reject-snapshot', { snapshotId: number; reason?: string | null }>;
 /** Continuous re-vetting in ENFORCE mode withdraws an approval that now violates (not administrative). */
 export type RevokeSnapshot = Command<'revoke-snapshot', { snapshotId: number; reason: string }>;
 export type SnapshotCommand = ApproveSnapshot | RejectSnapshot | RevokeSnapshot;
@@ -147,6 +156,12 @@ export function decideSnapshot(
           detail: `snapshot ${snapshot.snapshotId} is already ${snapshot.state}`,
         });
       }
-      return accept({ type: 'snapshot-rejected', data: { ...base, rejectedAt: meta.at, rejectedBy: meta.principal } });
+      return accept({ type: 'snapshot-rejected', data: { ...base, ...rejectedBy(meta, command.data.reason) } });
   }
 }
+
+/** Who rejected, when, and why when a reason was given (blank is none). */
+const rejectedBy = (meta: CommandMeta, reason: string | null | undefined) => {
+  const why = reason?.trim();
+  return { rejectedAt: meta.at, rejectedBy: meta.principal, ...(why ? { reason: why } : {}) };
+};

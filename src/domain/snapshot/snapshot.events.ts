@@ -102,6 +102,8 @@ export type SnapshotRejected = Event<
     sha: string;
     rejectedAt: Instant;
     rejectedBy: string;
+    /** Why, in the reviewer's words; absent when none was given (and on older events). */
+    reason?: string;
   }
 >;
 

@@ -29,6 +29,14 @@ export const SnapshotView = Type.Object({
   ingestedBy: NullableString,
   decidedBy: NullableString,
   decidedAt: NullableTimestamp,
+  decisionReason: Type.Optional(
+    Type.String({
+      description:
+        'Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or ' +
+        'the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured ' +
+        'as rejected at ingest (decidedBy null) carries its reason in violation.',
+    }),
+  ),
   revokedBy: Type.Optional(Type.String()),
   revokedAt: Type.Optional(Timestamp),
   deleted_at: Type.Optional(Timestamp),
@@ -59,6 +67,9 @@ export function snapshotView(s: SnapshotRecord): SnapshotView {
     ingestedBy: s.ingestedBy,
     decidedBy: s.decidedBy,
     decidedAt: s.decidedAt,
+    ...((s.state === 'approved' || s.state === 'rejected') && s.decisionReason
+      ? { decisionReason: s.decisionReason }
+      : {}),
     unresolved: s.unresolved.map(({ plugin, source, reason, nextStep }) => ({ plugin, source, reason, nextStep })),
     leftOut: s.leftOut.map(({ plugin, reason }) => ({ plugin, reason })),
     // revokedBy/revokedAt present on a revoked snapshot; deletion marks set while soft-deleted.

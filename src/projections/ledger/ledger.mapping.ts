@@ -153,7 +153,9 @@ function fieldsOf(event: DomainEvent): Fields[] {
       const override =
         event.type === 'snapshot-approved' && event.data.overrideReason
           ? `; override: ${event.data.overrideReason}`
-          : '';
+          : event.type === 'snapshot-rejected' && event.data.reason
+            ? `; reason: ${event.data.reason}`
+            : '';
       return [
         {
           marketplace: d.marketplace,

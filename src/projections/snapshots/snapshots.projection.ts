@@ -4,7 +4,7 @@ import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
   name: 'snapshots',
-  version: 6,
+  version: 7,
   tables: ['snapshots', 'served_tips', 'purged_snapshots'],
   createSql: [
     `
@@ -19,6 +19,7 @@ export const snapshotsProjection: Projection = {
       ingested_by text,
       decided_by text,
       decided_at timestamptz,
+      decision_reason text,
       approved_at timestamptz,
       revoked_by text,
       revoked_at timestamptz,
@@ -54,7 +55,8 @@ export const snapshotsProjection: Projection = {
     'snapshot-approved': async (tx, { data: d }) => {
       await tx.query(sql.unsafe`
         update snapshots set state = 'approved', decided_by = ${d.approvedBy}, decided_at = ${d.approvedAt},
-          approved_at = ${d.approvedAt}, revoked_by = null, revoked_at = null, revoke_reason = null
+          decision_reason = ${d.overrideReason}, approved_at = ${d.approvedAt}, revoked_by = null, revoked_at = null,
+          revoke_reason = null
         where id = ${d.snapshotId}`);
       await tx.query(sql.unsafe`
         insert into served_tips (marketplace_id, snapshot_id) values (${d.marketplaceId}, ${d.snapshotId})
@@ -62,7 +64,8 @@ export const snapshotsProjection: Projection = {
     },
     'snapshot-rejected': (tx, { data: d }) =>
       tx.query(sql.unsafe`
-      update snapshots set state = 'rejected', decided_by = ${d.rejectedBy}, decided_at = ${d.rejectedAt}
+      update snapshots set state = 'rejected', decided_by = ${d.rejectedBy}, decided_at = ${d.rejectedAt},
+        decision_reason = ${d.reason ?? null}
       where id = ${d.snapshotId}`),
     'snapshot-revoked': async (tx, { data: d }) => {
       await tx.query(sql.unsafe`

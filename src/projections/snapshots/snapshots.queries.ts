@@ -15,6 +15,7 @@ const SnapshotRow = z.object({
   ingested_by: z.string().nullable(),
   decided_by: z.string().nullable(),
   decided_at: z.string().nullable(),
+  decision_reason: z.string().nullable(),
   approved_at: z.string().nullable(),
   revoked_by: z.string().nullable(),
   revoked_at: z.string().nullable(),
@@ -37,6 +38,8 @@ export type SnapshotRecord = Readonly<{
   ingestedBy: string | null;
   decidedBy: string | null;
   decidedAt: string | null;
+  /** The reviewer's reason for a rejection, or the administrator's for approving over a blocked outcome. */
+  decisionReason: string | null;
   approvedAt: string | null;
   revokedBy: string | null;
   revokedAt: string | null;
@@ -51,7 +54,7 @@ export type SnapshotRecord = Readonly<{
 }>;
 
 const columns = sql.fragment`id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, decided_by, decided_at,
-  approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after, unresolved, left_out`;
+  decision_reason, approved_at, revoked_by, revoked_at, administrative, deleted_at, deleted_reason, purge_after, unresolved, left_out`;
 
 // jsonb may come back parsed or as text, depending on the driver's parsers: accept both.
 const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
@@ -67,6 +70,7 @@ const toRecord = (r: z.infer<typeof SnapshotRow>): SnapshotRecord => ({
   ingestedBy: r.ingested_by,
   decidedBy: r.decided_by,
   decidedAt: r.decided_at,
+  decisionReason: r.decision_reason,
   approvedAt: r.approved_at,
   revokedBy: r.revoked_by,
   revokedAt: r.revoked_at,

@@ -44,7 +44,17 @@ t.test('POST waivers answers 409 snapshot-already-decided on a rejected snapshot
   t.equal(report.outcome, 'BLOCKED');
   const [first, second] = report.uncovered as { ruleId: string }[];
   t.equal((await root.post(`/api/v1/snapshots/${held.id}/waivers`, waiver(first!.ruleId))).status, 201, 'held: taken');
-  t.equal((await root.post(`/api/v1/snapshots/${held.id}/reject`)).status, 200, 'then rejected');
+  const why = 'curl piped to a shell in the setup hook';
+  const decided = await root.post(`/api/v1/snapshots/${held.id}/reject?reason=${encodeURIComponent(` ${why} `)}`);
+  t.equal(decided.status, 200, 'then rejected, with a reason');
+  t.match(decided.body, { state: 'rejected', decidedBy: 'root', decidedAt: /^\d{4}-/, decisionReason: why });
+  const listed = (await root.get('/api/v1/marketplaces')).body as { snapshots: { id: number }[] }[];
+  t.match(
+    listed.flatMap((m) => m.snapshots).find((s) => s.id === held.id),
+    { decisionReason: why },
+    'the reason is read back with the snapshot',
+  );
+  t.notOk('decisionReason' in rejected, 'a snapshot rejected at ingest has none: its reason is the violation');
   const late = await root.post(`/api/v1/snapshots/${held.id}/waivers`, waiver(second!.ruleId));
   t.equal(late.status, 409, late.text);
   t.match(late.body.type, /\/problems\/snapshot-already-decided$/);

@@ -18,6 +18,18 @@ const ApproveQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const RejectQuery = Type.Object(
+  {
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: 'Why, in the reviewer’s words: recorded on the rejection and shown with the snapshot',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/snapshots/:id/approve',
@@ -56,12 +68,22 @@ export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
         tags,
         summary: 'Reject a held or revoked snapshot',
         params: IdParams,
+        querystring: RejectQuery,
+        description:
+          'Sent with no body; the optional `reason` is recorded (snapshot-rejected) and answered as decisionReason.',
         response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
       },
     },
     async (request) => {
       const caller = callerOf(request);
-      const { snapshot } = await rejectSnapshot(deps, request.params.id, caller, metaFor(deps, request, caller));
+      const reason = request.query.reason?.trim() || null;
+      const { snapshot } = await rejectSnapshot(
+        deps,
+        request.params.id,
+        caller,
+        reason,
+        metaFor(deps, request, caller),
+      );
       return snapshotView(snapshot);
     },
   );

@@ -74,6 +74,7 @@ const snapshotRejected = Type.Object({
   ...snapshotIdentity,
   rejectedAt: instant('When it was rejected.'),
   rejectedBy: text('The principal that rejected it.'),
+  reason: Type.Optional(text('Why, in the reviewer’s words; absent when none was given.')),
 });
 
 const marketplaceRegistered = Type.Object({

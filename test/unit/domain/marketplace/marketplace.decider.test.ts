@@ -349,6 +349,21 @@ t.test('reject: held or revoked become rejected; a decided snapshot answers 409;
   });
 });
 
+t.test('reject: the reviewer’s reason is recorded trimmed; a blank one is none', async (t) => {
+  const reject = (reason: string | null) => ({
+    type: 'reject-snapshot' as const,
+    data: { snapshotId: 3, reason },
+    meta: meta(),
+  });
+  const rejected = (reason: string | null) => {
+    const decision = spec(marketplaceDecider).given([registered, held]).when(reject(reason));
+    return decision.events[0]?.type === 'snapshot-rejected' ? decision.events[0].data : null;
+  };
+  t.equal(rejected('  curl piped to a shell in the setup hook \n')?.reason, 'curl piped to a shell in the setup hook');
+  t.notOk(rejected('   ') && 'reason' in rejected('   ')!, 'a blank reason is not recorded');
+  t.notOk(rejected(null) && 'reason' in rejected(null)!, 'nor a missing one');
+});
+
 t.test(
   'removal withdraws every approved snapshot with the reason, then removes; nothing acts on a removed marketplace',
   async (t) => {
