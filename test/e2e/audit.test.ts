@@ -65,19 +65,25 @@ t.test('an auditor finds the fetch in the ledger browser, reads an entry, pages 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
   await page.getByRole('heading', { level: 1, name: 'Audit ledger' }).waitFor();
 
-  // The marketplace filter: every row names acme, the fetches are there.
+  // The marketplace filter: every row names acme, the fetches are there. One row per entry: related
+  // entries are grouped by default (decision 422), so the grouping is turned off here.
   await page.getByLabel('Marketplace', { exact: true }).fill('acme');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/\/audit\?marketplace=acme$/);
+  await page.getByLabel('Group related entries').uncheck();
+  await page.waitForURL(/\/audit\?marketplace=acme&group=off$/);
   const rows = page.locator('main table tbody tr');
   await rows.first().waitFor();
   const newest = acme.entries[0]!;
   await page.getByRole('link', { name: `Entry ${newest.id}: ${newest.event}` }).waitFor();
   const marketplaces = await rows.locator('td:nth-child(4)').allTextContents();
   t.same([...new Set(marketplaces)], ['acme'], 'the filter shows acme entries only');
-  const events = await rows.locator('td:nth-child(3)').allTextContents();
+  const events = await rows
+    .locator('td:nth-child(3) span')
+    .evaluateAll((cells) => cells.map((cell) => (cell as unknown as { title: string }).title));
   t.ok(events.includes('upload-pack'), 'the clone is on screen as upload-pack');
   t.ok(events.includes('info-refs'), 'and its ref advertisement as info-refs');
+  t.ok((await rows.locator('td:nth-child(3)').allTextContents()).includes('Content fetch'), 'named in words on screen');
   t.equal(await rows.count(), Math.min(50, acme.entries.length), 'newest first, one screen of 50');
   await noViolations(t, page, 'the ledger browser');
   await screenshot(page, 'audit-ledger');
@@ -103,11 +109,14 @@ t.test('an auditor finds the fetch in the ledger browser, reads an entry, pages 
   // Paging by `before` with a screen of 10.
   await page.getByLabel('Entries a screen').selectOption('10');
   await page.getByRole('link', { name: `Entry ${newest.id}: ${newest.event}` }).waitFor();
-  await page.getByText(`Entries ${acme.entries[0]!.id} to ${acme.entries[9]!.id}, newest first for acme`).waitFor();
+  await page
+    .getByText(`Entries ${acme.entries[0]!.id} to ${acme.entries[9]!.id}, newest first for acme (filtered)`)
+    .waitFor();
   t.equal(await rows.count(), 10, 'a screen of 10');
   await page.getByRole('link', { name: 'Older entries' }).click();
   await page.getByText(`Entries ${acme.entries[10]!.id} to `).waitFor();
   t.match(page.url(), new RegExp(`before=${acme.entries[9]!.id}`), 'the next screen starts before the last one shown');
+  t.match(page.url(), /group=off/, 'in the same view');
   const older = (await rows.locator('td:nth-child(1)').allTextContents()).map(Number);
   t.same(
     older,
@@ -118,7 +127,7 @@ t.test('an auditor finds the fetch in the ledger browser, reads an entry, pages 
 
   // An entry's detail: every field, and the entry as text.
   const fetch = fetches[0]!;
-  await page.goto(`/audit?marketplace=acme&limit=1000`);
+  await page.goto(`/audit?marketplace=acme&limit=1000&group=off`);
   await page.getByRole('link', { name: `Entry ${fetch.id}: upload-pack` }).click();
   await page.getByRole('heading', { level: 1, name: `Ledger entry ${fetch.id}` }).waitFor();
   const field = (label: string) =>
@@ -127,10 +136,10 @@ t.test('an auditor finds the fetch in the ledger browser, reads an entry, pages 
       .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}`) }) })
       .locator('dd')
       .textContent();
-  t.equal(await field('Event'), 'upload-pack', 'the event');
+  t.equal(await field('Event'), 'Content fetch upload-pack', 'the event, in words and as recorded');
   t.equal(await field('Principal'), fetch.principal, 'the principal of the token');
   t.equal(await field('Ref'), 'refs/heads/main', 'the ref a clone of the tip records');
-  t.equal(await field('Credential kind'), 'pat', 'the credential kind');
+  t.equal(await field('Credential kind'), 'Personal access token', 'the credential kind');
   t.equal(await field('Token id'), String(fetch.tokenId), 'the token that authenticated it');
   const json = JSON.parse((await page.getByLabel('The entry as JSON').textContent()) ?? '') as Entry;
   t.equal(json.id, fetch.id, 'the entry as recorded, as text');
@@ -200,7 +209,7 @@ t.test('an auditor sees adoption, sinks and status without admin actions, and is
 
   await page.getByRole('link', { name: 'Estate, mirror, retention' }).click();
   await page.getByRole('heading', { level: 1, name: 'Estate, mirror and retention' }).waitFor();
-  await page.getByText('Not configured: no estate reconciliation has run.').waitFor();
+  await page.getByText('Not configured: gateway.estate.file is not set, so there is no estate to reconcile.').waitFor();
   t.equal(await page.getByRole('button', { name: /Reconcile/ }).count(), 0, 'no reconcile for an auditor');
   t.equal(await page.getByRole('button', { name: /pass/ }).count(), 0, 'no retention pass for an auditor');
   await noViolations(t, page, 'estate, mirror and retention (auditor)');
@@ -261,7 +270,8 @@ t.test('an admin adds a webhook subscriber and a sink and sees each secret once'
   await page.getByText('No deliveries.').first().waitFor();
   await page.goto('/audit/status');
   await page.getByText('Not configured: gateway.mirror.url is not set.').waitFor();
-  await page.getByRole('button', { name: 'Reconcile the estate now' }).click();
-  await page.getByText('Not configured: gateway.estate.file is not set.').waitFor();
+  // Decision 421: without an estate file there is nothing to reconcile, so an admin is not offered it.
+  await page.getByText('Not configured: gateway.estate.file is not set, so there is no estate to reconcile.').waitFor();
+  t.equal(await page.getByRole('button', { name: 'Reconcile the estate now' }).count(), 0, 'no estate reconcile');
   await noViolations(t, page, 'estate, mirror and retention (admin)');
 });

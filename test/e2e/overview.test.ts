@@ -82,6 +82,25 @@ t.test('the overview shows what is served, what waits, what is blocked, and to a
   const activity = page.getByRole('region', { name: 'Recent activity' });
   await activity.getByRole('row').nth(1).waitFor();
   t.ok((await activity.getByRole('row').count()) > 1, 'the newest ledger entries');
+  // Decision 422: an ingest and its vetting run are one act, not a row per connector's verdict.
+  const ingest = activity.locator('tbody').filter({ hasText: 'Ingest and vetting: Blocked' });
+  t.equal(await ingest.count(), 1, "acme's ingest is one row");
+  t.match(await ingest.getByRole('row').first().textContent(), /acme/, 'of acme');
+  t.equal(await activity.getByText('Vetting verdict', { exact: true }).count(), 0, 'no verdict on a row of its own');
+  const open = ingest.getByRole('button', { name: /^Show the \d+ entries/ });
+  const count = Number(/Show the (\d+) entries/.exec((await open.textContent()) ?? '')?.[1]);
+  t.ok(count > 3, `the group holds the capture, the verdicts and the outcome (${count} entries)`);
+  await open.click();
+  await ingest
+    .locator('tr.group-member')
+    .nth(count - 1)
+    .waitFor();
+  t.equal(await ingest.locator('tr.group-member').count(), count, 'opened, each entry on a row of its own');
+  t.ok(
+    (await ingest.getByRole('link', { name: 'Vetting verdict', exact: true }).count()) > 1,
+    'the verdicts among them',
+  );
+  t.ok((await activity.locator('tbody').count()) <= 8, 'at most eight acts');
   t.equal(await activity.getByRole('link', { name: 'Open the ledger browser' }).getAttribute('href'), '/audit');
   const adoption = page.getByRole('region', { name: 'Adoption, last 30 days' });
   const adoptionRow = adoption.getByRole('row').filter({ hasText: 'tidy' });

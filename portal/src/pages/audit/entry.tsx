@@ -2,7 +2,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { Loaded, Page, When } from '../../components/ui';
-import { ledgerHref } from './ledger';
+import { humanize } from '../../components/labels';
+import { eventLabel } from '../../components/ledger-groups';
+import { ledgerHref } from './ledger-address';
 import { entryQuery, type LedgerEntry } from './queries';
 import { AuditTabs } from './tabs';
 
@@ -22,11 +24,27 @@ const fields: ReadonlyArray<{ key: keyof LedgerEntry; label: string; help: strin
   { key: 'credential_kind', label: 'Credential kind', help: 'pat or idp for facade fetches' },
 ];
 
+/** How a facade fetch authenticated. */
+export const credentialKinds: Readonly<Record<string, string>> = {
+  pat: 'Personal access token',
+  idp: 'Identity-provider token',
+};
+
 function Value({ entry, field }: { entry: LedgerEntry; field: keyof LedgerEntry }) {
   const value = entry[field];
   if (value === null || value === '') return <span className="muted">none</span>;
   if (field === 'ts') return <When at={String(value)} />;
-  if (field === 'marketplace' && value !== '-') return <Link href={ledgerHref(String(value))}>{String(value)}</Link>;
+  if (field === 'marketplace' && value !== '-')
+    return <Link href={ledgerHref({ marketplace: String(value) })}>{String(value)}</Link>;
+  if (field === 'principal') return <Link href={ledgerHref({ principal: String(value) })}>{String(value)}</Link>;
+  if (field === 'event')
+    return (
+      <>
+        {eventLabel(String(value))} <code className="audit-value">{String(value)}</code>
+      </>
+    );
+  if (field === 'actorType') return <>{humanize(String(value))}</>;
+  if (field === 'credential_kind') return <>{credentialKinds[String(value)] ?? humanize(String(value))}</>;
   return <code className="audit-value">{String(value)}</code>;
 }
 
@@ -62,7 +80,7 @@ export function EntryPage({ id }: { id: string }) {
     <Page title={`Ledger entry ${id}`}>
       <AuditTabs />
       <p>
-        <Link href={ledgerHref(null, valid ? n + 1 : 0)}>Back to the ledger at this entry</Link>
+        <Link href={ledgerHref({ before: valid ? n + 1 : 0 })}>Back to the ledger at this entry</Link>
       </p>
       {valid ? (
         <Loaded query={query}>

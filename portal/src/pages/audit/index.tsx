@@ -11,6 +11,7 @@ import { EntryPage } from './entry';
 import { LedgerPage } from './ledger';
 import { DeliveryPage } from './delivery';
 import { StatusPage } from './status';
+import { TimeTravelPage } from './time-travel';
 import './audit.css';
 
 export default function AuditPages() {
@@ -25,6 +26,7 @@ export default function AuditPages() {
     <Switch>
       <Route path="/" component={LedgerPage} />
       <Route path="/entries/:id">{(params) => <EntryPage id={params.id} />}</Route>
+      <Route path="/time-travel" component={TimeTravelPage} />
       <Route path="/delivery" component={DeliveryPage} />
       <Route path="/adoption" component={AdoptionPage} />
       <Route path="/status" component={StatusPage} />

@@ -1,84 +1,29 @@
-// The ledger browser (GET /api/v1/audit, docs/audit.md: newest first, paged by ledger sequence, not
-// offset): one page request per screen, the marketplace filter and the position in the address (so a
-// screen can be linked and the browser's back button pages newer), and the NDJSON export.
+// The ledger browser (GET /api/v1/audit, newest first, paged by ledger sequence, not offset): one page
+// request per screen, the filter and the position in the address (ledger-address.ts), related entries
+// grouped on one row that opens to show each (decision 422), and the NDJSON export.
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
+import { humanize } from '../../components/labels';
+import { eventLabel, groupLedger, type EntryGroup } from '../../components/ledger-groups';
+import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
 import { Empty, Loaded, Page, Sha, When } from '../../components/ui';
 import { ExportPanel } from './export';
-import {
-  defaultLedgerPageSize,
-  ledgerPageSizes,
-  ledgerQuery,
-  sendEarly,
-  type LedgerEntry,
-  type LedgerPage as Ledger,
-} from './queries';
+import { filterOf, isFiltered, ledgerHref, readLedgerSearch, type LedgerAt } from './ledger-address';
+import { LedgerFilterForm } from './ledger-filter';
+import { ledgerPageSizes, ledgerQuery, sendEarly, type LedgerEntry, type LedgerPage as Ledger } from './queries';
 import { AuditTabs } from './tabs';
-
-/** The browser's address for a screen: ~/audit with the filter, position and screen size that are set. */
-export function ledgerHref(marketplace: string | null, before = 0, limit = defaultLedgerPageSize): string {
-  const query = new URLSearchParams();
-  if (marketplace) query.set('marketplace', marketplace);
-  if (before > 0) query.set('before', String(before));
-  if (limit !== defaultLedgerPageSize) query.set('limit', String(limit));
-  const search = query.toString();
-  return `~/audit${search ? `?${search}` : ''}`;
-}
-
-type Position = Readonly<{ marketplace: string | null; before: number; limit: number }>;
-
-function readSearch(search: string): Position {
-  const query = new URLSearchParams(search);
-  const before = Number(query.get('before') ?? 0);
-  const limit = Number(query.get('limit') ?? defaultLedgerPageSize);
-  return {
-    marketplace: query.get('marketplace') || null,
-    before: Number.isSafeInteger(before) && before > 0 ? before : 0,
-    limit: (ledgerPageSizes as readonly number[]).includes(limit) ? limit : defaultLedgerPageSize,
-  };
-}
 
 // Opened at the ledger (a deep link, a reload, the first screen): its one request goes out now.
 if (location.pathname === '/audit') {
-  const at = readSearch(location.search);
-  sendEarly(at.marketplace, at.before, at.limit);
+  const at = readLedgerSearch(location.search);
+  sendEarly(filterOf(at), at.before, at.limit);
 }
 
-function Filter({ marketplace, limit }: { marketplace: string | null; limit: number }) {
-  const [, navigate] = useLocation();
-  const [name, setName] = useState(marketplace ?? '');
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    navigate(ledgerHref(name.trim() || null, 0, limit));
-  };
-  return (
-    <form className="row audit-filter" onSubmit={submit} role="search" aria-label="Filter the ledger">
-      <label htmlFor="ledger-marketplace">Marketplace</label>
-      <input
-        id="ledger-marketplace"
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        placeholder="name as recorded"
-        maxLength={63}
-        aria-describedby="ledger-marketplace-help"
-      />
-      <button type="submit">Filter</button>
-      {marketplace ? (
-        <Link href={ledgerHref(null, 0, limit)} onClick={() => setName('')}>
-          Show every marketplace
-        </Link>
-      ) : null}
-      <span id="ledger-marketplace-help" className="muted">
-        Includes entries of earlier marketplaces that held the same name; <code>-</code> for entries not scoped to one.
-      </span>
-    </form>
-  );
-}
+const none = <span className="muted">—</span>;
 
-function Row({ entry }: { entry: LedgerEntry }) {
+function Row({ entry, member = false }: { entry: LedgerEntry; member?: boolean }) {
   return (
-    <tr>
+    <tr className={member ? 'group-member' : undefined}>
       <td>
         <Link href={`/entries/${String(entry.id)}`} aria-label={`Entry ${String(entry.id)}: ${entry.event}`}>
           {entry.id}
@@ -88,28 +33,115 @@ function Row({ entry }: { entry: LedgerEntry }) {
         <When at={entry.ts} />
       </td>
       <td>
-        <code>{entry.event}</code>
+        <span title={entry.event}>{eventLabel(entry.event)}</span>
       </td>
       <td>
         {entry.marketplace === '-' ? (
-          <span className="muted">—</span>
+          none
         ) : (
-          <Link href={ledgerHref(entry.marketplace)}>{entry.marketplace}</Link>
+          <Link href={ledgerHref({ marketplace: entry.marketplace })}>{entry.marketplace}</Link>
         )}
       </td>
       <td>
-        {entry.principal} <span className="muted">({entry.actorType})</span>
+        <Link href={ledgerHref({ principal: entry.principal })}>{entry.principal}</Link>{' '}
+        <span className="muted">({humanize(entry.actorType)})</span>
       </td>
-      <td>{entry.ref ? <code>{entry.ref}</code> : <span className="muted">—</span>}</td>
+      <td>{entry.ref ? <code>{entry.ref}</code> : none}</td>
       <td>
         <Sha sha={entry.sha} />
       </td>
-      <td className="audit-detail-cell">{entry.detail ?? <span className="muted">—</span>}</td>
+      <td className="audit-detail-cell">{entry.detail ?? none}</td>
     </tr>
   );
 }
 
-function PageSize({ at }: { at: Position }) {
+/** The value every entry of the group shares, or null. */
+function shared<K extends keyof LedgerEntry>(group: EntryGroup<LedgerEntry>, key: K): LedgerEntry[K] | null {
+  const value = group.newest[key];
+  return group.entries.every((e) => e[key] === value) ? value : null;
+}
+
+function GroupRows({ group, open, onToggle }: { group: EntryGroup<LedgerEntry>; open: boolean; onToggle: () => void }) {
+  const { newest, oldest } = group;
+  const id = `ledger-group-${String(newest.id)}`;
+  const marketplace = shared(group, 'marketplace');
+  return (
+    <tbody id={id}>
+      <tr className="audit-group">
+        <td>
+          {oldest.id}–{newest.id}
+        </td>
+        <td>
+          <When at={newest.ts} />
+        </td>
+        <td>
+          <strong>{group.title}</strong>
+          <GroupToggle group={group} open={open} onToggle={onToggle} controls={id} />
+        </td>
+        <td>
+          {marketplace === null || marketplace === '-' ? (
+            none
+          ) : (
+            <Link href={ledgerHref({ marketplace })}>{marketplace}</Link>
+          )}
+        </td>
+        <td>{actorsOf(group)}</td>
+        <td>{shared(group, 'ref') ? <code>{shared(group, 'ref')}</code> : none}</td>
+        <td>
+          <Sha sha={shared(group, 'sha')} />
+        </td>
+        <td className="audit-detail-cell muted">{group.entries.length} entries</td>
+      </tr>
+      {open ? group.entries.map((entry) => <Row key={entry.id} entry={entry} member />) : null}
+    </tbody>
+  );
+}
+
+function Entries({ entries, grouped }: { entries: LedgerEntry[]; grouped: boolean }) {
+  const groups = useOpenGroups();
+  return (
+    <div className="audit-scroll">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Entry</th>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Marketplace</th>
+            <th scope="col">Principal</th>
+            <th scope="col">Ref</th>
+            <th scope="col">Commit</th>
+            <th scope="col">Detail</th>
+          </tr>
+        </thead>
+        {grouped ? (
+          groupLedger(entries).map((group) =>
+            group.entries.length === 1 ? (
+              <tbody key={group.newest.id}>
+                <Row entry={group.newest} />
+              </tbody>
+            ) : (
+              <GroupRows
+                key={group.newest.id}
+                group={group}
+                open={groups.isOpen(group.newest.id)}
+                onToggle={() => groups.toggle(group.newest.id)}
+              />
+            ),
+          )
+        ) : (
+          <tbody>
+            {entries.map((entry) => (
+              <Row key={entry.id} entry={entry} />
+            ))}
+          </tbody>
+        )}
+      </table>
+    </div>
+  );
+}
+
+function PageSize({ at }: { at: LedgerAt }) {
   const [, navigate] = useLocation();
   return (
     <span className="row">
@@ -117,7 +149,7 @@ function PageSize({ at }: { at: Position }) {
       <select
         id="ledger-limit"
         value={at.limit}
-        onChange={(event) => navigate(ledgerHref(at.marketplace, at.before, Number(event.target.value)))}
+        onChange={(event) => navigate(ledgerHref({ ...at, limit: Number(event.target.value) }))}
       >
         {ledgerPageSizes.map((size) => (
           <option key={size} value={size}>
@@ -129,8 +161,8 @@ function PageSize({ at }: { at: Position }) {
   );
 }
 
-function Screen({ page, at }: { page: Ledger; at: Position }) {
-  const { marketplace, before, limit } = at;
+function Screen({ page, at }: { page: Ledger; at: LedgerAt }) {
+  const filtered = isFiltered(at);
   const total = `${page.totalIsEstimate ? 'about ' : ''}${page.total.toLocaleString('en')}`;
   return (
     <>
@@ -138,39 +170,23 @@ function Screen({ page, at }: { page: Ledger; at: Position }) {
         {page.entries.length === 0
           ? 'No entries on this screen.'
           : `Entries ${String(page.entries[0]?.id)} to ${String(page.entries.at(-1)?.id)}, newest first`}
-        {marketplace ? ` for ${marketplace}` : ''}; the ledger holds {total} entries in all.
+        {at.marketplace ? ` for ${at.marketplace}` : ''}
+        {filtered ? ' (filtered)' : ''}; the ledger holds {total} entries in all.
       </p>
       {page.entries.length === 0 ? (
-        <Empty>{marketplace ? `No ledger entry names ${marketplace}.` : 'The ledger is empty.'}</Empty>
+        <Empty>{filtered ? 'No ledger entry matches the filter.' : 'The ledger is empty.'}</Empty>
       ) : (
-        <div className="audit-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Entry</th>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-                <th scope="col">Marketplace</th>
-                <th scope="col">Principal</th>
-                <th scope="col">Ref</th>
-                <th scope="col">Commit</th>
-                <th scope="col">Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.entries.map((entry) => (
-                <Row key={entry.id} entry={entry} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Entries key={`${String(at.before)}-${String(at.grouped)}`} entries={page.entries} grouped={at.grouped} />
       )}
       <nav className="row" aria-label="Ledger pages">
-        {before > 0 ? <Link href={ledgerHref(marketplace, 0, limit)}>Newest entries</Link> : null}
+        {at.before > 0 ? <Link href={ledgerHref({ ...at, before: 0 })}>Newest entries</Link> : null}
         {page.nextBefore !== undefined ? (
-          <Link href={ledgerHref(marketplace, page.nextBefore, limit)}>Older entries</Link>
+          <Link href={ledgerHref({ ...at, before: page.nextBefore })}>Older entries</Link>
         ) : (
-          <span className="muted">This is the oldest entry{marketplace ? ` for ${marketplace}` : ''}.</span>
+          <span className="muted">
+            This is the oldest entry{at.marketplace ? ` for ${at.marketplace}` : ''}
+            {filtered ? ' that matches' : ''}.
+          </span>
         )}
         <PageSize at={at} />
       </nav>
@@ -179,12 +195,13 @@ function Screen({ page, at }: { page: Ledger; at: Position }) {
 }
 
 export function LedgerPage() {
-  const at = readSearch(useSearch());
-  const query = useQuery(ledgerQuery(at.marketplace, at.before, at.limit));
+  const at = readLedgerSearch(useSearch());
+  const filter = filterOf(at);
+  const query = useQuery(ledgerQuery(filter, at.before, at.limit));
   return (
     <Page title="Audit ledger">
       <AuditTabs />
-      <Filter key={at.marketplace ?? ''} marketplace={at.marketplace} limit={at.limit} />
+      <LedgerFilterForm key={JSON.stringify(filter)} at={at} />
       <Loaded query={query}>{(page) => <Screen page={page} at={at} />}</Loaded>
       <p className="muted">Reading the ledger is not itself recorded.</p>
       <ExportPanel />

@@ -1,6 +1,7 @@
 // What the Audit pages read, one place per endpoint (the ledger, adoption, the estate, the mirror, retention,
 // webhook subscribers: docs/api.md).
 import { api, ApiError, data, type Body } from '../../api/client';
+import type { LedgerFilter } from './ledger-address';
 
 export type LedgerPage = Body<'/api/v1/audit', 'get'>;
 export type LedgerEntry = LedgerPage['entries'][number];
@@ -13,17 +14,19 @@ export type Stale = Body<'/api/v1/adoption/staleness', 'get'>[number];
 export type EstateReport = Body<'/api/v1/estate', 'get'>;
 export type MirrorReport = Body<'/api/v1/mirror/drift', 'get'>[number];
 export type RetentionCandidate = Body<'/api/v1/retention/candidates', 'get'>[number];
+export type ServedAt = Body<'/api/v1/audit/served', 'get'>;
+export type HoldersAt = Body<'/api/v1/snapshots/{id}/holders', 'get'>;
 
 /** One screen of the ledger browser: a single page request, never a count of everything. */
 export const ledgerPageSizes = [10, 50, 200, 1000] as const;
 export const defaultLedgerPageSize = 50;
 
-const readLedger = (marketplace: string | null, before: number, limit: number) =>
-  data(
-    api.GET('/api/v1/audit', {
-      params: { query: { limit, ...(before > 0 ? { before } : {}), ...(marketplace ? { marketplace } : {}) } },
-    }),
+const readLedger = (filter: LedgerFilter, before: number, limit: number) => {
+  const narrowed = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null));
+  return data(
+    api.GET('/api/v1/audit', { params: { query: { limit, ...(before > 0 ? { before } : {}), ...narrowed } } }),
   );
+};
 
 /**
  * The first screen's request, sent when the portal's script loads at /audit, alongside the session's own
@@ -33,21 +36,30 @@ const readLedger = (marketplace: string | null, before: number, limit: number) =
  */
 let early: { key: string; answer: Promise<LedgerPage>; sentAt: number } | null = null;
 
-export function sendEarly(marketplace: string | null, before: number, limit: number): void {
-  const answer = readLedger(marketplace, before, limit);
+export function sendEarly(filter: LedgerFilter, before: number, limit: number): void {
+  const answer = readLedger(filter, before, limit);
   answer.catch(() => undefined); // awaited (and its failure shown) by the query that takes it
-  early = { key: JSON.stringify([marketplace, before, limit]), answer, sentAt: Date.now() };
+  early = { key: JSON.stringify([filter, before, limit]), answer, sentAt: Date.now() };
 }
 
-export const ledgerQuery = (marketplace: string | null, before: number, limit: number) => ({
-  queryKey: ['audit', 'ledger', marketplace, before, limit],
+export const ledgerQuery = (filter: LedgerFilter, before: number, limit: number) => ({
+  queryKey: ['audit', 'ledger', filter, before, limit],
   queryFn: () => {
-    const fresh =
-      early && early.key === JSON.stringify([marketplace, before, limit]) && Date.now() - early.sentAt < 5000;
+    const fresh = early && early.key === JSON.stringify([filter, before, limit]) && Date.now() - early.sentAt < 5000;
     const sent = fresh ? early?.answer : null;
     early = null;
-    return sent ?? readLedger(marketplace, before, limit);
+    return sent ?? readLedger(filter, before, limit);
   },
+});
+
+/**
+ * The overview's recent activity: enough of the newest entries to fill its rows with acts rather than
+ * entries (one ingest alone writes a verdict per connector), in one request.
+ */
+export const recentActivityEntries = 100;
+export const recentActivityQuery = () => ({
+  queryKey: ['audit', 'recent', recentActivityEntries],
+  queryFn: () => data(api.GET('/api/v1/audit', { params: { query: { limit: recentActivityEntries } } })),
 });
 
 /** One entry by id: the page of one entry just before id + 1 (ledger ids are the ordering key). */
@@ -92,20 +104,24 @@ export const stalenessQuery = () => ({
   queryFn: () => data(api.GET('/api/v1/adoption/staleness')),
 });
 
-/** null: nothing to show because it is not configured or has not run (a 404 answer), not a failure. */
-export async function unlessNotConfigured<T>(read: Promise<T>): Promise<T | null> {
-  try {
-    return await read;
-  } catch (error) {
-    if (error instanceof ApiError && error.problem.status === 404) return null;
-    throw error;
-  }
-}
-
 export const estateKey = ['audit', 'estate'] as const;
+/**
+ * The last estate report, and whether an estate file is configured: a report exists only after a run that
+ * applied; before one, the 404 says whether gateway.estate.file is set (decision 421).
+ */
+export type EstateState = Readonly<{ report: EstateReport | null; configured: boolean }>;
+
 export const estateQuery = () => ({
   queryKey: estateKey,
-  queryFn: () => unlessNotConfigured(data(api.GET('/api/v1/estate'))),
+  queryFn: async (): Promise<EstateState> => {
+    try {
+      return { report: await data(api.GET('/api/v1/estate')), configured: true };
+    } catch (error) {
+      if (error instanceof ApiError && error.problem.status === 404)
+        return { report: null, configured: (error.problem as { configured?: unknown }).configured === true };
+      throw error;
+    }
+  },
 });
 
 export const mirrorKey = ['audit', 'mirror'] as const;
@@ -115,4 +131,17 @@ export const retentionKey = ['audit', 'retention'] as const;
 export const retentionQuery = () => ({
   queryKey: retentionKey,
   queryFn: () => data(api.GET('/api/v1/retention/candidates')),
+});
+
+/** What was served at `at` (null: now), from the recorded events (docs/audit-time-travel.md). */
+export const servedQuery = (at: string | null) => ({
+  queryKey: ['audit', 'served', at],
+  queryFn: () => data(api.GET('/api/v1/audit/served', { params: { query: at ? { at } : {} } })),
+});
+
+/** Who had fetched a snapshot's commit by `at` (null: now). */
+export const holdersQuery = (snapshotId: number, at: string | null) => ({
+  queryKey: ['audit', 'holders', snapshotId, at],
+  queryFn: () =>
+    data(api.GET('/api/v1/snapshots/{id}/holders', { params: { path: { id: snapshotId }, query: at ? { at } : {} } })),
 });

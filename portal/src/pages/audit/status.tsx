@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
 import { Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { humanize } from '../../components/labels';
 import { ConfirmButton } from './confirm';
 import { RetentionPanel } from './retention';
 import { estateKey, estateQuery, mirrorKey, mirrorQuery, type EstateReport, type MirrorReport } from './queries';
@@ -35,10 +36,10 @@ function Estate({ report }: { report: EstateReport }) {
           <tbody>
             {report.entries.map((e, i) => (
               <tr key={`${e.kind}-${e.name}-${String(i)}`}>
-                <td>{e.kind}</td>
+                <td>{humanize(e.kind)}</td>
                 <td>{e.name}</td>
                 <td>
-                  <StateBadge state={e.action} />
+                  <StateBadge state={e.action} label={humanize(e.action)} />
                 </td>
                 <td>{e.detail ?? <span className="muted">—</span>}</td>
               </tr>
@@ -56,29 +57,44 @@ function EstatePanel({ admin }: { admin: boolean }) {
   const reconcile = useMutation({
     mutationFn: () => data(api.POST('/api/v1/estate/reconcile')),
     onSuccess: (report) => {
-      if (report.configured) queries.setQueryData(estateKey, report);
+      if (report.configured) queries.setQueryData(estateKey, { report, configured: true });
     },
   });
   return (
     <section aria-labelledby="estate-title" className="audit-panel">
       <h2 id="estate-title">Estate</h2>
       <Loaded query={query}>
-        {(report) =>
-          report ? <Estate report={report} /> : <NotConfigured>no estate reconciliation has run.</NotConfigured>
-        }
+        {({ report, configured }) => (
+          <>
+            {report ? (
+              <Estate report={report} />
+            ) : configured ? (
+              <p className="notice">
+                No estate reconciliation has applied yet: the startup run may have refused the file.
+              </p>
+            ) : (
+              <NotConfigured>gateway.estate.file is not set, so there is no estate to reconcile.</NotConfigured>
+            )}
+            {/* A reconcile without an estate file could only answer an empty report (decision 421). */}
+            {admin && configured ? (
+              <div className="row">
+                <button type="button" disabled={reconcile.isPending} onClick={() => reconcile.mutate()}>
+                  Reconcile the estate now
+                </button>
+                <span className="muted">Additive and idempotent: it never deletes.</span>
+              </div>
+            ) : null}
+          </>
+        )}
       </Loaded>
-      {admin ? (
-        <div className="row">
-          <button type="button" disabled={reconcile.isPending} onClick={() => reconcile.mutate()}>
-            Reconcile the estate now
-          </button>
-          <span className="muted">Additive and idempotent: it never deletes.</span>
-        </div>
-      ) : null}
-      {reconcile.data?.configured === false ? <NotConfigured>gateway.estate.file is not set.</NotConfigured> : null}
       <ProblemNotice error={reconcile.error} />
     </section>
   );
+}
+
+function MirrorState({ report }: { report: MirrorReport }) {
+  const state = report.inSync ? 'in sync' : report.reachable ? 'drifted' : 'unreachable';
+  return <StateBadge state={state} label={humanize(state)} />;
 }
 
 function MirrorRow({ report }: { report: MirrorReport }) {
@@ -86,7 +102,7 @@ function MirrorRow({ report }: { report: MirrorReport }) {
     <tr>
       <td>{report.marketplace}</td>
       <td>
-        <StateBadge state={report.inSync ? 'in sync' : report.reachable ? 'drifted' : 'unreachable'} />
+        <MirrorState report={report} />
       </td>
       <td>
         <Sha sha={report.servedTip} />
@@ -98,7 +114,7 @@ function MirrorRow({ report }: { report: MirrorReport }) {
         {report.missingOnMirror.length} missing, {report.staleOnMirror.length} stale, {report.pendingUpdates} pending
       </td>
       <td>
-        {report.lastAttemptOutcome} <When at={report.lastAttemptAt} />
+        {humanize(report.lastAttemptOutcome)} <When at={report.lastAttemptAt} />
         {report.error ? <span className="audit-error"> {report.error}</span> : null}
       </td>
     </tr>

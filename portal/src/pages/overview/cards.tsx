@@ -1,11 +1,16 @@
 // The overview's auditor cards: the newest ledger entries and adoption over the last 30 days.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
+import { humanize } from '../../components/labels';
+import { eventLabel, groupLedger } from '../../components/ledger-groups';
+import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
 import { Empty, Loaded, Sha, When } from '../../components/ui';
-import { adoptionQuery, adoptionRows, recentLedgerQuery, type Adoption } from './queries';
+import { recentActivityQuery } from '../audit/queries';
+import { adoptionQuery, adoptionRows, recentEntries, type Adoption } from './queries';
 
 export function RecentActivity() {
-  const ledger = useQuery(recentLedgerQuery());
+  const ledger = useQuery(recentActivityQuery());
+  const groups = useOpenGroups();
   return (
     <section aria-labelledby="activity-title">
       <h2 id="activity-title">Recent activity</h2>
@@ -18,27 +23,62 @@ export function RecentActivity() {
               <thead>
                 <tr>
                   <th scope="col">When</th>
-                  <th scope="col">Event</th>
+                  <th scope="col">Activity</th>
                   <th scope="col">Marketplace</th>
                   <th scope="col">Who</th>
                 </tr>
               </thead>
-              <tbody>
-                {page.entries.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      <When at={e.ts} />
-                    </td>
-                    <td>
-                      <Link href={`~/audit/entries/${e.id}`}>{e.event}</Link>
-                    </td>
-                    <td>{e.marketplace || <span className="muted">—</span>}</td>
-                    <td>
-                      {e.principal} <span className="muted">({e.actorType})</span>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
+              {groupLedger(page.entries)
+                .slice(0, recentEntries)
+                .map((group) => {
+                  const { newest } = group;
+                  const open = groups.isOpen(newest.id);
+                  const many = group.entries.length > 1;
+                  const rows = `activity-${String(newest.id)}`;
+                  const where = (m: string) => (m === '-' ? <span className="muted">—</span> : m);
+                  return (
+                    <tbody key={newest.id} id={many ? rows : undefined}>
+                      <tr>
+                        <td>
+                          <When at={newest.ts} />
+                        </td>
+                        <td>
+                          {many ? (
+                            <>
+                              <Link href={`~/audit?before=${String(newest.id + 1)}`}>{group.title}</Link>
+                              <GroupToggle
+                                group={group}
+                                open={open}
+                                onToggle={() => groups.toggle(newest.id)}
+                                controls={rows}
+                              />
+                            </>
+                          ) : (
+                            <Link href={`~/audit/entries/${String(newest.id)}`}>{group.title}</Link>
+                          )}
+                        </td>
+                        <td>{where(newest.marketplace)}</td>
+                        <td>{actorsOf(group)}</td>
+                      </tr>
+                      {open
+                        ? group.entries.map((e) => (
+                            <tr key={e.id} className="group-member">
+                              <td>
+                                <When at={e.ts} />
+                              </td>
+                              <td>
+                                <Link href={`~/audit/entries/${String(e.id)}`}>{eventLabel(e.event)}</Link>
+                              </td>
+                              <td>{where(e.marketplace)}</td>
+                              <td>
+                                {e.principal} <span className="muted">({humanize(e.actorType)})</span>
+                              </td>
+                            </tr>
+                          ))
+                        : null}
+                    </tbody>
+                  );
+                })}
             </table>
           )
         }

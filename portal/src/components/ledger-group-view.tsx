@@ -1,0 +1,52 @@
+// What the overview's recent activity and the ledger browser share to show grouped ledger entries
+// (ledger-groups.ts): which groups are open, the button that opens one, and who acted in it.
+import { useState } from 'react';
+import { humanize } from './labels';
+import type { EntryGroup, GroupableEntry } from './ledger-groups';
+
+/** Groups opened by the reader, by their newest entry's id (a group's key while the screen is shown). */
+export function useOpenGroups() {
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (id: number) =>
+    setOpen((before) => {
+      const next = new Set(before);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  return { isOpen: (id: number) => open.has(id), toggle };
+}
+
+/** Opens or closes a group's own rows; `controls` names the element that holds them once open. */
+export function GroupToggle<E extends GroupableEntry>({
+  group,
+  open,
+  onToggle,
+  controls,
+}: {
+  group: EntryGroup<E>;
+  open: boolean;
+  onToggle: () => void;
+  controls: string;
+}) {
+  const count = group.entries.length;
+  return (
+    <button
+      type="button"
+      className="secondary group-toggle"
+      aria-expanded={open}
+      // A collapsed group's rows are not rendered: nothing to point at until it opens.
+      aria-controls={open ? controls : undefined}
+      onClick={onToggle}
+    >
+      {open ? 'Hide' : 'Show'} the {count} entries
+      <span className="visually-hidden"> of {group.title}</span>
+    </button>
+  );
+}
+
+/** Who acted in a group: each principal once, with the kind of actor ("root (Human)"). */
+export function actorsOf<E extends GroupableEntry & { actorType: string }>(group: EntryGroup<E>): string {
+  const seen = new Map<string, string>();
+  for (const entry of group.entries) if (!seen.has(entry.principal)) seen.set(entry.principal, entry.actorType);
+  return [...seen].map(([principal, actorType]) => `${principal} (${humanize(actorType)})`).join(', ');
+}
