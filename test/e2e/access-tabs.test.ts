@@ -1,7 +1,7 @@
 // The Access section in tabs: personal tokens, managed settings, machine credentials and role grants each on
 // a page of its own with its own address (a link or a reload opens that tab), so no page is thousands of
-// pixels tall; opening Access reads no role grants (GET /api/v1/roles is recorded on the ledger: spec,
-// Roles), only the Role grants tab does. The copyable commands wrap: every character stays visible.
+// pixels tall; opening Access reads no role grants (GET /api/v1/roles is recorded on the ledger:
+// docs/access.md), only the Role grants tab does. The copyable commands wrap: every character stays visible.
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { newContext, openBrowser, seriousViolations, signInAtTestIdp } from '../support/browser.ts';

@@ -1,4 +1,4 @@
-// Issue 21 item 4: "The portal offers it as a download": Access, Managed settings tab, previews the
+// The portal offers the managed settings as a download: Access, Managed settings tab, previews the
 // organisation's managed-settings.json (the catalog by default, or the marketplaces ticked) and downloads it.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
@@ -46,7 +46,7 @@ t.test(
 );
 
 // Decision 423: a token scoped to some marketplaces gets "repository not found" for the catalog the managed
-// settings register (the facade keeps answering out-of-scope as nonexistent: spec, Tokens rule 3). The preview
+// settings register (the facade keeps answering out-of-scope as nonexistent: docs/access.md). The preview
 // names, for each marketplace the file registers, which of the reader's tokens can fetch it, and warns when
 // none can; the token form offers the catalog and warns about a scope that leaves it out.
 t.test(

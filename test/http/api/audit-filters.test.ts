@@ -1,5 +1,5 @@
 // Decision 420: GET /api/v1/audit narrows by principal, event and an inclusive time range besides the
-// marketplace (spec, Audit), each validated (422 invalid-request), paged by `before` like the unfiltered
+// marketplace (docs/audit.md), each validated (422 invalid-request), paged by `before` like the unfiltered
 // ledger, with the total still counting the whole ledger; the filters are served by indexes.
 import t from 'tap';
 import { sql } from '../../../src/adapters/postgres/pool.ts';

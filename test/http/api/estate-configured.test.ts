@@ -1,4 +1,4 @@
-// Decision 421: GET /api/v1/estate answers 404 until a reconciliation has applied (spec, Estate); the problem
+// Decision 421: GET /api/v1/estate answers 404 until a reconciliation has applied (docs/estate.md); the problem
 // says whether gateway.estate.file is set (`configured`), so a client offers "reconcile now" only where a
 // reconcile can apply something.
 import { writeFileSync } from 'node:fs';

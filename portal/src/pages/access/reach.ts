@@ -1,8 +1,8 @@
 // Which of a person's tokens can fetch a marketplace through the git facade, read from the token list the
-// gateway answers (decision 423). It follows the facade's own rule (spec, Tokens rule 1 and Git facade
-// credentials): an active token without API scopes, whose scopes are empty (every marketplace) or name it.
-// The facade itself keeps answering an out-of-scope marketplace as a nonexistent one (rule 3), so this is
-// where a person learns why git says "repository not found".
+// gateway answers (decision 423). It follows the facade's own rule (docs/access.md, tokens and scopes): an
+// active token without API scopes, whose scopes are empty (every marketplace) or name it. The facade itself
+// keeps answering an out-of-scope marketplace as a nonexistent one, so this is where a person learns why git
+// says "repository not found".
 import { stateOf } from './expiry';
 import type { Marketplace, Token } from './queries';
 
