@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Empty, Loaded, StateBadge, When } from '../../components/ui';
+import { humanize } from '../../components/labels';
 import { deliveriesQuery, type DeliveryFilter, type DeliveryState } from './queries';
 
 const states: readonly DeliveryState[] = ['pending', 'delivered', 'failed'];
@@ -16,10 +17,10 @@ export function Deliveries({ filter, title }: { filter: Omit<DeliveryFilter, 'st
       <div className="row">
         <label htmlFor={`${id}-state`}>{title}: state</label>
         <select id={`${id}-state`} value={state} onChange={(e) => setState(e.target.value as DeliveryState | '')}>
-          <option value="">any</option>
+          <option value="">Any</option>
           {states.map((s) => (
             <option key={s} value={s}>
-              {s}
+              {humanize(s)}
             </option>
           ))}
         </select>
@@ -49,7 +50,7 @@ export function Deliveries({ filter, title }: { filter: Omit<DeliveryFilter, 'st
                       <code>{d.event}</code>
                     </td>
                     <td>
-                      <StateBadge state={d.state} />
+                      <StateBadge state={d.state} label={humanize(d.state)} />
                     </td>
                     <td>{d.attempts}</td>
                     <td>

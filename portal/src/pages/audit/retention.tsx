@@ -4,6 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { Empty, Loaded, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { humanize, labelFrom, snapshotStateLabels } from '../../components/labels';
 import { ConfirmButton } from './confirm';
 import { retentionKey, retentionQuery, type RetentionCandidate } from './queries';
 
@@ -31,10 +32,10 @@ function Candidates({ candidates }: { candidates: readonly RetentionCandidate[] 
               <Sha sha={c.sha} />
             </td>
             <td>
-              <StateBadge state={c.state} />
+              <StateBadge state={c.state} label={labelFrom(snapshotStateLabels, c.state)} />
               {c.withdrawn ? <span className="muted"> withdrawn</span> : null}
             </td>
-            <td>{c.criterion}</td>
+            <td>{humanize(c.criterion)}</td>
             <td>
               <When at={c.capturedAt} />
             </td>

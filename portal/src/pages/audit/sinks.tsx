@@ -123,7 +123,7 @@ function SinkCard({ sink, admin }: { sink: Sink; admin: boolean }) {
   return (
     <li className="card audit-item">
       <h3>
-        {sink.name} <StateBadge state={sink.enabled ? 'enabled' : 'off'} />
+        {sink.name} <StateBadge state={sink.enabled ? 'enabled' : 'off'} label={sink.enabled ? 'Enabled' : 'Off'} />
       </h3>
       <p>
         <code className="audit-value">{sink.url}</code>

@@ -92,7 +92,7 @@ function SubscriberCard({ subscriber }: { subscriber: Subscriber }) {
     <li className="card audit-item">
       <h3>
         <code className="audit-value">{subscriber.url}</code>{' '}
-        <StateBadge state={subscriber.enabled ? 'enabled' : 'off'} />
+        <StateBadge state={subscriber.enabled ? 'enabled' : 'off'} label={subscriber.enabled ? 'Enabled' : 'Off'} />
       </h3>
       {subscriber.description ? <p>{subscriber.description}</p> : null}
       <p>
