@@ -54,7 +54,7 @@ export function typeText(schema: Schema | undefined): string {
       : [...new Set(schema.anyOf.map(typeText))].join(' or ');
   }
   if (schema.type === 'array') return `${typeText(schema.items)}[]`;
-  const type = Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any');
+  const type = typeof schema.type === 'string' ? schema.type : (schema.type?.join(' or ') ?? 'any');
   return schema.format === undefined ? type : `${type} (${schema.format})`;
 }
 
