@@ -98,12 +98,12 @@ async function reviewAndApprove(t: Test, page: Page, id: number): Promise<void> 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
   await page.getByRole('heading', { level: 1, name: 'Review queue' }).waitFor();
   const row = page.getByRole('row', { name: new RegExp(`Snapshot ${id} of acme`) });
-  await row.getByText('BLOCKED').waitFor();
+  await row.getByText('Blocked', { exact: true }).waitFor();
   t.match(await row.textContent(), /admin/, 'ingested by admin');
   await axeClean(t, page, 'the review queue');
   await row.getByRole('link', { name: `Snapshot ${id} of acme` }).click();
   await page.getByRole('heading', { level: 1, name: `Snapshot ${id} of acme` }).waitFor();
-  await page.getByText('Vetting outcome: BLOCKED').waitFor();
+  await page.getByText('Vetting outcome: Blocked').waitFor();
   t.ok(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), 'approve waits for a waiver');
   await axeClean(t, page, 'the blocked snapshot');
 
@@ -120,10 +120,12 @@ async function reviewAndApprove(t: Test, page: Page, id: number): Promise<void> 
   await page.getByRole('button', { name: `Waive ${rule}` }).click();
   await page.getByLabel('Justification').fill('the script is ours: reviewed with the plugin owners');
   await page.getByRole('button', { name: 'Create waiver' }).click();
-  await page.getByText('Vetting outcome: CLEAR_WITH_WAIVERS').waitFor();
+  await page.getByText('Vetting outcome: Clear with waivers').waitFor();
   const waiver = page.getByRole('row', { name: new RegExp(rule) }).filter({ hasText: 'admin' });
-  t.match(await waiver.textContent(), /SNAPSHOT.*reviewed with the plugin owners/, 'the waiver is listed');
+  t.match(await waiver.textContent(), /This commit.*reviewed with the plugin owners/, 'the waiver is listed');
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  await axeClean(t, page, 'the approval confirmation');
+  await page.getByRole('button', { name: 'Yes, approve' }).click();
   await page.getByText('Approved: the facade now serves').waitFor();
   await axeClean(t, page, 'the approved snapshot');
 }
@@ -150,13 +152,16 @@ async function findTheFetch(t: Test, page: Page, fetch: Entry): Promise<void> {
   await page.getByLabel('Marketplace', { exact: true }).fill('acme');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/\/audit\?marketplace=acme$/);
+  // The clone's ref advertisement and fetch are one act (decision 422), opened to show each entry.
+  const clone = page.locator('main table tbody').filter({ hasText: 'Git fetch' });
+  await clone.getByRole('button', { name: /^Show the 2 entries/ }).click();
   const link = page.getByRole('link', { name: `Entry ${fetch.id}: upload-pack` });
   await link.waitFor();
   const rows = page.locator('main table tbody tr');
   t.same([...new Set(await rows.locator('td:nth-child(4)').allTextContents())], ['acme'], 'acme entries only');
   const row = rows.filter({ has: link });
-  t.equal(await row.locator('td:nth-child(3)').textContent(), 'upload-pack', 'the clone, as upload-pack');
-  t.equal(await row.locator('td:nth-child(5)').textContent(), 'admin (human)', 'under principal admin, a person');
+  t.equal(await row.locator('td:nth-child(3)').textContent(), 'Content fetch', 'the clone, as a content fetch');
+  t.equal(await row.locator('td:nth-child(5)').textContent(), 'admin (Human)', 'under principal admin, a person');
   await axeClean(t, page, 'the ledger browser');
 
   await link.click();
@@ -167,9 +172,9 @@ async function findTheFetch(t: Test, page: Page, fetch: Entry): Promise<void> {
       .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}`) }) })
       .locator('dd')
       .textContent();
-  t.equal(await field('Event'), 'upload-pack', 'the detail: the event');
+  t.equal(await field('Event'), 'Content fetch upload-pack', 'the detail: the event');
   t.equal(await field('Principal'), 'admin', 'the principal');
-  t.equal(await field('Credential kind'), 'pat', 'a personal access token');
+  t.equal(await field('Credential kind'), 'Personal access token', 'a personal access token');
   t.equal(await field('Ref'), 'refs/heads/main', 'the ref a clone of the tip records');
   t.equal(await field('Token id'), String(fetch.tokenId), 'the token that authenticated it');
   await axeClean(t, page, 'the ledger entry');
