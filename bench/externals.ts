@@ -1,4 +1,4 @@
-// External plugin sources at scale (issue 15, item 1): "a generated marketplace of 300 external sources
+// External plugin sources at scale: "a generated marketplace of 300 external sources
 // over 60 loopback repositories, ingest time first and second time (target: second ingest ≤ 10 % of the
 // first)". BENCH_EXTERNALS_SOURCES external sources (default 300) over BENCH_EXTERNALS_REPOS loopback
 // repositories (default 60), measured two ways:

@@ -1,4 +1,4 @@
-// The git facade under hostile upload-pack requests (issue 14, item 2): BENCH_HOSTILE_ATTACKERS clients
+// The git facade under hostile upload-pack requests: BENCH_HOSTILE_ATTACKERS clients
 // (default 4) each send decompression bombs back to back for BENCH_HOSTILE_SECONDS (default 10) with a
 // valid token: 60 MiB of flush packets in ~60 KiB of gzip (v2, v2 after a fetch, v0), and a well-formed
 // ls-refs inflating past the 8 MiB limit. Meanwhile one prober asks /actuator/health every

@@ -45,7 +45,7 @@ const config = () => ({
 });
 
 const goals = {
-  // Issue 14, item 7: at most 1.1 × a plain git http-backend behind a minimal server (was 1.3).
+  // At most 1.1 × a plain git http-backend behind a minimal server (was 1.3).
   cloneRatio: { atMost: 1.1, unit: '× plain' },
   fetchRate: { atLeast: 150, unit: 'fetches/s' },
 } as const;

@@ -1,4 +1,4 @@
-// The object-store backend (issue 20, item 1), with the real git client:
+// The object-store backend, with the real git client:
 //
 //  1. clone: a generated marketplace (BENCH_OS_PLUGINS × BENCH_OS_FILES_PER_PLUGIN files in
 //     BENCH_OS_COMMITS commits) registered, ingested and approved on a filesystem-backend gateway (its

@@ -1,4 +1,4 @@
-// The portal (issue 19), measured in a real Chromium (Debian's, through playwright-core) on loopback:
+// The portal, measured in a real Chromium (Debian's, through playwright-core) on loopback:
 //
 //  1. JavaScript shipped: every script of a fresh `vite build`, gzip -9 as a server would send it; the
 //     total and what the first screen loads (target: total <= 300 KB gzipped).

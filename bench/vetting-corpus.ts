@@ -1,4 +1,4 @@
-// The labelled vetting corpus (issue 15, item 4): per connector, cases, true positives, false positives and
+// The labelled vetting corpus: per connector, cases, true positives, false positives and
 // misses on HIGH/CRITICAL findings, precision and recall against the issue's targets (precision >= 90 %,
 // recall 100 % on the attack set). The scoring is the corpus test's (test/support/vetting-corpus.ts); this
 // writes the figures to bench/results/vetting-corpus.{json,md} with every false positive and miss spelled out.

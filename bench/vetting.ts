@@ -1,4 +1,4 @@
-// Vetting throughput (issue 5): a generated 2,000-file marketplace (BENCH_VETTING_PLUGINS ×
+// Vetting throughput: a generated 2,000-file marketplace (BENCH_VETTING_PLUGINS ×
 // BENCH_VETTING_FILES_PER_PLUGIN files) read from its bare repository as the gateway reads a pinned
 // tree, then the shared plugin layout, every built-in connector, and the whole chain, run BENCH_VETTING_RUNS
 // times after one warm-up run (the license connector prepares the SPDX texts once per process). Figures:

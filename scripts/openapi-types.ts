@@ -1,4 +1,4 @@
-// The portal's API client is typed from the gateway's own OpenAPI document (issue 19): this builds the
+// The portal's API client is typed from the gateway's own OpenAPI document: this builds the
 // HTTP application without opening anything (routes are only registered, never called), asks it for its
 // document and writes portal/src/api/openapi.d.ts with openapi-typescript. `--check` compares instead of
 // writing and exits 1 when the committed file is stale (a test runs it).

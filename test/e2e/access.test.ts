@@ -1,6 +1,6 @@
-// Issue 19, Access: "personal tokens (create with scopes and expiry; the token shown once with ready-to-copy
+// Personal tokens (create with scopes and expiry; the token shown once with ready-to-copy
 // `git clone`, credential-helper and `claude plugin marketplace add` commands), rotate, revoke; machine
-// credentials and role grants for admins", and "create a token, run the real `git clone` with the copied
+// credentials and role grants for admins, and "create a token, run the real `git clone` with the copied
 // command"; "a reviewer without the admin role sees no admin actions and gets 403 from the API when forcing
 // one". Spec, Tokens: the token "appears only in the response that creates or rotates it, never again".
 import { execFile } from 'node:child_process';

@@ -88,7 +88,7 @@ t.test('an auditor finds the fetch in the ledger browser, reads an entry, pages 
   await noViolations(t, page, 'the ledger browser');
   await screenshot(page, 'audit-ledger');
 
-  // Issue 19: the ledger browser's first screen at 1,000,000 entries (bench/portal.ts): one page request.
+  // The ledger browser's first screen at 1,000,000 entries (bench/portal.ts): one page request.
   const ledgerRequests: string[] = [];
   page.on('request', (request) => {
     if (new URL(request.url()).pathname === '/api/v1/audit') ledgerRequests.push(request.url());
@@ -214,7 +214,7 @@ t.test('an auditor sees adoption, sinks and status without admin actions, and is
   t.equal(await page.getByRole('button', { name: /pass/ }).count(), 0, 'no retention pass for an auditor');
   await noViolations(t, page, 'estate, mirror and retention (auditor)');
 
-  // spec, Roles: "Audit sink create ...: admin": forced from her own session, with the XSRF echo.
+  // Audit sink create ...: admin: forced from her own session, with the XSRF echo.
   const forced = await page.evaluate(async () => {
     const cookie = (globalThis as unknown as { document: { cookie: string } }).document.cookie;
     const xsrf = /(?:^|;\s*)XSRF-TOKEN=([^;]+)/.exec(cookie)?.[1] ?? '';

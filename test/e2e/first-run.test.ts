@@ -1,5 +1,5 @@
-// Issue 19, item 2: "So `npm ci && npm start`, then opening http://127.0.0.1:8080, signing in and approving a
-// marketplace works on a fresh machine." A gateway with nothing configured runs the built-in issuer; a real
+// So `npm ci && npm start`, then opening http://127.0.0.1:8080, signing in and approving a
+// marketplace works on a fresh machine. A gateway with nothing configured runs the built-in issuer; a real
 // Chromium signs in there with the password the first start printed, and reaches the portal as an administrator.
 import t from 'tap';
 import { startFirstRun } from '../http/local-idp/first-run.ts';

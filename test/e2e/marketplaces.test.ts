@@ -24,7 +24,7 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await page.getByText('No marketplace is registered yet.').waitFor();
   t.pass('an empty estate says so');
 
-  // spec, Registration rules: "origin upstream (default) requires url".
+  // Origin upstream (default) requires url.
   await page.getByRole('button', { name: 'Register a marketplace' }).click();
   t.same(await seriousViolations(page), [], 'the registration form: no serious accessibility violation');
   await page.getByLabel('Name').fill('tidy');
@@ -46,7 +46,7 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   t.ok(await page.getByText(`${baseUrl}/git/tidy.git`, { exact: true }).isVisible(), 'the clone URL ends in .git');
   t.ok(await page.getByText('No snapshot yet').isVisible(), 'no snapshot before the first ingest');
 
-  // spec, States: "ingest … commit not already captured → held".
+  // Ingest … commit not already captured → held.
   await page.getByRole('button', { name: 'Ingest now' }).click();
   const captured = page.getByRole('status').filter({ hasText: /Snapshot #\d+ of/ });
   await captured.waitFor();
@@ -59,7 +59,7 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   t.match(snapshotLink, /^\/review\/\d+$/, 'the snapshot links to its review page');
   t.same(await seriousViolations(page), [], 'the marketplace page: no serious accessibility violation');
 
-  // spec: "Entering webhook mode issues a new secret" returned once as webhookSecret; POST /hooks/{marketplace}
+  // Entering webhook mode issues a new secret returned once as webhookSecret; POST /hooks/{marketplace}
   // "authenticated only by HMAC-SHA256 of the exact raw body".
   await page.getByLabel('Webhook (the forge calls the gateway)').check();
   await page.getByRole('button', { name: 'Save sync mode' }).click();
@@ -88,7 +88,7 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await screenshot(page, 'marketplaces-detail');
   t.match(await page.getByRole('definition').filter({ hasText: 'webhook' }).first().textContent(), /webhook/);
 
-  // spec, Registration rules: "hosted requires url absent"; publishers push to /publish/{name}.
+  // Hosted requires url absent; publishers push to /publish/{name}.
   await page.getByRole('link', { name: 'All marketplaces' }).click();
   await page.getByRole('button', { name: 'Register a marketplace' }).click();
   await page.getByLabel('Name').fill('team-skills');
@@ -114,7 +114,7 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await page.getByText('1 of 2 marketplaces').waitFor();
   t.equal(await page.getByRole('link', { name: 'team-skills' }).count(), 0, 'the filter finds by name, any case');
 
-  // spec: "DELETE /api/v1/marketplaces/{name} {reason} required, non-empty".
+  // DELETE /api/v1/marketplaces/{name} {reason} required, non-empty.
   await page.getByRole('link', { name: 'tidy' }).click();
   await page.getByRole('button', { name: 'Remove this marketplace…' }).click();
   const remove = page.getByRole('button', { name: 'Remove tidy' });
@@ -158,7 +158,7 @@ t.test('a non-admin sees the marketplaces but no admin action, and forcing one g
 
   await page.getByRole('link', { name: 'tidy' }).click();
   await page.getByRole('heading', { level: 1, name: 'tidy' }).waitFor();
-  // spec, Roles: "Ingest … approver of that marketplace, or admin"; "Register or remove marketplace; change sync mode: admin".
+  // Ingest … approver of that marketplace, or admin; "Register or remove marketplace; change sync mode: admin".
   t.equal(await page.getByRole('button', { name: 'Ingest now' }).count(), 1, 'an approver of tidy may ingest it');
   t.equal(await page.getByRole('heading', { name: 'Sync mode' }).count(), 0, 'no sync mode form');
   t.equal(await page.getByRole('button', { name: 'Save sync mode' }).count(), 0);

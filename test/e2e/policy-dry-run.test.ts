@@ -1,6 +1,6 @@
-// Issue 21, item 5: "Policy dry run: POST /api/v1/policy/dry-run {expression} evaluates a rule against every
+// Policy dry run: POST /api/v1/policy/dry-run {expression} evaluates a rule against every
 // served snapshot and every held one without recording anything, and answers which it would deny and why;
-// the portal's policy page shows it before a rule is enabled."
+// the portal's policy page shows it before a rule is enabled.
 import t from 'tap';
 import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
 import { startGatewayWithOidc } from '../support/oidc.ts';

@@ -1,4 +1,4 @@
-// Issue 19, Policy: "rules with an editor, and the playground against a chosen snapshot". Spec, Policy:
+// Rules with an editor, and the playground against a chosen snapshot. Spec, Policy:
 // POST /api/v1/policy/rules answers 422 for an "expression not compiling to boolean"; the playground
 // answers {matched?, error?} and "nothing persisted or recorded"; the rule listing is for auditors and
 // admins, create/update/delete for admins.

@@ -1,5 +1,5 @@
-// Issue 19: "A single-page application served by the gateway at `/` (same origin, the session cookie and the
-// X-XSRF-TOKEN header of the specification's session path; nothing stored in localStorage)" and "Security
+// A single-page application served by the gateway at `/` (same origin, the session cookie and the
+// X-XSRF-TOKEN header of the specification's session path; nothing stored in localStorage) and "Security
 // headers with @fastify/helmet and a strict Content-Security-Policy (no inline script)".
 import t from 'tap';
 import { startGatewayWithOidc } from '../support/oidc.ts';

@@ -1,6 +1,6 @@
-// Issue 19, Review: "the queue of held snapshots; a snapshot page with the vetting report (each finding
+// The queue of held snapshots; a snapshot page with the vetting report (each finding
 // links to the file preview at its line) … approve, approve with an override reason (admin), reject;
-// waivers", and Done when: "open a blocked snapshot, follow a finding to its line, waive it, approve …
+// waivers, and Done when: "open a blocked snapshot, follow a finding to its line, waive it, approve …
 // a reviewer without the admin role sees no admin actions and gets 403 from the API when forcing one."
 // Upstream content is "shown as text or sanitised Markdown, never as live HTML".
 import t, { type Test } from 'tap';
@@ -209,7 +209,7 @@ t.test('a reviewer without the admin role sees no override, and forcing one from
   t.notMatch(await page.locator('.notice-warn').first().textContent(), /override/, 'the notice offers waivers only');
   t.same(await seriousViolations(page), [], 'no serious or critical accessibility violation');
 
-  // spec, decisions route: "BLOCKED refuses with 409 vetting-blocked unless an admin sends overrideReason".
+  // BLOCKED refuses with 409 vetting-blocked unless an admin sends overrideReason.
   const forced = await page.evaluate(async (id) => {
     const xsrf = decodeURIComponent(
       /(?:^|; )XSRF-TOKEN=([^;]*)/.exec(
@@ -276,7 +276,7 @@ t.test('an auditor who approves nothing reads the snapshot, without decisions or
   await page.getByText('deciding on it needs the approver role for acme').waitFor();
   t.equal(await page.getByRole('button', { name: /^(Approve|Reject|Waive)/ }).count(), 0, 'no decision, no waiver');
   await page.getByRole('navigation', { name: 'Snapshot sections' }).getByRole('link', { name: 'File diffs' }).click();
-  // spec, Snapshots: "preview: delta against the commit currently served; 403" without standing.
+  // Preview: delta against the commit currently served; 403 without standing.
   await page.getByText('File previews need the approver role for this marketplace, or the admin role.').waitFor();
   t.same(await seriousViolations(page), [], 'a refused preview: no serious or critical accessibility violation');
   await page.goto(`/review/${snapshot.id}/file?path=${encodeURIComponent('plugins/tools/scripts/setup.sh')}#L4`);

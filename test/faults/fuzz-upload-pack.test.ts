@@ -13,7 +13,7 @@ import { startTestGateway } from '../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../support/upstream.ts';
 import { fuzzInput, random, type Objects } from './upload-pack-inputs.ts';
 
-// issue 14, item 6: the pkt-line and upload-pack request parsers fuzzed in-process, and the facade over HTTP
+// The pkt-line and upload-pack request parsers fuzzed in-process, and the facade over HTTP
 // with a valid token: no input yields a 500, a crash or a pack holding an object the facade does not
 // serve. `npm test` runs a bounded count; FAULTS_LONG=1 the long run. FUZZ_SEED=<n> replays a run.
 

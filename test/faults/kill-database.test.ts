@@ -2,7 +2,7 @@ import t from 'tap';
 import { faultTrials, trialSettings } from './support-trials.ts';
 import { killDatabase } from './support.ts';
 
-// issue 14, items 1 and 6: kill -9 of the embedded PostgreSQL's postmaster at random points of the same
+// Kill -9 of the embedded PostgreSQL's postmaster at random points of the same
 // acts as the gateway kill, the gateway left running; it must restart its database and answer health
 // UP as the same process, and then the same invariants hold (support-invariants.ts; after the last trial,
 // the delivery invariants of support-delivery.ts).

@@ -1,4 +1,4 @@
-// What leaves the gateway under faults (issue 16; issue 14, item 6 "webhook and sink delivery"): one webhook
+// What leaves the gateway under faults: one webhook
 // subscriber for every event kind and one audit sink, registered when a fault run starts, each pointing at a
 // loopback receiver in the test process. The receivers sometimes answer 500 or answer slowly, decided per
 // webhook-id and arrival from the run's seed (so a run replays), verify every message with the

@@ -1,4 +1,4 @@
-// The trial loop of the fault suite (issue 14, item 6), shared by every fault: the gateway killed, or
+// The trial loop of the fault suite, shared by every fault: the gateway killed, or
 // the embedded database killed under a running gateway.
 import type { Test } from 'tap';
 import { marketplaceFiles, serveUpstream } from '../support/upstream.ts';
@@ -94,7 +94,7 @@ export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) =>
     status: 201,
     claims: [{ key: 'token|name=fault-checker', min: 1, max: 1 }],
   });
-  // Issue 16: a subscriber for every event kind and an audit sink, so the faults strike sends as well.
+  // A subscriber for every event kind and an audit sink, so the faults strike sends as well.
   const delivery = await startDeliveryWatch(t, api, seed);
 
   for (let trial = 1; trial <= trials; trial++) {
@@ -116,7 +116,7 @@ export async function faultTrials(t: Test, makeFault: (harness: FaultHarness) =>
     }
   }
 
-  // After the last trial's recovery: what was owed to the subscriber and the sink has arrived (issue 16).
+  // After the last trial's recovery: what was owed to the subscriber and the sink has arrived.
   const delivered = await deliveryInvariants(api, delivery, fault.seversSends === true);
   for (const violation of delivered.violations) state.violations.push(`after the last trial: ${violation}`);
   for (const violation of delivered.violations) t.comment(`after the last trial: ${violation}`);

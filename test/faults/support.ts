@@ -143,7 +143,7 @@ export type Fault = Readonly<{
   report?(): string;
   /** What the fault saw go wrong while it struck or recovered, since the last call: invariant violations. */
   problems?(): string[];
-  /** The fault takes the sender down with an answer unread: a send it struck must come again (issue 16). */
+  /** The fault takes the sender down with an answer unread: a send it struck must come again. */
   seversSends?: boolean;
 }>;
 

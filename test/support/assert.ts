@@ -54,7 +54,7 @@ export async function dumpState(gw: TestGateway): Promise<StateDump> {
 
 /**
  * Delivering is housekeeping a refusal does not cause: the dispatcher and the audit push record it as they go,
- * and the leader signs the ledger head on its own schedule (issue 21).
+ * and the leader signs the ledger head on its own schedule.
  */
 const deliveryHousekeeping = new Set(['webhook-delivery-attempted', 'audit-batch-offered', 'audit-checkpoint-signed']);
 

@@ -1,4 +1,4 @@
-// Issue 19: end-to-end tests drive Debian's Chromium headless with playwright-core against a real
+// End-to-end tests drive Debian's Chromium headless with playwright-core against a real
 // gateway. `.ci/run` installs the chromium package when it is missing; elsewhere a machine without it
 // skips these tests with a message saying so (CI=true fails instead, so CI never skips them).
 import AxeBuilder from '@axe-core/playwright';

@@ -1,4 +1,4 @@
-// Several gateway replicas (issue 20, item 2): `gateway serve` in child processes of their own (so that
+// Several gateway replicas: `gateway serve` in child processes of their own (so that
 // kill -9 is real), all on one external PostgreSQL database, each with a data directory of its own, the
 // git store placed by a ReplicaStorage: a shared directory mounted at every replica's <data-dir>/git
 // (sharedDirectory), or an S3-compatible bucket with a per-replica cache (objectStore). Which replica
@@ -29,7 +29,7 @@ export type ReplicaStorage = Readonly<{
 }>;
 
 /**
- * The filesystem backend on a shared volume (DESIGN.md, Storage): every replica's `<data-dir>/git` is the
+ * The filesystem backend on a shared volume: every replica's `<data-dir>/git` is the
  * same directory, as a volume mounted there would make it (a symbolic link stands in for the mount).
  * The rest of each data directory stays its own.
  */

@@ -12,9 +12,9 @@ import { toProblem, sendProblem } from '../../../src/http/problems.ts';
 import { expectJson, expectProblem, machine, session } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 
-// Issue 20: "`/actuator/sbom`: the running build's CycloneDX JSON (generated at build time from the lock file
-// with `@cyclonedx/cyclonedx-npm`), authenticated as the specification says; `gateway sbom` prints it."
-// spec, Endpoints: "GET /actuator/sbom | SBOM document, authenticated".
+// `/actuator/sbom`: the running build's CycloneDX JSON (generated at build time from the lock file
+// with `@cyclonedx/cyclonedx-npm`), authenticated as the specification says; `gateway sbom` prints it.
+// "GET /actuator/sbom | SBOM document, authenticated".
 // The test command writes dist/sbom.cdx.json first (scripts/build-if-needed.mjs --sbom).
 
 type Component = { 'bom-ref': string; group?: string; name: string; version?: string; purl?: string };

@@ -1,7 +1,7 @@
-// issue 21: "Tamper-evident ledger: every entry carries hash = SHA-256(prev_hash ‖ canonical JSON of the entry)
+// Tamper-evident ledger: every entry carries hash = SHA-256(prev_hash ‖ canonical JSON of the entry)
 // computed by the ledger projection from the events (so a rebuild reproduces every hash) ... The leader signs the
 // head ... `gateway audit verify FILE --public-key KEY` checks an exported NDJSON file offline and names the first
-// entry that breaks the chain or a checkpoint." Done when: "editing one row of the ledger table by hand makes
+// entry that breaks the chain or a checkpoint. Done when: "editing one row of the ledger table by hand makes
 // `gateway audit verify` name that entry; a rebuild reproduces every hash".
 import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
@@ -132,11 +132,11 @@ t.test('a hand edit names that entry, a deleted row names the next, a rebuild re
   const checkpoints = await signedHead(gw);
   const before = await ledgerRows(gw);
   const publicKey = (await devSession(gw, 'root').get('/api/v1/audit/public-key')).body;
-  // issue 21: "an Ed25519 key kept under the data directory"; readable by the gateway's user only.
+  // An Ed25519 key kept under the data directory; readable by the gateway's user only.
   t.equal(statSync(join(config.dataDir, 'audit-signing-key.jwk')).mode & 0o777, 0o600, 'the key file is 0600');
   await gw.close();
 
-  // DESIGN.md 3: read models are rebuilt from the events; the chain is computed from them, so it comes back.
+  // Read models are rebuilt from the events; the chain is computed from them, so it comes back.
   const rebuilt = await cli(['projections', 'rebuild'], {
     GATEWAY_DATABASE_URL: config.database.url!,
     GATEWAY_DATA_DIR: config.dataDir,

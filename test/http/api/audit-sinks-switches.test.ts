@@ -26,7 +26,7 @@ async function entries(gw: TestGateway, count: number): Promise<void> {
 }
 
 t.test('a sink switched off is offered nothing; its own batch size, clamped to max-page-size', async (t) => {
-  // spec, Settings: "gateway.audit-export.batch-size | 500 | per-sink override clamped to max-page-size".
+  // gateway.audit-export.batch-size | 500 | per-sink override clamped to max-page-size.
   const gw = await startTestGateway(t, {
     ...base,
     GATEWAY_AUDIT_EXPORT_POLL_INTERVAL: '50ms',
@@ -101,7 +101,7 @@ t.test('the push and the dispatcher wake each other: a sink catches up without w
 });
 
 t.test('what delivering did is recorded as events, and none of it reaches the ledger', async (t) => {
-  // DESIGN.md 5: a reactor "records what it did as events"; the delivery rows follow from them.
+  // A reactor "records what it did as events"; the delivery rows follow from them.
   const gw = await startTestGateway(t, {
     ...base,
     GATEWAY_AUDIT_EXPORT_POLL_INTERVAL: '50ms',

@@ -42,7 +42,7 @@ t.test('audit sinks: create, list, cursor, delete, every refusal with nothing ch
   t.equal((await root.post('/api/v1/roles', { principal: 'watcher', role: 'auditor' })).status, 201);
   const body = { name: 'siem', url: 'http://127.0.0.1:9/sink' };
 
-  // spec, Roles: "Audit sink create, delete, cursor reset" are admin acts; the listing is auditor or admin.
+  // Audit sink create, delete, cursor reset are admin acts; the listing is auditor or admin.
   for (const [call, what] of [
     [() => nobody.post('/api/v1/audit/sinks', body), 'create'],
     [() => nobody.get('/api/v1/audit/sinks'), 'list'],
@@ -53,7 +53,7 @@ t.test('audit sinks: create, list, cursor, delete, every refusal with nothing ch
     t.equal((await assertNothingChanged(t, gw, call, what)).status, 403, `${what} is refused`);
   }
 
-  // spec: "400 disallowed scheme; ... 422 bad name"; issue 16: a URL with credentials is refused as well.
+  // 400 disallowed scheme; ... 422 bad name; issue 16: a URL with credentials is refused as well.
   for (const [bad, status, why] of [
     [{ ...body, url: 'ftp://127.0.0.1/sink' }, 400, 'a scheme outside gateway.allowed-url-schemes'],
     [{ ...body, url: 'http://user:pw@127.0.0.1/sink' }, 400, 'credentials in the URL'],
@@ -64,7 +64,7 @@ t.test('audit sinks: create, list, cursor, delete, every refusal with nothing ch
     t.equal(answer.status, status, why);
   }
 
-  // spec: "201 with show-once signing secret"
+  // 201 with show-once signing secret
   const created = await root.post('/api/v1/audit/sinks', body);
   t.equal(created.status, 201);
   t.match(created.body, {
@@ -79,7 +79,7 @@ t.test('audit sinks: create, list, cursor, delete, every refusal with nothing ch
   const taken = await assertNothingChanged(t, gw, () => root.post('/api/v1/audit/sinks', body), 'a name taken');
   t.equal(taken.status, 409, 'spec: 409 name taken');
 
-  // spec: "list with cursorPosition, ledgerHead, behind; secrets never returned"
+  // List with cursorPosition, ledgerHead, behind; secrets never returned
   const listed = await devSession(gw, 'watcher').get('/api/v1/audit/sinks');
   t.equal(listed.status, 200, 'an auditor lists the sinks');
   const [sink] = listed.body as Sink[];
@@ -95,7 +95,7 @@ t.test('audit sinks: create, list, cursor, delete, every refusal with nothing ch
     t.equal((await assertNothingChanged(t, gw, call, what)).status, 404, `${what}: 404`);
   }
 
-  // Issue 16: creation and deletion (and cursor changes) are recorded with the acting admin.
+  // Creation and deletion (and cursor changes) are recorded with the acting admin.
   const reset = await root.put(`/api/v1/audit/sinks/${id}/cursor`, { position: 0 });
   t.equal(reset.status, 200, 'spec: 200 with the sink');
   t.match(reset.body, { id, cursorPosition: 0 });
@@ -122,7 +122,7 @@ t.test('a sink receives every ledger entry in order across batches; a 500 is ret
   const hook = await receiver(t, () => (failing ? 500 : 204));
   const created = (await root.post('/api/v1/audit/sinks', { name: 'siem', url: hook.url })).body;
 
-  // issue 16: "the cursor advances only when that delivery is delivered"
+  // The cursor advances only when that delivery is delivered
   await eventually(async () => hook.received.length >= 3, 10_000);
   const [sinkWhileFailing] = await sinks(gw);
   t.equal(sinkWhileFailing!.cursorPosition, 0, 'the cursor does not move while the receiver answers 500');
@@ -181,7 +181,7 @@ t.test('a sink receives every ledger entry in order across batches; a 500 is ret
   });
   t.ok((deliveries.at(-1) as { attempts: number }).attempts >= 3, 'the first batch took its retries');
 
-  // issue 16: "A replay (PUT cursor) re-sends from the new position."
+  // A replay (PUT cursor) re-sends from the new position.
   const before = hook.received.length;
   const replayFrom = Number(entries[3]!.id);
   t.equal((await root.put(`/api/v1/audit/sinks/${created.id}/cursor`, { position: replayFrom })).status, 200);
@@ -196,8 +196,8 @@ t.test('a sink receives every ledger entry in order across batches; a 500 is ret
 });
 
 t.test('killed with SIGKILL mid-push and restarted, the sink still gets every entry in order', async (t) => {
-  // issue 16: "after the gateway is killed with SIGKILL mid-push and restarted (duplicates allowed,
-  // de-duplicated on entry id)". `gateway serve` as a child process on a data directory of its own.
+  // After the gateway is killed with SIGKILL mid-push and restarted (duplicates allowed,
+  // de-duplicated on entry id). `gateway serve` as a child process on a data directory of its own.
   const harness = faultHarness(t, env);
   let gateway = await harness.start();
   const root = sessionClient(() => gateway.url);

@@ -117,7 +117,7 @@ t.test(
     const root = devSession(gw, 'root');
     const reports: string[] = [];
 
-    // issue 18: "Reconciliation at startup (trigger startup, on the leader)".
+    // Reconciliation at startup (trigger startup, on the leader).
     const startup = await eventually(async () => {
       const answer = await root.get('/api/v1/estate');
       return answer.status === 200 ? (answer.body as Report) : null;
@@ -137,14 +137,14 @@ t.test(
     );
     t.same([startup.created, startup.updated, startup.unchanged, startup.failed], [5, 0, 0, 0]);
     t.match(line(startup, 'marketplace', 'acme')?.detail, /sync mode scheduled \(was on-demand\)/);
-    // spec, Events: "marketplace-upstream-unreachable: estate registered a marketplace whose upstream could not be read".
+    // marketplace-upstream-unreachable: estate registered a marketplace whose upstream could not be read.
     t.match(line(startup, 'marketplace', 'down')?.detail, /registered; its upstream could not be read/);
 
     const live = await liveMarketplaces(gw);
     t.equal(live.get('acme')?.syncMode, 'scheduled', 'the declared sync mode is in force');
     t.ok(live.has('down'), 'the marketplace whose upstream is down is registered');
 
-    // spec, Events: "applied changes reuse the API event names with actor config-reconciler".
+    // Applied changes reuse the API event names with actor config-reconciler.
     const entries = await ledger(gw);
     for (const event of [
       'marketplace-registered',
@@ -284,7 +284,7 @@ t.test(
     t.same((await root.get('/api/v1/estate')).body, partly, 'the last report stays the last run that applied');
     t.match((await ledger(gw, 'estate-reconciliation-failed'))[0]?.detail, /trigger=api; nothing applied: .*:4: /);
 
-    // spec, Roles: "estate report: auditor or admin; estate reconcile: admin".
+    // Estate report: auditor or admin; estate reconcile: admin.
     t.equal((await root.post('/api/v1/roles', { principal: 'watcher', role: 'auditor' })).status, 201);
     const nobody = devSession(gw, 'nobody');
     const watcher = devSession(gw, 'watcher');
@@ -296,7 +296,7 @@ t.test(
       t.equal((await assertNothingChanged(t, gw, call, what)).status, 403, `${what} is refused`);
     }
     t.same((await watcher.get('/api/v1/estate')).body, partly, 'an auditor reads the report');
-    // spec, Scopes: "estate:read GET /api/v1/estate; estate:reconcile POST /api/v1/estate/reconcile": an admin's
+    // estate:read GET /api/v1/estate; estate:reconcile POST /api/v1/estate/reconcile: an admin's
     // machine credential holding only estate:read reads the report and cannot run a reconciliation.
     t.equal((await root.post('/api/v1/roles', { principal: 'estate-bot', role: 'admin' })).status, 201);
     const credential = await root.post('/api/v1/tokens/machine', {
@@ -340,7 +340,7 @@ t.test(
   async (t) => {
     const gw = await startTestGateway(t, { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' });
     const root = devSession(gw, 'root');
-    // spec, Estate: "GET /api/v1/estate: ... 404 if none has run".
+    // GET /api/v1/estate: ... 404 if none has run.
     t.equal((await assertNothingChanged(t, gw, () => root.get('/api/v1/estate'), 'the report')).status, 404);
     const empty = await assertNothingChanged(t, gw, () => root.post('/api/v1/estate/reconcile'), 'the reconcile');
     t.equal(empty.status, 200, empty.text);

@@ -1,6 +1,6 @@
-// issue 21 item 4: "GET /api/v1/clients/managed-settings returns a Claude Code managed-settings.json for the
+// GET /api/v1/clients/managed-settings returns a Claude Code managed-settings.json for the
 // organisation: extraKnownMarketplaces registering the catalog (or the chosen marketplaces) through the facade
-// and strictKnownMarketplaces limited to the gateway's host (hostPattern), so clients can reach nothing else."
+// and strictKnownMarketplaces limited to the gateway's host (hostPattern), so clients can reach nothing else.
 import t from 'tap';
 import { day, expectJson, expectProblem, inMs, machine, registerMarketplace, session } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';

@@ -125,8 +125,8 @@ t.test(
       'a live marketplace named taken',
     );
 
-    // spec: "400: URL scheme not allowlisted; url with userinfo; ref present and not main; hosted with a url;
-    // upstream without one; pushPolicy on an upstream marketplace."
+    // 400: URL scheme not allowlisted; url with userinfo; ref present and not main; hosted with a url;
+    // upstream without one; pushPolicy on an upstream marketplace.
     const badRequests: Array<[string, Record<string, unknown>]> = [
       ['a disallowed scheme (ftp)', { name: 'acme', url: `ftp://127.0.0.1:${counted.port}/counted.git` }],
       ['a disallowed scheme (file)', { name: 'acme', url: `file://${dir}/counted.git` }],
@@ -147,7 +147,7 @@ t.test(
     for (const [why, body] of badRequests)
       await refused(t, gw, register(body), 400, 'trust-boundary', `400 for ${why}`);
 
-    // spec: "409: a live marketplace has that name".
+    // 409: a live marketplace has that name.
     const taken = await refused(
       t,
       gw,
@@ -167,7 +167,7 @@ t.test(
     );
     t.match(catalogName.detail, /virtual catalog/);
 
-    // spec: "422: name fails ^[a-z0-9][a-z0-9_-]{0,62}$"; Errors: the 422 "states that the name is the /git/<name> path clients clone".
+    // 422: name fails ^[a-z0-9][a-z0-9_-]{0,62}$; Errors: the 422 "states that the name is the /git/<name> path clients clone".
     for (const name of ['Acme', '-acme', '_acme', 'acme.git', 'has space', 'acme/evil', '', 'a'.repeat(64), 'ÿacme']) {
       const problem = await refused(
         t,
@@ -205,7 +205,7 @@ t.test(
     );
     t.match(long.body.detail, /\/git\/<name>/, 'and states that the name is the /git/<name> path');
 
-    // spec: "422: unknown origin or pushPolicy"; docs/decisions.md 3: unknown fields are refused with 422.
+    // 422: unknown origin or pushPolicy; docs/decisions.md 3: unknown fields are refused with 422.
     const origin = await refused(
       t,
       gw,
@@ -293,7 +293,7 @@ t.test(
       'an unknown origin with an unreachable url is 422, not 502',
     );
 
-    // spec, Roles: registering needs admin.
+    // Registering needs admin.
     await refused(
       t,
       gw,
@@ -552,7 +552,7 @@ t.test('hosted registration: no url, pushPolicy defaults to append-only; allow-r
     { marketplace: 'rewrites' },
     { marketplace: 'explicit' },
   ]);
-  // spec: "Re-ingest: hosted marketplaces can be re-ingested through the same ingest endpoint"; nothing pushed yet is a failed ingest.
+  // Re-ingest: hosted marketplaces can be re-ingested through the same ingest endpoint; nothing pushed yet is a failed ingest.
   const nothing = (await expectProblem(
     t,
     await root.post('/api/v1/marketplaces/team/ingest'),
@@ -780,7 +780,7 @@ t.test(
     await gitIn(dir, '-C', bare, 'symbolic-ref', 'HEAD', 'refs/heads/master');
     const url = (await serveRepos(t, dir)).url('legacy');
 
-    // spec, Registration: "ref present and not main" is 400; the message must not contradict what ingestion does.
+    // Ref present and not main is 400; the message must not contradict what ingestion does.
     const refusal = await refused(
       t,
       gw,

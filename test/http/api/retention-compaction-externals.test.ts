@@ -6,7 +6,7 @@ import { expectJson, session, type Client } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, serveUpstream } from '../../support/upstream.ts';
 
-// issue 17, item 3: a purge's "objects no other live ref reaches leave the quarantine". A composite serves each
+// A purge's "objects no other live ref reaches leave the quarantine". A composite serves each
 // external plugin's tree under .gateway-external/<name>, pinned as refs/quarantine/external/<tree>; once no
 // remaining snapshot row of the marketplace uses that tree, compaction removes the pin before its prune, so
 // the tree's objects leave with the composites that served it. A tree a remaining snapshot uses keeps its pin.

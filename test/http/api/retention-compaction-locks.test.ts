@@ -7,8 +7,8 @@ import { expectJson, ledger, session } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// issue 17, item 3: "purge ... (their refs and, after git gc --prune, objects no other live ref reaches leave the
-// quarantine)"; DESIGN.md 6: "Ingestion writes objects into a per-marketplace quarantine bare repository and pins
+// Purge ... (their refs and, after git gc --prune, objects no other live ref reaches leave the
+// quarantine); DESIGN.md 6: "Ingestion writes objects into a per-marketplace quarantine bare repository and pins
 // each captured commit with a quarantine ref before the capture event is appended"; DESIGN.md 7: "Every replica
 // serves HTTP" (an ingest may run anywhere) while "schedules run on exactly one replica" (compaction). An ingest
 // holds its quarantine's lock shared from its first object until its capture is recorded; compaction prunes a

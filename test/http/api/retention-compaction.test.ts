@@ -26,8 +26,8 @@ import {
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// issue 17, item 3; spec, Deletion: "SoftDeleted → Purged on a compaction pass once purgeAfter elapsed: quarantine
-// ref removed, row deleted, ledger keeps the record"; Limits: "Abandoned staging references are removed only when no
+// SoftDeleted → Purged on a compaction pass once purgeAfter elapsed: quarantine
+// ref removed, row deleted, ledger keeps the record; Limits: "Abandoned staging references are removed only when no
 // live snapshot row names their commit and they have been observed longer than staging-ref-max-age. Webhook
 // deliveries delivered or failed and last updated more than 30 days ago are swept on compaction; pending ones
 // never"; Endpoints: "POST /api/v1/retention/compact: one compaction pass now; 200 {selected, acted}"; Roles:

@@ -17,8 +17,8 @@ import {
 import { startTestGateway } from '../../support/gateway.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// issue 17, items 1 and 5; spec, Deletion (orthogonal to state): "Live → SoftDeleted (deleted_at,
-// deleted_reason, purgeAfter = now + restore window)", "SoftDeleted → Live: POST restore, before purgeAfter";
+// Live → SoftDeleted (deleted_at,
+// deleted_reason, purgeAfter = now + restore window), "SoftDeleted → Live: POST restore, before purgeAfter";
 // Endpoints: "DELETE /api/v1/snapshots/{id}: soft-delete by hand, reason manual; 409 if approved or already
 // deleted, 404 unknown", "POST /api/v1/snapshots/{id}/restore: clear deletion marks; 409 if not deleted, 404
 // unknown"; Roles: "retention passes, delete, restore: admin"; Scopes: "No scope and no role reaches: ...
@@ -168,7 +168,7 @@ t.test('soft delete by hand and restore, with every refusal leaving nothing chan
         await expectProblem(t, await root.post(`/api/v1/snapshots/${held.id}/reject`), 409, 'snapshot-deleted');
       });
 
-      // issue 17: "content reads of a soft-deleted snapshot keep working until purge".
+      // Content reads of a soft-deleted snapshot keep working until purge.
       const content = await expectJson<{ plugins: unknown[] }>(
         t,
         await root.get(`/api/v1/snapshots/${held.id}/content`),

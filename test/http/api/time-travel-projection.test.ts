@@ -57,7 +57,7 @@ t.test('served and holders over events at chosen instants', async (t) => {
     captured(2, 1, 'acme', 'b', '2026-01-03T00:00:00.000Z'),
     approved(2, 1, 'acme', 'b', '2026-01-04T00:00:00.000Z'),
   );
-  // spec, Facade rule 5: "revoking an already superseded one removes only its pinned ref".
+  // Revoking an already superseded one removes only its pinned ref.
   await apply(revoked(1, 1, 'acme', 'a', '2026-01-05T00:00:00.000Z'));
   const tip = async (at: string) => (await servedAt(pool, at)).map((m) => [m.marketplace, m.sha?.[0] ?? null]);
   t.strictSame(await tip('2025-12-31T23:59:59.999Z'), [], 'before the registration: not listed');

@@ -211,7 +211,7 @@ t.test('served and holders over a scripted history of approvals, clones, a revoc
       ],
       catalog: k3,
     },
-    // spec, Facade rule 5: revoking the tip removes refs/heads/main; it does not move back to a1.
+    // Revoking the tip removes refs/heads/main; it does not move back to a1.
     T7: {
       marketplaces: [
         ['acme', null, null],
@@ -219,7 +219,7 @@ t.test('served and holders over a scripted history of approvals, clones, a revoc
       ],
       catalog: k4,
     },
-    // spec, Removal: beta is unserved and unlisted; the catalog withdrawn.
+    // Beta is unserved and unlisted; the catalog withdrawn.
     T8: { marketplaces: [['acme', null, null]], catalog: null },
   };
   const holders = async (snapshot: Snapshot, when: string) =>

@@ -10,8 +10,8 @@ import { cleanMarketplace } from '../../support/planted.ts';
 import { receiver, type Received } from '../../support/receiver.ts';
 import { serveUpstream } from '../../support/upstream.ts';
 
-// issue 16, item 5: "the document's top-level webhooks object describes every event kind's body and the
-// signature headers"; spec, Versioning: "Its top-level webhooks object describes each outbound delivery, so
+// The document's top-level webhooks object describes every event kind's body and the
+// signature headers; spec, Versioning: "Its top-level webhooks object describes each outbound delivery, so
 // receivers rely on the same additive promise as API clients". Real deliveries, checked against the schemas
 // of the document the gateway serves.
 
@@ -73,7 +73,7 @@ t.test('every delivery received validates against the webhooks object of the ser
   await upstream.commit({ 'plugins/tidy/commands/tidy.md': '---\ndescription: tidy up\n---\nTidy it all.\n' });
   const second = (await root.post('/api/v1/marketplaces/acme/ingest')).body;
   t.equal((await root.post(`/api/v1/snapshots/${second.id}/reject`)).status, 200);
-  // issue 17, item 4: marketplace.snapshot.soft_deleted and .restored deliveries.
+  // marketplace.snapshot.soft_deleted and .restored deliveries.
   t.equal((await root.delete(`/api/v1/snapshots/${second.id}`)).status, 200, 'soft-deleted by hand');
   t.equal((await root.post(`/api/v1/snapshots/${second.id}/restore`)).status, 200, 'restored');
   rmSync(upstream.bare, { recursive: true, force: true }); // the upstream repository goes away

@@ -13,7 +13,7 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
   const nobody = devSession(gw, 'nobody');
   const body = { url: receiver, events: ['marketplace.snapshot.revoked'], description: 'revocations' };
 
-  // issue 16: "Admin only"
+  // Admin only
   for (const [call, what] of [
     [() => nobody.post('/api/v1/webhooks', body), 'create'],
     [() => nobody.get('/api/v1/webhooks'), 'list'],
@@ -23,8 +23,8 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
     t.equal((await assertNothingChanged(t, gw, call, `a non-admin's ${what}`)).status, 403, `${what} is admin only`);
   }
 
-  // issue 16: "400 for a URL outside gateway.allowed-url-schemes or carrying credentials, query secrets aside;
-  // 422 for an unknown event kind or an empty list"
+  // 400 for a URL outside gateway.allowed-url-schemes or carrying credentials, query secrets aside;
+  // 422 for an unknown event kind or an empty list
   for (const [bad, status, why] of [
     [{ ...body, url: 'ftp://127.0.0.1/hooks' }, 400, 'a scheme outside gateway.allowed-url-schemes'],
     [{ ...body, url: 'http://user:pw@127.0.0.1/hooks' }, 400, 'credentials in the URL'],
@@ -93,7 +93,7 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
     (kinds.body as { description: string }[]).every((k) => k.description.length > 0),
     'each with a description',
   );
-  // issue 16, item 5: the OpenAPI document's top-level webhooks object describes every kind and the headers.
+  // The OpenAPI document's top-level webhooks object describes every kind and the headers.
   const doc = (await root.get('/v3/api-docs')).body as {
     webhooks: Record<string, { post: { parameters: { name: string }[]; requestBody: unknown } }>;
   };

@@ -1,4 +1,4 @@
-// spec, Catalog and Catalog revision; issue 6 item 4: the virtual catalog served at /git/<gateway.catalog.name>.
+// The virtual catalog served at /git/<gateway.catalog.name>.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';

@@ -16,7 +16,7 @@ import {
   type Served,
 } from './serve-process.ts';
 
-// issue 14, item 1: kill -9 of the embedded PostgreSQL's postmaster while `gateway serve` runs. While
+// Kill -9 of the embedded PostgreSQL's postmaster while `gateway serve` runs. While
 // it is down, the API answers 503 database-unavailable with Retry-After and /git a plain-text 503; the
 // gateway restarts the server (crash recovery) on the same port, and resumes on its own: health UP,
 // the leader lock and the LISTEN connection taken again, state-changing requests recorded on the ledger.

@@ -1,5 +1,5 @@
-// issue 18: "`gateway estate check FILE` on the command line validates a file without a running gateway (for
-// CI of the repository that holds it)." "Unknown keys and bad values fail the whole run before anything is
+// `gateway estate check FILE` on the command line validates a file without a running gateway (for
+// CI of the repository that holds it). "Unknown keys and bad values fail the whole run before anything is
 // applied, with the file's line numbers in the message."
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { expectJson, session } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// Hostile upload-pack requests (issue 14, items 2 and 3): decompression bombs, line floods and protocol v2
+// Hostile upload-pack requests: decompression bombs, line floods and protocol v2
 // bodies git itself dies on. Each is answered 400 in git's terms, as soon as the limit is passed,
 // while the rest of the gateway keeps answering. /tmp/decisions/facade-limits.md has the limits.
 

@@ -203,7 +203,7 @@ t.test(
     t.ok(existsSync(join(dir, '.gateway-external/w8/skills/w8-skill/SKILL.md')), 'resolved plugins are in the tree');
     t.notOk(existsSync(join(dir, '.gateway-external/dead')), 'withheld plugins are not');
 
-    // issue 15: "and the catalog follows": the catalog is composed from the served composite. (Asked for
+    // And the catalog follows: the catalog is composed from the served composite. (Asked for
     // explicitly: the rebuild answers with the revision it served.)
     const rebuilt = await api.post('/api/v1/catalog/rebuild');
     t.equal(rebuilt.status, 200, rebuilt.text);
@@ -254,7 +254,7 @@ t.test(
     t.equal(rejected.status, 201);
     t.match(rejected.body, { state: 'rejected', violation: /plugin 'p': URL scheme 'file' is not allowed/ });
 
-    // issue 15: "a configurable limit (gateway.ingest.max-external-sources)": more is a rejected snapshot.
+    // A configurable limit (gateway.ingest.max-external-sources): more is a rejected snapshot.
     const many = await serveUpstream(t, {
       [manifestPath]: manifestOf(
         'many',

@@ -19,7 +19,7 @@ import {
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// spec: "a publisher pushes to /publish/{name}"; Registration rules (pushPolicy append-only refuses
+// A publisher pushes to /publish/{name}; Registration rules (pushPolicy append-only refuses
 // non-fast-forward pushes, allow-rewrite permits them and records both tips on the ledger); Snapshot
 // state (ingest by push → held, ingestedBy the principal); Tokens rules 2 and 3 (pushScopes; out of
 // scope answers as nonexistent); "Re-ingest: hosted marketplaces can be re-ingested"; docs/decisions.md.
@@ -268,7 +268,7 @@ t.test(
     t.notMatch(text, /refs\/quarantine|refs\/staging/, 'nothing but main is on the wire');
     t.notMatch(text, /push-options|push-cert/, 'no push options and no signed pushes are offered');
 
-    // spec: "Re-ingest: hosted marketplaces can be re-ingested through the same ingest endpoint".
+    // Re-ingest: hosted marketplaces can be re-ingested through the same ingest endpoint.
     const again = await expectJson<Snapshot>(t, await root.post('/api/v1/marketplaces/team/ingest'), 201, 're-ingest');
     t.match(
       again,

@@ -7,8 +7,8 @@ import { eventually } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// spec, Events: "snapshot-revoked, snapshot-unpublished, snapshot-unpublish-failed | revocation and
-// removal of refs; the last needs a person". Here git cannot take its ref locks in the published
+// snapshot-revoked, snapshot-unpublished, snapshot-unpublish-failed | revocation and
+// removal of refs; the last needs a person. Here git cannot take its ref locks in the published
 // repository (a stale lock file left by a crashed process), so removing the refs fails.
 t.test(
   'refs that cannot be removed give one snapshot-unpublish-failed entry, and publication retries until they go',

@@ -4,9 +4,9 @@ import { eventually, expectJson, expectProblem, session } from '../../support/as
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// Issue 20 item 5: "per-credential and per-address rate limits on the API and the facade
+// Per-credential and per-address rate limits on the API and the facade
 // (@fastify/rate-limit, configurable, 429 with Retry-After as a problem document on the API and a
-// plain-text git message on the facade), so one runaway client cannot starve the rest."
+// plain-text git message on the facade), so one runaway client cannot starve the rest.
 //
 // Every gateway here trusts X-Forwarded-For from loopback (gateway.server.trusted-proxies), so that the
 // test, like a load balancer, can speak for several client addresses.

@@ -1,6 +1,6 @@
-// issue 19, item 2: "a single local account `admin`, whose password is generated at first start, printed
+// A single local account `admin`, whose password is generated at first start, printed
 // once, stored only as a hash under the data directory, and changeable with `gateway local-idp
-// reset-password`."
+// reset-password`.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';

@@ -1,6 +1,6 @@
-// issue 19, item 2: "The built-in issuer is refused at startup when `gateway.base-url` is not a loopback
+// The built-in issuer is refused at startup when `gateway.base-url` is not a loopback
 // address unless `gateway.local-idp.enabled: true` is set explicitly, and it is off whenever an identity
-// provider is configured."
+// provider is configured.
 import t from 'tap';
 import { LocalIdpRefused } from '../../../src/adapters/identity/local-idp/mode.ts';
 import { startOnConfig } from '../../support/gateway.ts';

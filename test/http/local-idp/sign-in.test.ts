@@ -1,7 +1,7 @@
-// issue 19, item 2: "when no identity provider and no development hatch is configured, the gateway runs a
+// When no identity provider and no development hatch is configured, the gateway runs a
 // built-in OpenID Connect issuer (`oidc-provider`, at `/local-idp`) with a single local account `admin`,
 // whose password is generated at first start, printed once, stored only as a hash under the data
-// directory ... The account is an administrator."
+// directory ... The account is an administrator.
 import { existsSync, statSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';

@@ -3,8 +3,8 @@ import t from 'tap';
 import { startTestGateway } from '../../support/gateway.ts';
 import { documentedMetrics, familyOf, scrape, valueOf } from './exposition.ts';
 
-// issue 20, item 4: "Metrics on /actuator/prometheus, documented in docs/metrics.md ... A sample Grafana dashboard
-// in ops/". The brief: a test that parses docs/metrics.md's metric names and checks the set equals the set the
+// Metrics on /actuator/prometheus, documented in docs/metrics.md ... A sample Grafana dashboard
+// in ops/. The brief: a test that parses docs/metrics.md's metric names and checks the set equals the set the
 // registry exposes with the gateway_ prefix (so docs and code cannot drift); the dashboard's every expr names only
 // documented metrics.
 

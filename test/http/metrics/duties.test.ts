@@ -7,7 +7,7 @@ import { receiver } from '../../support/receiver.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 import { scrape, valueOf } from './exposition.ts';
 
-// issue 20, item 4: "webhook and sink backlog and outcomes; retention passes". Done when: "every metric in
+// Webhook and sink backlog and outcomes; retention passes. Done when: "every metric in
 // docs/metrics.md is asserted to move in a test". Backlogs are gauges read at scrape from the shared database;
 // outcomes are counted by the leader's dispatcher; passes by the retention and compaction use cases.
 
@@ -99,14 +99,14 @@ t.test('retention passes: an evaluation soft-deletes, a compaction purges', asyn
   const moved = async (name: string, labels: Record<string, string>) =>
     valueOf(await scrape(gw), name, labels) - valueOf(before, name, labels);
 
-  // spec, Limits: "held-too-long selects held snapshots older than held-max-age" (90 days by default).
+  // held-too-long selects held snapshots older than held-max-age (90 days by default).
   time.moveTo(91 * day);
   t.strictSame((await root.post('/api/v1/retention/evaluate')).body, { selected: 1, acted: 1 });
   t.equal(await moved(passes, { kind: 'evaluation', trigger: 'on-demand' }), 1, 'one evaluation pass');
   t.equal(await moved(snapshots, { action: 'soft-deleted' }), 1, 'one snapshot soft-deleted');
   t.equal(await moved(snapshots, { action: 'purged' }), 0);
 
-  // spec, Deletion: purged on a compaction pass once purgeAfter (the restore window, 14 days) elapsed.
+  // Purged on a compaction pass once purgeAfter (the restore window, 14 days) elapsed.
   time.moveTo(106 * day);
   t.match((await root.post('/api/v1/retention/compact')).body, { selected: 1, acted: 1 });
   t.equal(await moved(passes, { kind: 'compaction', trigger: 'on-demand' }), 1, 'one compaction pass');

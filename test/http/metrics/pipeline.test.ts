@@ -7,9 +7,9 @@ import { cleanMarketplace, plantedToken } from '../../support/planted.ts';
 import { gitClient, serveUpstream } from '../../support/upstream.ts';
 import { scrape, valueOf, type Exposition } from './exposition.ts';
 
-// issue 20, item 4: "Metrics on /actuator/prometheus ...: HTTP requests by route and status (duration histogram);
+// Metrics on /actuator/prometheus ...: HTTP requests by route and status (duration histogram);
 // facade fetches by marketplace, protocol and outcome, bytes sent; ingest duration and outcome; vetting per
-// connector; approvals, rejections, revocations; projection lag per projection; event store append latency".
+// connector; approvals, rejections, revocations; projection lag per projection; event store append latency.
 // Done when: "every metric in docs/metrics.md is asserted to move in a test". Each step scrapes before and after
 // the action that should move a metric, on a real gateway, a real upstream and the real git client.
 

@@ -260,7 +260,7 @@ t.test(
     t.strictSame(sorted(await forge.refs('acme')), sorted(await servedRefs(gw, registered.id)), 'in sync once back');
     t.equal((await forge.refs('acme')).get('refs/heads/main'), third.sha);
 
-    // spec, Secrets: no log line, report or ledger entry carries a credential.
+    // No log line, report or ledger entry carries a credential.
     const ledgerText = JSON.stringify(await ledger(gw));
     const encoded = Buffer.from(`${user}:${password}`).toString('base64');
     for (const [where, text] of [

@@ -77,7 +77,7 @@ t.test('object-store backend: two replicas on one database and one bucket (issue
     t.ok(await manifestOf(s3, `quarantine/${registered.id}`), 'the quarantine is in the bucket too');
   });
 
-  // "each replica serves from a local cache under cache-dir that it brings up to date" (issue 20)
+  // Each replica serves from a local cache under cache-dir that it brings up to date
   const b = await startOnConfig(configB);
   let bOpen = true;
   t.teardown(() => (bOpen ? b.close() : undefined));
@@ -130,7 +130,7 @@ t.test('object-store backend: two replicas on one database and one bucket (issue
       const apiAgain = devSession(again, 'root');
       const removed = await apiAgain.delete('/api/v1/marketplaces/acme', { reason: 'retired' });
       t.equal(removed.status, 200, JSON.stringify(removed.body));
-      // spec: administrative withdrawal, including marketplace removal → revoked, refs removed
+      // Administrative withdrawal, including marketplace removal → revoked, refs removed
       await eventually(async () => !(await mainOf(a)).startsWith(v3.sha), 15_000);
       await eventually(async () => (await again.core.gitStore.refs(repo)).size === 0, 15_000);
       t.match(await mainOf(again), /^failed|^$/, 'the other replica serves nothing');

@@ -5,10 +5,10 @@ import { cleanMarketplace, plantedToken } from '../../support/planted.ts';
 import { replicaAdmin, testReplicas, type Replica, type ReplicaStorage } from '../../support/replicas.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// issue 20, item 2: "tests run two gateway processes on one PostgreSQL [...]: an approval through replica
+// Tests run two gateway processes on one PostgreSQL [...]: an approval through replica
 // A is cloned from replica B; kill -9 of the leader hands projections and schedules to the other replica
-// [...]; a revocation through B stops A from serving the commit."
-// DESIGN.md 7: "Every replica serves HTTP. Projections, reactors and schedules run on exactly one replica at
+// [...]; a revocation through B stops A from serving the commit.
+// "Every replica serves HTTP. Projections, reactors and schedules run on exactly one replica at
 // a time, chosen by a PostgreSQL advisory lock [...]. A command on any replica waits on the shared
 // checkpoints, so the answer is the same wherever it lands."
 const session = (replica: Replica) => devSession(replica, replicaAdmin);
@@ -157,7 +157,7 @@ export function replicaScenarios(variant: string, storageFor?: StorageFor): void
     t.equal(await clonedHead(client, a, 'tidy'), snapshot.sha, 'A serves the approved commit');
     t.equal(await clonedHead(client, b, 'tidy'), snapshot.sha, 'so does B');
 
-    // spec, Lifecycle: "approved | re-vet with classification VIOLATION in ENFORCE mode | revoked | [...] refs removed"
+    // Approved | re-vet with classification VIOLATION in ENFORCE mode | revoked | [...] refs removed
     const onB = session(b);
     t.equal((await onB.delete(`/api/v1/waivers/${waiver.id}`)).status, 200, 'the waiver revoked through B');
     const revet = await onB.post(`/api/v1/snapshots/${snapshot.id}/revet`);

@@ -3,7 +3,7 @@ import { objectStore } from '../../support/replicas.ts';
 import { startS3 } from '../../support/s3.ts';
 import { replicaScenarios } from './replica-scenarios.ts';
 
-// issue 20, item 2: "tests run two gateway processes on one PostgreSQL [...] and one bucket": the bucket on a
+// Tests run two gateway processes on one PostgreSQL [...] and one bucket: the bucket on a
 // real S3-compatible server (s3rver) started by the test, a cache of its own under each replica's data dir.
 t.setTimeout(300_000);
 replicaScenarios('object store', async (t) => {

@@ -10,8 +10,8 @@ const hookRule = 'snapshot.plugins.exists(p, size(p.hooks) > 0)';
 
 type Verdict = { id: number; marketplace: string; sha: string; state: string; decision: string; outcome: unknown };
 
-// Issue 21, item 5: "POST /api/v1/policy/dry-run {expression} evaluates a rule against every served snapshot and
-// every held one without recording anything, and answers which it would deny and why".
+// POST /api/v1/policy/dry-run {expression} evaluates a rule against every served snapshot and
+// every held one without recording anything, and answers which it would deny and why.
 t.test('a dry run answers, per served and held snapshot, what a rule would deny, and records nothing', async (t) => {
   const gw = await startTestGateway(t, env);
   const root = devSession(gw, 'root');
@@ -69,7 +69,7 @@ t.test('a dry run answers, per served and held snapshot, what a rule would deny,
   t.equal((await dryRun('true', devSession(gw, 'nobody'))).status, 403, 'neither auditor nor admin');
   t.equal((await ledger(gw)).filter((e) => e.event.startsWith('policy')).length, 0, 'no policy entry');
 
-  // spec, Machine API: "The allowlist is closed: an endpoint is unreachable by machine until named."
+  // The allowlist is closed: an endpoint is unreachable by machine until named.
   const credential = await root.post('/api/v1/tokens/machine', {
     principal: 'ci-bot',
     name: 'ci',

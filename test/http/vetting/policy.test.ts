@@ -154,7 +154,7 @@ t.test(
     t.match(await ledger(gw, 'policy-denied'), [{ principal: 'root', marketplace: 'tidy', detail: /no-hooks/ }]);
     t.equal((await root.get('/api/v1/marketplaces')).body[0].snapshots[0].state, 'held', 'no state change');
 
-    // spec: "An enabled rule applies at the very next approval"; disabling is the off-switch.
+    // An enabled rule applies at the very next approval; disabling is the off-switch.
     await root.put('/api/v1/policy/rules/no-hooks', { description: 'no hooks', expression: hookRule, enabled: false });
     const approved = await root.post(`/api/v1/snapshots/${snapshot.id}/approve`);
     t.equal(approved.status, 200, 'a disabled rule does not apply');

@@ -101,7 +101,7 @@ t.test(
     t.strictSame(body.suppressed, []);
     t.strictSame(body.waivers, []);
 
-    // spec, Events: one vetting-verdict per connector and one vetting-completed per run.
+    // One vetting-verdict per connector and one vetting-completed per run.
     t.equal((await ledger(gw, 'vetting-verdict')).length, 6);
     t.match(await ledger(gw, 'vetting-completed'), [
       {
@@ -188,7 +188,7 @@ t.test(
     const later = inMs(3_600_000);
     const waive = (body: Record<string, unknown>) => root.post(`/api/v1/snapshots/${snapshot.id}/waivers`, body);
 
-    // spec, Waiver request: "400: missing justification or expiry, past expiry, unusable scope".
+    // 400: missing justification or expiry, past expiry, unusable scope.
     const first = uncovered[0]!;
     for (const [body, why] of [
       [{ ruleId: first.ruleId, scope: 'SNAPSHOT', expiresAt: later }, 'missing justification'],

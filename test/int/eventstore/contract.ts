@@ -16,7 +16,7 @@ const until = async (done: () => boolean, ms = 20_000) => {
 };
 
 /**
- * The one contract both event store adapters pass (STYLE.md 2.1). `makeStore` gives a store on an
+ * The one contract both event store adapters pass. `makeStore` gives a store on an
  * empty backend or one other tests share: the suite only asserts about its own streams.
  */
 export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<EventStore>): void {

@@ -9,9 +9,9 @@ import { GitStore, type IngestLimits } from '../../../src/adapters/git/git-store
 import type { ExternalPlugin } from '../../../src/domain/snapshot/manifest-policy.ts';
 import { gitIn, marketplaceFiles, serveRepos, serveUpstream } from '../../support/upstream.ts';
 
-// Issue 15, item 1: "resolution with bounded concurrency, one fetch per distinct repository however many
+// Resolution with bounded concurrency, one fetch per distinct repository however many
 // plugins point into it, partial clones (`--filter=blob:none`, sparse for `git-subdir`), and a cache so an
-// unchanged pin is not fetched again on the next ingest." Item 2: "an external source that cannot be read
+// unchanged pin is not fetched again on the next ingest. Item 2: "an external source that cannot be read
 // (unreachable, missing commit, over a limit, …) withholds that plugin … instead of failing the ingest".
 
 const roomy: IngestLimits = { timeoutMs: 60_000, maxPackBytes: 1024 * 1024 * 1024, maxObjects: 1_000_000 };

@@ -1,5 +1,5 @@
 // Issue 15, item 3 (Curation): the selection is projected into the marketplaces read model, and a rebuild from
-// the event store gives it back identically (DESIGN.md 3).
+// the event store gives it back identically.
 import t from 'tap';
 import { GitStore } from '../../../src/adapters/git/git-store.ts';
 import { liveMarketplaceByName, marketplaceById } from '../../../src/projections/marketplaces/marketplaces.queries.ts';

@@ -17,7 +17,7 @@ async function dump(pool: DatabasePool): Promise<Record<string, string[]>> {
   return out;
 }
 
-/** Soft deletion, restore and purge on marketplace 2 (issue 17): the marks and the purge replay exactly. */
+/** Soft deletion, restore and purge on marketplace 2: the marks and the purge replay exactly. */
 function deletionHistory() {
   const mp2 = { marketplaceId: 2, marketplace: 'tools' };
   const held = (id: number, c: string) => ({
@@ -222,7 +222,7 @@ t.test('a rebuild from position 0 gives every read model row back identically (D
         },
         metadata: metadata({ principal: 'revet-policy', actorType: 'system' }),
       },
-      // issue 17, item 6: deletion marks come from events. 11 stays soft-deleted, 12 is restored, 13 purged.
+      // Deletion marks come from events. 11 stays soft-deleted, 12 is restored, 13 purged.
       ...deletionHistory(),
       {
         type: 'marketplace-push-scopes-removed',

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { DataDirLocked, isAlive, lockDataDir } from '../../../src/adapters/system/data-dir-lock.ts';
 
-// Issue 14, item 5: an immediate restart after kill -9 must take the data directory over while the
+// An immediate restart after kill -9 must take the data directory over while the
 // killed gateway is a zombie, or when its pid now belongs to another program; a live gateway keeps it.
 // Real processes throughout: a node process that holds the lock as a gateway does, `sleep` as the
 // unrelated program.

@@ -8,8 +8,8 @@ import { loadConfig } from '../../../src/adapters/config/load.ts';
 import { healthRoute } from '../../../src/http/actuator/health.route.ts';
 import type { HttpApp, HttpDeps } from '../../../src/http/http-deps.ts';
 
-// Issue 20, item 6: "`ops/docker/Dockerfile` on Node 22 with a data volume the runtime user owns;
-// `ops/compose/` with KurrentDB, PostgreSQL, an S3-compatible store and two replicas behind a proxy."
+// `ops/docker/Dockerfile` on Node 22 with a data volume the runtime user owns;
+// `ops/compose/` with KurrentDB, PostgreSQL, an S3-compatible store and two replicas behind a proxy.
 // There is no Docker engine here: what can be checked without one is checked, from the files themselves.
 
 const dockerfile = readFileSync('ops/docker/Dockerfile', 'utf8');

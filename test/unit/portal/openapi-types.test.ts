@@ -1,4 +1,4 @@
-// Issue 19: the portal's "API client typed from the gateway's own OpenAPI document (openapi-typescript +
+// The portal's "API client typed from the gateway's own OpenAPI document (openapi-typescript +
 // openapi-fetch)". The committed types must be the ones the current routes produce, or the portal would
 // compile against an API that no longer exists.
 import { readFileSync } from 'node:fs';

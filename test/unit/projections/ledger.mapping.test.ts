@@ -36,7 +36,7 @@ t.test('an administrative act: source admin, the acting principal, no credential
     event: 'marketplace-removed',
     ref: null,
     sha: null,
-    // spec, Events: detail "withdrew {n} approved snapshot(s); reason"
+    // Detail "withdrew {n} approved snapshot(s); reason"
     detail: 'withdrew 2 approved snapshots; retired upstream',
     tokenId: null,
     credentialKind: null,

@@ -64,7 +64,7 @@ t.test('all defaults with no file', async (t) => {
     bodyLimitBytes: 1_048_576,
     trustedProxies: [],
   });
-  // Issue 20 item 5: limiting is on by default, with budgets far above normal use.
+  // Limiting is on by default, with budgets far above normal use.
   t.same(config.rateLimit, {
     enabled: true,
     windowMs: 60_000,
@@ -108,7 +108,7 @@ t.test('all defaults with no file', async (t) => {
     batchSize: 500,
     defaultPageSize: 1_000,
     maxPageSize: 10_000,
-    checkpointIntervalMs: 60_000, // issue 21: the leader signs the ledger head at most every minute
+    checkpointIntervalMs: 60_000, // the leader signs the ledger head at most every minute
     signingKey: null,
   });
   t.same(config.vetting, {

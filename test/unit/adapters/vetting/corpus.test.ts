@@ -12,7 +12,7 @@ const { scores, connectors } = await scoreCorpus(cases);
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
 
 t.test('the corpus loads in the shared format, every case named by a connector', async (t) => {
-  // Issue 15: "A labelled corpus … of at least 60 cases written for it".
+  // A labelled corpus … of at least 60 cases written for it.
   t.ok(cases.length >= 60, `at least 60 cases (${cases.length})`);
   for (const c of cases) {
     t.ok(c.label === 'attack' || c.label === 'benign', `${c.connector}/${c.id} is labelled`);

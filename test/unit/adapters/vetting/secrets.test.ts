@@ -124,8 +124,8 @@ t.test('a 2,000-file marketplace is scanned whole: the one planted credential am
   t.equal(result.detail, '2,001 files scanned');
 });
 
-// Issue 15, item 4: "The secrets connector honours inline allow markers (`gitleaks:allow`,
-// `secretlint-disable-line`, `pragma: allowlist secret`), reporting each as a LOW finding so it stays visible".
+// The secrets connector honours inline allow markers (`gitleaks:allow`,
+// `secretlint-disable-line`, `pragma: allowlist secret`), reporting each as a LOW finding so it stays visible.
 t.test('an inline allow marker of a secret scanner lowers the match to a visible LOW finding', async (t) => {
   const result = await scan({
     'test/fixtures.ts': [
@@ -181,8 +181,8 @@ t.test('an allow marker on another line, or a block secretlint-disable, covers n
   );
 });
 
-// Issue 15, item 4: "… and treats obvious placeholders (`user:password@localhost`, `example.com`, `xxxx`) in
-// Markdown as LOW."
+// … and treats obvious placeholders (`user:password@localhost`, `example.com`, `xxxx`) in
+// Markdown as LOW.
 t.test('obvious placeholders in documentation are LOW, each with a readable reason', async (t) => {
   const lines: Array<[string, RegExp]> = [
     [
@@ -231,7 +231,7 @@ t.test('a real-looking key in documentation stays HIGH; a placeholder outside do
   );
 });
 
-// Issue 15, item 4: the labelled corpus; every secrets case scores exactly (no false positive, no miss).
+// The labelled corpus; every secrets case scores exactly (no false positive, no miss).
 t.test('every case of the secrets corpus scores exactly', async (t) => {
   const cases = loadCorpus().filter((c) => c.connector === 'secrets');
   t.ok(cases.length >= 12, `${cases.length} secrets cases`);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { apiScopes, apiScopeTable, isApiScope, scopeFor } from '../../../../src/domain/access/api-scopes.ts';
 
-// spec, Authentication / Machine API: the scope table, row by row, as the specification words it.
+// The scope table, row by row, as the specification words it.
 const specTable: Array<[string, string[]]> = [
   [
     'marketplaces:read',

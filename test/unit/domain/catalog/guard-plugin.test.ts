@@ -1,5 +1,5 @@
 // gateway.catalog.guard: the catalog lists the gateway-guard plugin and records its fingerprint, so a catalog
-// built with another guard (or none) is not current (issue 21, item 3).
+// built with another guard (or none) is not current.
 import t from 'tap';
 import {
   catalogFiles,

@@ -1,5 +1,5 @@
-// issue 18: "Unknown keys and bad values fail the whole run before anything is applied, with the file's line
-// numbers in the message." "Secrets are never written in the file: a webhook or sink secret is a reference
+// Unknown keys and bad values fail the whole run before anything is applied, with the file's line
+// numbers in the message. "Secrets are never written in the file: a webhook or sink secret is a reference
 // (`env:NAME` or `file:/path`), and a marketplace's webhook secret is issued as through the API."
 import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';

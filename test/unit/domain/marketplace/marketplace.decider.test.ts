@@ -223,7 +223,7 @@ t.test(
     ];
     const blocked = { outcome: 'BLOCKED' as const, uncovered, unanswered: [] };
     const denial = { rule: 'no-hooks', ruleId: 4, outcome: 'matched' as const, error: null };
-    // spec: "BLOCKED refuses with 409 unless an admin overrides"; vetting comes before policy and release age.
+    // BLOCKED refuses with 409 unless an admin overrides; vetting comes before policy and release age.
     const refusedByVetting = given.when(
       approve(3, undefined, { vetting: blocked, policyDenials: [denial], minimumReleaseAgeMs: 3_600_000 }),
     );
@@ -246,7 +246,7 @@ t.test(
       { outcome: 'accepted', events: [{ type: 'snapshot-approved', data: { overrideReason: null } }] },
       'an override that was not needed is not recorded',
     );
-    // spec, Policy: "any match or evaluation error refuses with 409 naming all deciding rules, with one policy-denied ledger entry per deciding rule"
+    // Any match or evaluation error refuses with 409 naming all deciding rules, with one policy-denied ledger entry per deciding rule
     const errored = { rule: 'broken', ruleId: 5, outcome: 'error' as const, error: 'no such key: x' };
     const denied = given.when(
       approve(3, undefined, {

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { registrationRefusal, type RegistrationRequest } from '../../../../src/domain/marketplace/trust-boundary.ts';
 
-// spec, Marketplaces / Registration rules, the 400 cases: "URL scheme not allowlisted; url with
+// URL scheme not allowlisted; url with
 // userinfo; ref present and not `main`; hosted with a url; upstream without one; pushPolicy on an
-// upstream marketplace." Configuration: gateway.allowed-url-schemes, "compared lower-cased;
+// upstream marketplace. Configuration: gateway.allowed-url-schemes, "compared lower-cased;
 // unparsable or schemeless URL rejected".
 const both = ['http', 'https'] as const;
 const httpsOnly = ['https'] as const;

@@ -1,4 +1,4 @@
-// Curation (issue 15, item 3): which directories leave the served tree when a selection leaves plugins out.
+// Curation: which directories leave the served tree when a selection leaves plugins out.
 import t from 'tap';
 import { leftOutDirectories, treePathOf } from '../../../../src/domain/snapshot/curated-tree.ts';
 

@@ -257,7 +257,7 @@ t.test('malformed external sources are violations', async (t) => {
 });
 
 t.test('no fixed cap: the limit of external sources is gateway.ingest.max-external-sources', async (t) => {
-  // issue 15: "no fixed cap of 50; a configurable limit (gateway.ingest.max-external-sources, default 1,000)"
+  // No fixed cap of 50; a configurable limit (gateway.ingest.max-external-sources, default 1,000)
   const externals = (n: number) =>
     Array.from({ length: n }, (_, i) => plugin(`p${i}`, { source: 'github', repo: `acme/p${i}` }));
   const reading = readManifest(manifest(externals(286)));

@@ -1,5 +1,5 @@
 // The retention policy's batch: several snapshots of one marketplace soft-deleted in one decision (one append).
-// spec, Limits: "approved snapshots are never eligible, by policy or by hand"; spec, Deletion: purgeAfter is
+// "approved snapshots are never eligible, by policy or by hand"; spec, Deletion: purgeAfter is
 // "resolved at deletion time". A snapshot no longer eligible when the batch is decided is skipped, never a refusal of
 // the batch (docs/decisions.md), and each deletion stays its own `snapshot-soft-deleted` (ledger, webhooks).
 import t from 'tap';

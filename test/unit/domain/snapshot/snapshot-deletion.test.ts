@@ -166,7 +166,7 @@ t.test('restore refusals: not deleted, window elapsed, purged (each 409, nothing
   const cases = [
     { history: [registered(), held], code: 'snapshot-not-deleted' },
     { history: [registered(), held, softDeleted(), restored], code: 'snapshot-not-deleted' },
-    // spec, Deletion: SoftDeleted → Live "before purgeAfter"
+    // SoftDeleted → Live "before purgeAfter"
     { history: [registered(), held, softDeleted(at)], code: 'restore-window-elapsed' },
     { history: [registered(), held, softDeleted(), purged()], code: 'restore-window-elapsed' },
     { history: [registered(), held, softDeleted(), purged(true)], code: 'restore-window-elapsed' },

@@ -45,7 +45,7 @@ t.test('create: enabled, the acting admin, the secret only sealed', async (t) =>
 });
 
 t.test('create refusals: bad name 422, trust boundary 400, name taken 409', async (t) => {
-  // spec: "body has a name (^[a-z0-9][a-z0-9_-]*$) and a target URL; ... 400 disallowed scheme; 409 name taken; 422 bad name"
+  // Body has a name (^[a-z0-9][a-z0-9_-]*$) and a target URL; ... 400 disallowed scheme; 409 name taken; 422 bad name
   for (const name of ['Siem', '-siem', '', 'si em', 'siem/x']) {
     t.match(
       decider.decide(create({ name }), decider.initialState()),

@@ -285,8 +285,8 @@ t.test('messages stay short and mask secrets a command carries', async (t) => {
   t.ok(risk!.fragment.length <= 80);
 });
 
-// Issue 15, item 4: "flags what a script *executes* … Text in string literals, regular expressions given to
-// `grep`, `echo`/`printf` messages, comments and `case` patterns is not execution."
+// Flags what a script *executes* … Text in string literals, regular expressions given to
+// `grep`, `echo`/`printf` messages, comments and `case` patterns is not execution.
 t.test('text a guard only carries is not execution: regexes, messages, case patterns, heredoc messages', async (t) => {
   const guard = [
     '#!/bin/bash',

@@ -327,7 +327,7 @@ t.test('direction marks in right-to-left text and zero-width spaces in Thai are 
   t.strictSame(brief(skill('Access 5\u200F granted')), [['instructions-hidden-unicode', 'HIGH', `${SKILL}:6`]]);
 });
 
-// Issue 15, item 4: the labelled corpus; every instructions case scores exactly (no false positive, no miss).
+// The labelled corpus; every instructions case scores exactly (no false positive, no miss).
 t.test('every case of the instructions corpus scores exactly', async (t) => {
   const cases = loadCorpus().filter((c) => c.connector === 'instructions');
   t.ok(cases.length >= 16, `${cases.length} instructions cases`);
