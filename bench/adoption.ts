@@ -1,4 +1,4 @@
-// Adoption reads (issue 16: "adoption read p95 with 1,000,000 facade entries (target ≤ 50 ms)"):
+// Adoption reads, p95 with 1,000,000 facade entries (target ≤ 50 ms):
 // GET /api/v1/adoption?days=30, ?days=365 and GET /api/v1/adoption/staleness, sequential, p95.
 //
 // BENCH_ADOPTION_FETCHES facade fetch entries (default 1,000,000) are generated in PostgreSQL, one row

@@ -1,5 +1,5 @@
-// Tamper-evident ledger (issue 21, closing note): "verification speed of an exported ledger (target ≥ 200,000
-// entries/s) and the cost of hashing on ledger projection throughput (target ≤ 10 % slower)".
+// Tamper-evident ledger: verification speed of an exported ledger (target ≥ 200,000 entries/s) and the cost
+// of hashing on ledger projection throughput (target ≤ 10 % slower).
 //
 // 1. Verification: an export of BENCH_CHAIN_ENTRIES entries (default 1,000,000) generated with the projection's own
 //    code (ledgerRows, ledger.chain.ts) and written as GET /api/v1/audit/export writes lines (exportEntry), with a

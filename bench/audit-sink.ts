@@ -1,5 +1,5 @@
-// Audit sink push throughput (issue 16: "sink push of a 100,000-entry ledger to a loopback receiver, entries per
-// second (target ≥ 20,000/s)").
+// Audit sink push throughput: a 100,000-entry ledger pushed to a loopback receiver, entries per second
+// (target ≥ 20,000/s).
 //
 // One embedded PostgreSQL; a ledger of BENCH_SINK_ENTRIES entries (default 100,000) written by the bulk insert of
 // bench/audit.ts (fillByInsert). For each batch size of BENCH_SINK_BATCH_SIZES (default "500,5000"; 500 is the

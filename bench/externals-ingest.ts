@@ -1,5 +1,5 @@
-// The whole ingest of a marketplace of external sources through a real gateway (issue 15, item 1: "ingest
-// time first and second time (target: second ingest ≤ 10 % of the first)"), for bench/externals.ts.
+// The whole ingest of a marketplace of external sources through a real gateway (ingest
+// time first and second time; target: second ingest ≤ 10 % of the first), for bench/externals.ts.
 //
 // The gateway runs in its own process (bench/bench-gateway.ts) on a fresh database; the marketplace's
 // upstream is a repository on the same `git http-backend` server as the external repositories, whose

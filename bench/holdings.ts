@@ -2,7 +2,7 @@
 // callers (default 16), each sending requests of BENCH_HOLDINGS_PAIRS pairs (default 256, the limit)
 // back to back until BENCH_HOLDINGS_REQUESTS requests are answered, after BENCH_HOLDINGS_WARMUP
 // warm-up requests. p50/p95/p99 client-side, the gateway's own time per request, and the SQL
-// statements it sent per request (issue 14, item 7: one query per request, p95 ≤ 20 ms).
+// statements it sent per request (target: one query per request, p95 ≤ 20 ms).
 //
 // The read models the check reads (marketplaces, snapshots) are filled by a bulk insert of
 // BENCH_HOLDINGS_MARKETPLACES marketplaces (one in ten removed) with BENCH_HOLDINGS_SNAPSHOTS

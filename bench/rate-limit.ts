@@ -1,4 +1,4 @@
-// Rate limiting's cost (issue 20 item 5, "fetches per second with rate limiting on vs off, target ≥ 0.95×"):
+// Rate limiting's cost (fetches per second with rate limiting on vs off, target ≥ 0.95×):
 // BENCH_RATE_LIMIT_CLIENTS clones of one served marketplace (default 8), each with its own personal access
 // token, run no-op `git fetch` (protocol v2: info/refs + ls-refs, two requests) in a loop for
 // BENCH_RATE_LIMIT_SECONDS (default 10) per round, alternating a gateway with gateway.rate-limit.enabled false

@@ -1,5 +1,5 @@
-// Real marketplace content (issue 15, closing note: "the number of HIGH/CRITICAL findings before and after on
-// the largest public marketplace you can build a faithful local copy of"). The npm registry is the only public
+// Real marketplace content: the number of HIGH/CRITICAL findings before and after a change of the connectors,
+// on the largest public marketplace a faithful local copy can be built of. The npm registry is the only public
 // source this machine reaches, so the content is the Claude Code plugins, skills, agents, commands and hooks that
 // npm packages ship: each pinned version (bench/real-marketplace-packages.ts) is `npm pack`ed into a scratch directory (checked against
 // its integrity hash; a tarball already there is reused), unpacked, and laid out as one marketplace:

@@ -1,5 +1,5 @@
-// Several replicas (issue 20: "time for a replica to serve a new approval made on another replica (target
-// ≤ 2 s), leader failover time (target ≤ 10 s)").
+// Several replicas: time for a replica to serve a new approval made on another replica (target ≤ 2 s),
+// leader failover time (target ≤ 10 s).
 //
 // Two `gateway serve` processes (test/support/replicas.ts) on one database, the git store on a directory
 // shared by both (every <data-dir>/git on it). An upstream marketplace behind git http-backend.

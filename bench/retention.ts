@@ -1,5 +1,5 @@
-// Retention passes (issue 17: "evaluate and compact over 10,000 snapshots in 100 marketplaces, seconds per pass
-// (target: evaluate ≤ 2 s, a compaction that purges 1,000 ≤ 60 s), and disk reclaimed").
+// Retention passes: evaluate and compact over 10,000 snapshots in 100 marketplaces, seconds per pass
+// (target: evaluate ≤ 2 s, a compaction that purges 1,000 ≤ 60 s), and disk reclaimed.
 //
 // The estate is built without ingesting: BENCH_RETENTION_MARKETPLACES marketplaces (default 100) of
 // BENCH_RETENTION_SNAPSHOTS snapshots each (default 100), their events appended straight to the event store (as
@@ -12,8 +12,8 @@
 // days old but soft-deleted by hand (purgeAfter still ahead), the rest held and younger than every criterion.
 // Measured over HTTP on a gateway in its own process: POST /api/v1/retention/evaluate twice (the first acts,
 // the second finds nothing new); then the parked snapshots are restored (events appended straight to the store,
-// as a restore by hand records them) and a third pass soft-deletes them all (1,000 by default: the issue's
-// "evaluate ... over 10,000 snapshots in 100 marketplaces", target 2 s, with a pass that acts on 1,000); then
+// as a restore by hand records them) and a third pass soft-deletes them all (1,000 by default: an evaluation
+// over 10,000 snapshots in 100 marketplaces, target 2 s, with a pass that acts on 1,000); then
 // POST /api/v1/retention/compact twice (the first purges, the second has nothing to do), and `du` of <data-dir>/git/quarantine before and after the purge (every repository repacked
 // with `git gc` first, so the figure is what the purge reclaimed, not what packing gained). Writes
 // bench/results/retention.json and .md.

@@ -1,5 +1,5 @@
-// Webhook delivery latency (issue 16: "webhook delivery latency from the event's append to the receiver, p95
-// with poll-interval 1 s (target ≤ 1.5 s)").
+// Webhook delivery latency from the event's append to the receiver, p95 with poll-interval 1 s
+// (target ≤ 1.5 s).
 //
 // A gateway in its own process with gateway.webhooks.poll-interval BENCH_WEBHOOK_POLL_INTERVAL (default 1s) and
 // batch-size BENCH_WEBHOOK_BATCH_SIZE (default 50, the gateway's default); a loopback node:http receiver that

@@ -1,4 +1,4 @@
-// The build's software bill of materials (issue 20, spec: GET /actuator/sbom): a CycloneDX 1.6 JSON
+// The build's software bill of materials (GET /actuator/sbom): a CycloneDX 1.6 JSON
 // document made from the lock files by @cyclonedx/cyclonedx-npm, written to dist/sbom.cdx.json (or the
 // file given as the only argument). Run by `npm run build` and by scripts/build-if-needed.mjs.
 //

@@ -1,10 +1,10 @@
-// Issue 19, the Audit pages: "the ledger browser (newest first, paging by `before`, marketplace filter, an
-// entry's detail), NDJSON export download, sinks and webhook subscribers with their deliveries; adoption and
-// staleness with a chart per marketplace; estate, mirror and retention status", each "showing only the
-// actions the signed-in roles allow (the server still enforces)"; done when the tests "run the real `git
-// clone` ... and find the fetch in the ledger browser". Spec, Roles: "Audit ledger, export, sink listing;
-// adoption; estate report; retention candidates: auditor or admin"; "Audit sink create, delete, cursor
-// reset ...: admin".
+// The Audit pages: the ledger browser (newest first, paging by `before`, marketplace filter, an entry's
+// detail), NDJSON export download, sinks and webhook subscribers with their deliveries; adoption and
+// staleness with a chart per marketplace; estate, mirror and retention status, each showing only the
+// actions the signed-in roles allow (the server still enforces); the tests run the real `git clone` and
+// find the fetch in the ledger browser. Roles (docs/access.md): the audit ledger, export, sink listing,
+// adoption, the estate report and retention candidates are for an auditor or admin; audit sink create,
+// delete and cursor reset for an admin.
 import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';

@@ -1,7 +1,7 @@
 // Sign in through the built-in issuer …, register, ingest, open a blocked snapshot,
 // follow a finding to its line, waive it, approve, create a token, run the real `git clone` with the copied
-// command, and find the fetch in the ledger browser, and item 2: "So `npm ci && npm start`, then opening
-// http://127.0.0.1:8080, signing in and approving a marketplace works on a fresh machine." The whole path in
+// command, and find the fetch in the ledger browser; `npm ci && npm start`, then opening
+// http://127.0.0.1:8080, signing in and approving a marketplace works on a fresh machine. The whole path in
 // one browser session on a first-run gateway (no identity provider, the built-in issuer, the printed
 // password, admin), every step through the portal; the API is read only to check what the pages did.
 import { execFile } from 'node:child_process';

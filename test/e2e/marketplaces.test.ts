@@ -1,7 +1,7 @@
-// Issue 19, the Marketplaces pages: "list, register (upstream or hosted), ingest now, sync mode (the webhook
-// secret shown once with the forge settings to paste), removal with a reason", each "showing only the
-// actions the signed-in roles allow (the server still enforces)"; and "a reviewer without the admin role
-// sees no admin actions and gets 403 from the API when forcing one".
+// The Marketplaces pages: list, register (upstream or hosted), ingest now, sync mode (the webhook secret
+// shown once with the forge settings to paste), removal with a reason, each showing only the actions the
+// signed-in roles allow (the server still enforces); a reviewer without the admin role sees no admin actions
+// and gets 403 from the API when forcing one.
 import { createHmac } from 'node:crypto';
 import t from 'tap';
 import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';

@@ -1,6 +1,6 @@
-// Issue 19, the Overview: "served marketplaces with their served commit, snapshots waiting for review,
-// blocked ones, recent ledger activity, adoption at a glance"; the ledger and adoption only for those who
-// may read them (spec, Roles: "Audit ledger …; adoption: auditor or admin").
+// The Overview: served marketplaces with their served commit, snapshots waiting for review, blocked ones,
+// recent ledger activity, adoption at a glance; the ledger and adoption only for those who may read them
+// (auditor or admin: docs/access.md, Roles).
 import t, { type Test } from 'tap';
 import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
 import { startGatewayWithOidc, type GatewayBrowser } from '../support/oidc.ts';

@@ -1,6 +1,6 @@
 // A single-page application served by the gateway at `/` (same origin, the session cookie and the
-// X-XSRF-TOKEN header of the specification's session path; nothing stored in localStorage) and "Security
-// headers with @fastify/helmet and a strict Content-Security-Policy (no inline script)".
+// X-XSRF-TOKEN header of the session path, docs/access.md; nothing stored in localStorage) and security
+// headers with @fastify/helmet and a strict Content-Security-Policy (no inline script).
 import t from 'tap';
 import { startGatewayWithOidc } from '../support/oidc.ts';
 import { newContext, openBrowser, seriousViolations, signInAtTestIdp } from '../support/browser.ts';

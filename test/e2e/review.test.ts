@@ -1,8 +1,8 @@
 // The queue of held snapshots; a snapshot page with the vetting report (each finding
 // links to the file preview at its line) … approve, approve with an override reason (admin), reject;
-// waivers, and Done when: "open a blocked snapshot, follow a finding to its line, waive it, approve …
-// a reviewer without the admin role sees no admin actions and gets 403 from the API when forcing one."
-// Upstream content is "shown as text or sanitised Markdown, never as live HTML".
+// waivers: open a blocked snapshot, follow a finding to its line, waive it, approve; a reviewer without the
+// admin role sees no admin actions and gets 403 from the API when forcing one. Upstream content is shown as
+// text or sanitised Markdown, never as live HTML.
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';

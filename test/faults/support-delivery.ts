@@ -1,6 +1,6 @@
-// The delivery invariants of a fault run (issue 16: "Delivery is at least once: a gateway killed mid-send
-// sends again after restart, never zero times"; "A sink receives every ledger entry exactly in order across
-// batches, none missing ... duplicates allowed, de-duplicated on entry id"), checked once after the last
+// The delivery invariants of a fault run (delivery is at least once: a gateway killed mid-send sends again
+// after restart, never zero times; a sink receives every ledger entry exactly in order across batches, none
+// missing, duplicates allowed and de-duplicated on entry id), checked once after the last
 // trial, when what is owed has drained: (a) every ledger entry of an outbound kind reached the subscriber,
 // with matching data, under one webhook-id; (b) the sink's accepted batches, de-duplicated on entry id, are
 // the ledger's entries 1..N in order, each batch contiguous and in order; (c) no delivery ended `failed`

@@ -64,7 +64,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 /**
- * README screenshots (issue 19: "taken by the tests, kept under docs/portal/"): written only when
+ * README screenshots (taken by the tests, kept under docs/portal/): written only when
  * PORTAL_SCREENSHOTS=1 (`npm run portal:screenshots`), so an ordinary test run leaves the tree alone.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -1,8 +1,8 @@
-// A real identity provider for the tests (DESIGN.md, quality bars: "a real OIDC provider (oidc-provider,
-// started by the tests)"), a cookie-jar "browser" that drives the real authorization-code flow through
+// A real identity provider for the tests (a real OIDC provider, oidc-provider, started by the tests: no
+// mock of the identity provider), a cookie-jar "browser" that drives the real authorization-code flow through
 // the gateway's login paths, and a gateway started against that provider.
 //
-// reference/stack-notes.md §6: oidc-provider 9 runs over http on 127.0.0.1; devInteractions renders a
+// oidc-provider 9 runs over http on 127.0.0.1; devInteractions renders a
 // login form (prompt=login, login, password: any) and a consent form (prompt=consent); PKCE is S256 only.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -191,7 +191,7 @@ export async function startOidcProvider(t: Test, options: OidcProviderOptions = 
     features: {
       devInteractions: { enabled: true },
       // A JWT access token only when the resource is asked for; a sign-in without one gets the opaque
-      // userinfo token (a resource-bound token is refused at userinfo, stack-notes §6).
+      // userinfo token (a resource-bound token is refused at userinfo).
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,

@@ -13,8 +13,7 @@ import { expectJson, expectProblem, machine, session } from '../../support/asser
 import { startTestGateway } from '../../support/gateway.ts';
 
 // `/actuator/sbom`: the running build's CycloneDX JSON (generated at build time from the lock file
-// with `@cyclonedx/cyclonedx-npm`), authenticated as the specification says; `gateway sbom` prints it.
-// "GET /actuator/sbom | SBOM document, authenticated".
+// with `@cyclonedx/cyclonedx-npm`), authenticated (a session or a machine credential); `gateway sbom` prints it.
 // The test command writes dist/sbom.cdx.json first (scripts/build-if-needed.mjs --sbom).
 
 type Component = { 'bom-ref': string; group?: string; name: string; version?: string; purl?: string };

@@ -4,7 +4,7 @@ import { devSession } from '../../support/api.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// Issue 13, "one read per approval": every input of the approve gate (roles, the vetting run, waivers,
+// One read per approval: every input of the approve gate (roles, the vetting run, waivers,
 // withdrawn commits, the policy rules and their variables) is read once; no query repeats within one
 // approval. The pool's async context does not follow a request (connections are handed over in the
 // context of whoever released them), so the test observes a quiet gateway during the one request:

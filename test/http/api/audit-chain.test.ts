@@ -1,8 +1,8 @@
 // Tamper-evident ledger: every entry carries hash = SHA-256(prev_hash ‖ canonical JSON of the entry)
 // computed by the ledger projection from the events (so a rebuild reproduces every hash) ... The leader signs the
 // head ... `gateway audit verify FILE --public-key KEY` checks an exported NDJSON file offline and names the first
-// entry that breaks the chain or a checkpoint. Done when: "editing one row of the ledger table by hand makes
-// `gateway audit verify` name that entry; a rebuild reproduces every hash".
+// entry that breaks the chain or a checkpoint (docs/audit.md). Editing one row of the ledger table by hand
+// makes `gateway audit verify` name that entry; a rebuild reproduces every hash.
 import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -29,7 +29,7 @@ const sinks = async (gw: TestGateway) => (await devSession(gw, 'root').get('/api
 const batches = (secret: string, received: Received[]) =>
   received.map((m) => new Webhook(secret).verify(m.body, m.headers as Record<string, string>) as Batch);
 
-/** The entries of every batch in arrival order, de-duplicated on the entry id (the spec's key). */
+/** The entries of every batch in arrival order, de-duplicated on the entry id (the de-duplication key). */
 function deduplicated(all: Batch[]): ExportEntry[] {
   const seen = new Set<number>();
   return all.flatMap((b) => b.data.entries).filter((e) => !seen.has(e.id) && seen.add(e.id));
@@ -53,7 +53,7 @@ t.test('audit sinks: create, list, cursor, delete, every refusal with nothing ch
     t.equal((await assertNothingChanged(t, gw, call, what)).status, 403, `${what} is refused`);
   }
 
-  // 400 disallowed scheme; ... 422 bad name; issue 16: a URL with credentials is refused as well.
+  // 400 disallowed scheme; ... 422 bad name; a URL with credentials is refused as well.
   for (const [bad, status, why] of [
     [{ ...body, url: 'ftp://127.0.0.1/sink' }, 400, 'a scheme outside gateway.allowed-url-schemes'],
     [{ ...body, url: 'http://user:pw@127.0.0.1/sink' }, 400, 'credentials in the URL'],

@@ -1,4 +1,4 @@
-// issue 21 item 4, done when: "the managed settings restrict the real CLI": the document the gateway answers is
+// The managed settings restrict the real CLI (docs/clients.md): the document the gateway answers is
 // loaded as Claude Code's managed settings; a marketplace outside the gateway is refused, and the catalog (and a
 // chosen marketplace) install through the facade.
 //

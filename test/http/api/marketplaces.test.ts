@@ -16,7 +16,7 @@ import {
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveRepos, serveUpstream, type Files } from '../../support/upstream.ts';
 
-// spec, Marketplaces (registration rules, ingest), Snapshot state (approve/reject), Errors;
+// docs/marketplaces.md (registration, ingest, states: approve and reject), the problem documents;
 // docs/decisions.md 46 (order of refusals), 48 (manifest policy), 49 (release age).
 
 const devEnv = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };

@@ -8,9 +8,9 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
 // Purge ... (their refs and, after git gc --prune, objects no other live ref reaches leave the
-// quarantine); DESIGN.md 6: "Ingestion writes objects into a per-marketplace quarantine bare repository and pins
-// each captured commit with a quarantine ref before the capture event is appended"; DESIGN.md 7: "Every replica
-// serves HTTP" (an ingest may run anywhere) while "schedules run on exactly one replica" (compaction). An ingest
+// quarantine). Ingestion writes objects into a per-marketplace quarantine bare repository and pins each
+// captured commit with a quarantine ref before the capture event is appended; every replica serves HTTP (an
+// ingest may run anywhere) while schedules run on exactly one replica (compaction; docs/architecture.md). An ingest
 // holds its quarantine's lock shared from its first object until its capture is recorded; compaction prunes a
 // repository only under the exclusive lock, taken without waiting, and skips a busy one until the next pass.
 

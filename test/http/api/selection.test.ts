@@ -1,5 +1,5 @@
-// Issue 15, item 3 (Curation): "an admin chooses which plugins of an upstream marketplace the gateway serves
-// (`PUT /api/v1/marketplaces/{name}/selection` with `include`/`exclude` name patterns, on the ledger)".
+// Curation (docs/marketplaces.md, Selection): an admin chooses which plugins of an upstream marketplace the
+// gateway serves (`PUT /api/v1/marketplaces/{name}/selection` with `include`/`exclude` name patterns, on the ledger).
 import t, { type Test } from 'tap';
 import { devSession, type ApiAnswer } from '../../support/api.ts';
 import { assertNothingChanged, ledger } from '../../support/assert.ts';

@@ -7,9 +7,9 @@ import { expectJson, expectProblem, session } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// spec, Deletion: "The row of an administratively withdrawn snapshot is never permanently removed; only its
-// content is reclaimed." The row stays readable; a read of the content it no longer has answers 409
-// snapshot-purged (spec, Errors: 409 is the status of a request the resource's state refuses), never a 500.
+// The row of an administratively withdrawn snapshot is never permanently removed; only its content is
+// reclaimed (docs/retention.md). The row stays readable; a read of the content it no longer has answers 409
+// snapshot-purged (409 is the status of a request the resource's state refuses), never a 500.
 
 const env = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root', GATEWAY_WEBHOOKS_ENABLED: 'false' };
 

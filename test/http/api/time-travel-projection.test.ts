@@ -1,4 +1,4 @@
-// Issue 21 item 2, time travel, the projection on its own with events recorded at instants the test
+// Time travel, the projection on its own with events recorded at instants the test
 // chooses: the cases a live script reaches only slowly (docs/audit-time-travel.md).
 import t from 'tap';
 import type { RecordedEvent } from '../../../src/adapters/eventstore/port.ts';

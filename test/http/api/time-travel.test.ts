@@ -1,8 +1,8 @@
-// Issue 21 item 2, time travel: "GET /api/v1/audit/served?at=<ISO-8601>: for each marketplace (and the
+// Time travel (docs/audit-time-travel.md): GET /api/v1/audit/served?at=<ISO-8601>: for each marketplace (and the
 // catalog) the commit it served at that instant; GET /api/v1/snapshots/{id}/holders?at=: every identity that
 // had fetched that commit by that instant, with first and last fetch ... Both answered from the event
-// history, auditor or admin." Done when: "time-travel answers match a scripted history of approvals,
-// revocations and clones".
+// history, auditor or admin. The answers must match a scripted history of approvals, revocations and
+// clones.
 import t, { type Test } from 'tap';
 import { trustedSql } from '../../../src/adapters/postgres/pool.ts';
 import { ProjectionRunner } from '../../../src/projections/runner/runner.ts';

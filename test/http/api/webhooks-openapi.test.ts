@@ -11,8 +11,8 @@ import { receiver, type Received } from '../../support/receiver.ts';
 import { serveUpstream } from '../../support/upstream.ts';
 
 // The document's top-level webhooks object describes every event kind's body and the
-// signature headers; spec, Versioning: "Its top-level webhooks object describes each outbound delivery, so
-// receivers rely on the same additive promise as API clients". Real deliveries, checked against the schemas
+// signature headers; it describes each outbound delivery, so receivers rely on the same additive promise as
+// API clients (docs/api.md, Versioning). Real deliveries, checked against the schemas
 // of the document the gateway serves.
 
 const env = {

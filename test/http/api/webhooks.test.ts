@@ -57,7 +57,7 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
   t.notMatch(String(stored[0]), secret.slice('whsec_'.length), 'stored sealed, not in clear');
   t.match(await ledger(gw, 'webhook-subscriber-created'), [{ principal: 'root', detail: new RegExp(receiver) }]);
 
-  // A query secret is not userinfo: issue 16, "query secrets aside".
+  // A query secret is not userinfo: a URL may carry one.
   const withQuery = await root.post('/api/v1/webhooks', {
     url: 'https://example.test/in?token=abc',
     events: ['catalog.rebuilt', 'marketplace.registered'],

@@ -1,7 +1,7 @@
-// Issue 21, "Recall that reaches holders": "a first-party plugin `gateway-guard` that the catalog can carry
+// Recall that reaches holders (docs/guard.md): a first-party plugin `gateway-guard` that the catalog can carry
 // (`gateway.catalog.guard: true`), whose SessionStart hook calls `POST /status/v1/snapshots` with the commits
 // the client holds and tells the user, in Claude Code, which installed marketplaces carry revoked content and
-// what to run. Tested by running the real Claude Code CLI hook command against the gateway."
+// what to run. Tested by running the real Claude Code CLI hook command against the gateway.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,7 +1,7 @@
-// issue 15 item 3, "Curation": "an admin chooses which plugins of an upstream marketplace the gateway
+// Curation (docs/marketplaces.md, Selection): an admin chooses which plugins of an upstream marketplace the gateway
 // serves (PUT /api/v1/marketplaces/{name}/selection with include/exclude name patterns, on the ledger);
 // only selected plugins are resolved, vetted, composed and served; the snapshot says which were left out
-// and why." Checked with the real git client and in the catalog.
+// and why. Checked with the real git client and in the catalog.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';

@@ -16,8 +16,8 @@ import {
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// spec, Facade rules 1-6, Git facade credentials, Events (info-refs, upload-pack: ref attribution,
-// "The append is synchronous: a fetch fails if the ledger cannot be written"); docs/decisions.md 53, 54.
+// docs/facade.md: the facade's rules, its credentials and its ledger entries (info-refs, upload-pack: ref
+// attribution; the append is synchronous: a fetch fails if the ledger cannot be written); docs/decisions.md 53, 54.
 
 const devEnv = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };
 const agent = 'agent=git/2.39.5';
@@ -29,7 +29,7 @@ const flush = Buffer.from('0000');
 const delim = Buffer.from('0001');
 const basic = (token: string) => `Basic ${Buffer.from(`any:${token}`).toString('base64')}`;
 
-/** A v2 fetch as git 2.39 sends it (stack-notes §5b), wanting `wants`; `done` ends negotiation. */
+/** A v2 fetch as git 2.39 sends it (captured from the real client), wanting `wants`; `done` ends negotiation. */
 const v2Fetch = (wants: readonly string[], done = true) =>
   Buffer.concat([
     pkt('command=fetch'),

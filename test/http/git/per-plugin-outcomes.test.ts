@@ -1,4 +1,4 @@
-// issue 15 item 2, "Per-plugin outcomes": an external source that cannot be read (unreachable, missing
+// Per-plugin outcomes (docs/marketplaces.md): an external source that cannot be read (unreachable, missing
 // commit, over a limit, outside the trust boundary) withholds that plugin from the composite instead of
 // failing the ingest; `gateway.ingest.external-sources: require-all` keeps the strict behaviour.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -4,7 +4,7 @@ import { startTestGateway } from '../../support/gateway.ts';
 import { documentedMetrics, familyOf, scrape, valueOf } from './exposition.ts';
 
 // Metrics on /actuator/prometheus, documented in docs/metrics.md ... A sample Grafana dashboard
-// in ops/. The brief: a test that parses docs/metrics.md's metric names and checks the set equals the set the
+// in ops/. This test parses docs/metrics.md's metric names and checks the set equals the set the
 // registry exposes with the gateway_ prefix (so docs and code cannot drift); the dashboard's every expr names only
 // documented metrics.
 

@@ -7,8 +7,8 @@ import { receiver } from '../../support/receiver.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 import { scrape, valueOf } from './exposition.ts';
 
-// Webhook and sink backlog and outcomes; retention passes. Done when: "every metric in
-// docs/metrics.md is asserted to move in a test". Backlogs are gauges read at scrape from the shared database;
+// Webhook and sink backlog and outcomes; retention passes. Every metric in docs/metrics.md is asserted to
+// move in a test. Backlogs are gauges read at scrape from the shared database;
 // outcomes are counted by the leader's dispatcher; passes by the retention and compaction use cases.
 
 const admin = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };

@@ -10,7 +10,7 @@ import { scrape, valueOf, type Exposition } from './exposition.ts';
 // Metrics on /actuator/prometheus ...: HTTP requests by route and status (duration histogram);
 // facade fetches by marketplace, protocol and outcome, bytes sent; ingest duration and outcome; vetting per
 // connector; approvals, rejections, revocations; projection lag per projection; event store append latency.
-// Done when: "every metric in docs/metrics.md is asserted to move in a test". Each step scrapes before and after
+// Every metric in docs/metrics.md is asserted to move in a test. Each step scrapes before and after
 // the action that should move a metric, on a real gateway, a real upstream and the real git client.
 
 // ENFORCE: a re-vet VIOLATION revokes (as test/http/api/webhooks-deliveries.test.ts does).

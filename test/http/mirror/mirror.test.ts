@@ -1,4 +1,4 @@
-// Issue 18 item 3 and spec, Mirror / Mirror drift report: the read-only forge mirror, tested against a real
+// The read-only forge mirror and its drift report (docs/mirror.md), tested against a real
 // `git http-backend` with receive-pack enabled behind HTTP Basic authentication (test/support/mirror-forge.ts).
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -34,7 +34,7 @@ const refsOn = async (client: ReturnType<typeof gitClient>, replica: Replica, na
     .map((line) => line.split('\t').reverse().join(' '))
     .sort();
 
-/** The three scenarios of issue 20, item 2, on the replicas' storage of `variant`. */
+/** The three scenarios above, on the replicas' storage of `variant`. */
 export function replicaScenarios(variant: string, storageFor?: StorageFor): void {
   const start = async (t: Test, env?: Record<string, string>) =>
     testReplicas(t, { ...(storageFor ? { storage: await storageFor(t) } : {}), ...(env ? { env } : {}) });

@@ -4,7 +4,7 @@ import { devSession } from '../../support/api.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// spec, Facade / revocation check (POST /status/v1/snapshots); issue 14, item 7: a full request of
+// The revocation check (POST /status/v1/snapshots, docs/facade.md): a full request of
 // 256 pairs, every kind of answer mixed, is answered in request order from one read of the snapshots.
 
 let observing: string[] | null = null;

@@ -11,8 +11,8 @@ import { gitIn, marketplaceFiles, serveRepos, serveUpstream } from '../../suppor
 
 // Resolution with bounded concurrency, one fetch per distinct repository however many
 // plugins point into it, partial clones (`--filter=blob:none`, sparse for `git-subdir`), and a cache so an
-// unchanged pin is not fetched again on the next ingest. Item 2: "an external source that cannot be read
-// (unreachable, missing commit, over a limit, …) withholds that plugin … instead of failing the ingest".
+// unchanged pin is not fetched again on the next ingest. An external source that cannot be read
+// (unreachable, missing commit, over a limit, …) withholds that plugin instead of failing the ingest.
 
 const roomy: IngestLimits = { timeoutMs: 60_000, maxPackBytes: 1024 * 1024 * 1024, maxObjects: 1_000_000 };
 

@@ -1,4 +1,4 @@
-// Issue 15, item 3 (Curation): the selection is projected into the marketplaces read model, and a rebuild from
+// Curation (docs/marketplaces.md, Selection): the selection is projected into the marketplaces read model, and a rebuild from
 // the event store gives it back identically.
 import t from 'tap';
 import { GitStore } from '../../../src/adapters/git/git-store.ts';

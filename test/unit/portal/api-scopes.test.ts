@@ -1,5 +1,5 @@
-// The portal offers the machine API's scopes in a list of its own (it cannot import src/); the specification's
-// allowlist is closed, so the two lists must name the same scopes in the same order.
+// The portal offers the machine API's scopes in a list of its own (it cannot import src/); the machine
+// allowlist is closed (docs/access.md), so the two lists must name the same scopes in the same order.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { apiScopes } from '../../../src/domain/access/api-scopes.ts';

@@ -10,7 +10,7 @@ import {
 } from '../../../../src/adapters/git/pkt-line.ts';
 
 // Request bodies byte for byte as the git 2.39.5 client sends them (captured from `git clone` against
-// a node server; /work/shared/reference/stack-notes.md §5b). Some v2 lines carry no trailing LF.
+// a node server). Some v2 lines carry no trailing LF.
 const tip = 'c42260ce110254499b7a43c1bfce9e948ca0bf8b';
 const bytes = (text: string) => Buffer.from(text, 'latin1');
 

@@ -3,7 +3,7 @@ import { encodePktLine, flushPkt, PktLineError } from '../../../../src/adapters/
 import { parseUploadPackRequest, UploadPackRequestParser } from '../../../../src/adapters/git/upload-pack-request.ts';
 
 // Request bodies byte for byte as the git 2.39.5 client sends them (captured from `git clone` against
-// a node server; /work/shared/reference/stack-notes.md §5b). Some v2 lines carry no trailing LF.
+// a node server). Some v2 lines carry no trailing LF.
 const tip = 'c42260ce110254499b7a43c1bfce9e948ca0bf8b';
 const older = '5995347e0a8b34c0a4ad2ae4bca3b04d7b6bd4c1';
 const bytes = (text: string) => Buffer.from(text, 'latin1');

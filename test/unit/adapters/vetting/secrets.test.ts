@@ -242,7 +242,7 @@ t.test('every case of the secrets corpus scores exactly', async (t) => {
   }
 });
 
-// Issue 15, item 4, on real content: compiled test suites full of `xoxb-test-token` and `T00/B00/xxx` webhooks
+// Seen on real content: compiled test suites full of `xoxb-test-token` and `T00/B00/xxx` webhooks
 // blocked a marketplace. A made-up value in a test file is LOW; a real-looking one in a test file stays HIGH.
 const slackWebhook = (team: string, channel: string, secret: string) =>
   `https://hooks.slack.${'com'}/services/${team}/${channel}/${secret}`;

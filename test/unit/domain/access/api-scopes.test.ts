@@ -1,7 +1,7 @@
 import t from 'tap';
 import { apiScopes, apiScopeTable, isApiScope, scopeFor } from '../../../../src/domain/access/api-scopes.ts';
 
-// The scope table, row by row, as the specification words it.
+// The scope table, row by row, as docs/access.md (Machine credentials) words it.
 const specTable: Array<[string, string[]]> = [
   [
     'marketplaces:read',

@@ -1,5 +1,5 @@
-// Issue 15, item 3 (Curation): "PUT /api/v1/marketplaces/{name}/selection with include/exclude name patterns,
-// on the ledger". The selection is decided on the marketplace's stream.
+// Curation (docs/marketplaces.md, Selection): PUT /api/v1/marketplaces/{name}/selection with include/exclude
+// name patterns, on the ledger. The selection is decided on the marketplace's stream.
 import t from 'tap';
 import type { EventOf } from '../../../../src/domain/events.ts';
 import { marketplaceDecider, type SetPluginSelection } from '../../../../src/domain/marketplace/marketplace.decider.ts';

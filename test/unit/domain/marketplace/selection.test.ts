@@ -1,6 +1,6 @@
-// Issue 15, item 3 (Curation): "an admin chooses which plugins of an upstream marketplace the gateway serves
+// Curation (docs/marketplaces.md, Selection): an admin chooses which plugins of an upstream marketplace the gateway serves
 // (`include`/`exclude` name patterns); only selected plugins are resolved, vetted, composed and served; the
-// snapshot says which were left out and why."
+// snapshot says which were left out and why.
 import t from 'tap';
 import {
   checkSelection,

@@ -1,4 +1,4 @@
-// The mirror compares only refs/heads/main and refs/snapshots/*; spec, Mirror drift report.
+// The mirror compares only refs/heads/main and refs/snapshots/*; the drift report (docs/mirror.md).
 import t from 'tap';
 import { driftReport, mirrorPlan, refspecsOf } from '../../../../src/domain/mirror/mirror-drift.ts';
 import { mirrorUrlOf, mirrorUrlProblem } from '../../../../src/domain/mirror/mirror-url.ts';

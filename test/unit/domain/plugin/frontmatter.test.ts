@@ -3,7 +3,7 @@ import { frontmatterOf } from '../../../../src/domain/plugin/frontmatter.ts';
 import { readLayout } from '../../../../src/domain/plugin/layout.ts';
 import { scanInput, json, lineWith } from '../../../support/scan-input.ts';
 
-// The forms Claude Code accepts in SKILL.md, commands and agents (plugin-format.md 2.3 to 2.5), and the ones
+// The forms Claude Code accepts in SKILL.md, commands and agents (docs/plugin-format.md), and the ones
 // where a reader that differs from Claude Code's would let a hook through unvetted.
 
 const valueOf = (text: string): unknown => {

@@ -9,8 +9,8 @@ import {
   unresolvedSources,
 } from '../../../../src/domain/snapshot/manifest-policy.ts';
 
-// docs/decisions.md 48 (manifest policy): every violation gives a `rejected` snapshot; the spec
-// ("A manifest rejected by policy counts as a succeeded ingest") makes these captures, not failures.
+// docs/decisions.md 48 (manifest policy): every violation gives a `rejected` snapshot; a manifest rejected by
+// policy counts as a succeeded ingest (docs/marketplaces.md), so these are captures, not failures.
 const manifest = (plugins: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ name: 'acme', owner: { name: 'Acme' }, ...extra, plugins });
 const plugin = (name: unknown, source: unknown) => ({ name, source, description: 'a plugin' });

@@ -1,6 +1,6 @@
 // The retention policy's batch: several snapshots of one marketplace soft-deleted in one decision (one append).
-// "approved snapshots are never eligible, by policy or by hand"; spec, Deletion: purgeAfter is
-// "resolved at deletion time". A snapshot no longer eligible when the batch is decided is skipped, never a refusal of
+// Approved snapshots are never eligible, by policy or by hand; purgeAfter is resolved at deletion time
+// (docs/retention.md). A snapshot no longer eligible when the batch is decided is skipped, never a refusal of
 // the batch (docs/decisions.md), and each deletion stays its own `snapshot-soft-deleted` (ledger, webhooks).
 import t from 'tap';
 import { marketplaceDecider } from '../../../../src/domain/marketplace/marketplace.decider.ts';

@@ -1,5 +1,5 @@
-// The hooks part of the labelled vetting corpus (issue 15, item 4: "precision ≥ 90 % on HIGH/CRITICAL, recall
-// 100 % on the attack set"); here every case must score exactly: no false positive, no miss.
+// The hooks part of the labelled vetting corpus (its target: precision ≥ 90 % on HIGH/CRITICAL, recall
+// 100 % on the attack set); here every case must score exactly: no false positive, no miss.
 import t from 'tap';
 import { explain, loadCorpus, scoreCorpus } from '../../../../support/vetting-corpus.ts';
 
