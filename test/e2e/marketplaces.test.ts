@@ -54,7 +54,7 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: /^#\d+$/ }) });
   await row.first().waitFor();
   t.equal(await row.count(), 1, 'one snapshot listed');
-  t.match(await row.textContent(), /held/, 'listed with its state');
+  t.match(await row.textContent(), /Held for review/, 'listed with its state, in words');
   const snapshotLink = await row.getByRole('link').getAttribute('href');
   t.match(snapshotLink, /^\/review\/\d+$/, 'the snapshot links to its review page');
   t.same(await seriousViolations(page), [], 'the marketplace page: no serious accessibility violation');
@@ -86,7 +86,7 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   t.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'after a reload the secret is gone');
   t.ok(await page.getByText('The secret was shown once').isVisible(), 'and the page says it was shown once');
   await screenshot(page, 'marketplaces-detail');
-  t.match(await page.getByRole('definition').filter({ hasText: 'webhook' }).first().textContent(), /webhook/);
+  t.match(await page.getByRole('definition').filter({ hasText: 'webhook' }).first().textContent(), /Webhook/);
 
   // Hosted requires url absent; publishers push to /publish/{name}.
   await page.getByRole('link', { name: 'All marketplaces' }).click();
@@ -104,7 +104,11 @@ t.test('an admin registers, ingests, switches to webhook mode and removes a mark
   await page.getByRole('heading', { level: 1, name: 'Marketplaces' }).waitFor();
   await page.getByText('2 marketplaces').waitFor();
   const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'tidy' }) });
-  t.match(await listed.textContent(), /webhook.*1 held/, 'sync mode and the held snapshot in the list');
+  t.match(
+    await listed.textContent(),
+    /^tidyAwaiting review.*Webhook.*1 held/,
+    'status, sync mode and the held snapshot',
+  );
   t.same(await seriousViolations(page), [], 'the list: no serious accessibility violation');
   await screenshot(page, 'marketplaces-list');
   await page.getByLabel('Filter').fill('nothing-like-it');

@@ -119,7 +119,7 @@ t.test('a blocked snapshot: queue, finding to its line, waiver, approval; upstre
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
   await page.getByRole('heading', { level: 1, name: 'Review queue' }).waitFor();
   const row = page.getByRole('row', { name: new RegExp(`Snapshot ${snapshot.id} of acme`) });
-  await row.getByText('BLOCKED').waitFor();
+  await row.getByText('Blocked', { exact: true }).waitFor();
   t.match(await row.textContent(), snapshot.sha.slice(0, 12), 'the held commit is listed');
   t.match(await page.getByText(/held snapshot/).textContent(), /1 held snapshot waiting for a decision, 1 blocked/);
   t.same(await seriousViolations(page), [], 'queue: no serious or critical accessibility violation');
@@ -127,7 +127,7 @@ t.test('a blocked snapshot: queue, finding to its line, waiver, approval; upstre
 
   await row.getByRole('link', { name: `Snapshot ${snapshot.id} of acme` }).click();
   await page.getByRole('heading', { level: 1, name: `Snapshot ${snapshot.id} of acme` }).waitFor();
-  await page.getByText('Vetting outcome: BLOCKED').waitFor();
+  await page.getByText('Vetting outcome: Blocked').waitFor();
   t.ok(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), 'approve waits for a waiver');
   const override = page.getByText('Override the blocked outcome (admin)');
   t.equal(await override.count(), 1, 'an admin may override');
@@ -160,13 +160,28 @@ t.test('a blocked snapshot: queue, finding to its line, waiver, approval; upstre
   await page.getByRole('button', { name: 'Waive hooks-remote-code-execution' }).click();
   await page.getByLabel('Justification').fill('the script is ours: reviewed with the plugin owners');
   await page.getByRole('button', { name: 'Create waiver' }).click();
-  await page.getByText('Vetting outcome: CLEAR_WITH_WAIVERS').waitFor();
+  await page.getByText('Vetting outcome: Clear with waivers').waitFor();
   const waiverRow = page.getByRole('row', { name: /hooks-remote-code-execution/ }).filter({ hasText: 'root' });
-  t.match(await waiverRow.textContent(), /SNAPSHOT.*reviewed with the plugin owners/, 'the waiver is listed');
+  t.match(await waiverRow.textContent(), /This commit.*reviewed with the plugin owners/, 'the waiver is listed');
   t.equal(await page.getByText('Override the blocked outcome (admin)').count(), 0, 'no override needed now');
   t.same(await seriousViolations(page), [], 'snapshot with a waiver: no serious or critical violation');
 
+  // Approval publishes: it is asked twice, and Cancel leaves the snapshot held.
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  const asking = page.getByRole('group', { name: 'Approve' });
+  t.match(
+    await asking.textContent(),
+    new RegExp(
+      `Approve snapshot ${snapshot.id}\\? The facade then serves commit ${snapshot.sha.slice(0, 12)} to every user of acme\\.`,
+    ),
+    'the confirmation says what approving does',
+  );
+  t.same(await seriousViolations(page), [], 'the approval confirmation: no serious or critical violation');
+  await asking.getByRole('button', { name: 'Cancel' }).click();
+  const stillHeld = (await root.getJson<{ snapshots: Held[] }[]>('/api/v1/marketplaces')).body[0]!.snapshots;
+  t.equal(stillHeld.find((s) => s.id === snapshot.id)?.state, 'held', 'a cancelled approval approves nothing');
+  await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  await page.getByRole('button', { name: 'Yes, approve' }).click();
   await page.getByText('Approved: the facade now serves').waitFor();
   const served = (await root.getJson<{ name: string; servedSha: string | null }[]>('/api/v1/marketplaces')).body;
   t.equal(served.find((m) => m.name === 'acme')?.servedSha, snapshot.sha, 'the served commit is the snapshot’s');
@@ -202,7 +217,7 @@ t.test('a reviewer without the admin role sees no override, and forcing one from
   await signInAtTestIdp(page, 'alice');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
   await page.getByRole('link', { name: `Snapshot ${snapshot.id} of acme` }).click();
-  await page.getByText('Vetting outcome: BLOCKED').waitFor();
+  await page.getByText('Vetting outcome: Blocked').waitFor();
   await page.getByRole('button', { name: 'Waive hooks-remote-code-execution' }).waitFor();
   t.equal(await page.getByText('Override the blocked outcome').count(), 0, 'no override action');
   t.equal(await page.getByLabel(/Reason for approving over/).count(), 0, 'no override reason field');
@@ -249,8 +264,9 @@ t.test('a reviewer without the admin role sees no override, and forcing one from
   await page.getByRole('button', { name: 'Waive hooks-remote-code-execution' }).click();
   await page.getByLabel('Justification').fill('reviewed');
   await page.getByRole('button', { name: 'Create waiver' }).click();
-  await page.getByText('Vetting outcome: CLEAR_WITH_WAIVERS').waitFor();
+  await page.getByText('Vetting outcome: Clear with waivers').waitFor();
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  await page.getByRole('button', { name: 'Yes, approve' }).click();
   const refusal = page.locator('.notice-error', { hasText: 'Policy denials' });
   await refusal.waitFor();
   t.match(await refusal.textContent(), /Rule no-hooks: matched/, 'the deciding rule is named');
@@ -272,7 +288,7 @@ t.test('an auditor who approves nothing reads the snapshot, without decisions or
   const page = await (await newContext(browser, oidc.baseUrl)).newPage();
   await signInAtTestIdp(page, 'olive');
   await page.goto(`/review/${snapshot.id}`);
-  await page.getByText('Vetting outcome: BLOCKED').waitFor();
+  await page.getByText('Vetting outcome: Blocked').waitFor();
   await page.getByText('deciding on it needs the approver role for acme').waitFor();
   t.equal(await page.getByRole('button', { name: /^(Approve|Reject|Waive)/ }).count(), 0, 'no decision, no waiver');
   await page.getByRole('navigation', { name: 'Snapshot sections' }).getByRole('link', { name: 'File diffs' }).click();
@@ -299,11 +315,18 @@ t.test(
     const page = await (await newContext(browser, oidc.baseUrl)).newPage();
     await signInAtTestIdp(page, 'root');
     await page.goto(`/review/${first.id}`);
-    await page.getByText('Vetting outcome: BLOCKED').waitFor();
+    await page.getByText('Vetting outcome: Blocked').waitFor();
     await page.getByText('Override the blocked outcome (admin)').click();
     await page.getByLabel(/Reason for approving over/).fill('incident 42: the fix must ship tonight');
     await page.getByRole('button', { name: 'Approve with override' }).click();
     await page.getByText('Approved: the facade now serves').waitFor();
+    const approvedRecord = page.getByRole('region', { name: 'Approved' });
+    await approvedRecord.waitFor();
+    t.match(
+      await approvedRecord.textContent(),
+      /Byroot.*Over a blocked outcome, becauseincident 42: the fix must ship tonight/,
+      'the approval says who and why it went over the blocked outcome',
+    );
     const ledger = await root.getJson<{ entries: { event: string; detail: string | null }[] }>(
       '/api/v1/audit?marketplace=acme',
     );
@@ -330,18 +353,44 @@ t.test(
     // In the page, not a reload: the first snapshot's decision must not linger on the second's page.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
     await page.getByRole('link', { name: `Snapshot ${second.id} of acme` }).click();
-    await page.getByText('Vetting outcome: CLEAR_WITH_WAIVERS').waitFor();
+    await page.getByText('Vetting outcome: Clear with waivers').waitFor();
     t.equal(await page.getByText('Approved: the facade now serves').count(), 0, 'no decision carried over');
     await page.getByRole('button', { name: `Revoke waiver ${waiverId}` }).click();
-    await page.getByText('Vetting outcome: BLOCKED').waitFor();
+    await page.getByText('Vetting outcome: Blocked').waitFor();
     t.match(
       await page.getByRole('row', { name: /temporary/ }).textContent(),
-      /revoked/,
+      /Revoked/,
       'the revoked waiver stays listed',
     );
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await page.getByLabel('Reason (optional, recorded on the ledger)').fill('the setup hook pipes curl to a shell');
     await page.getByRole('button', { name: 'Yes, reject' }).click();
     await page.getByText(`Rejected: snapshot ${second.id} will not be served.`).waitFor();
+
+    // The decided snapshot: what, by whom, when (localized) and why; no waiver form, no way to approval.
+    const record = page.getByRole('region', { name: 'Rejected' });
+    await record.waitFor();
+    t.match(
+      await record.textContent(),
+      /Byroot.*When.*Whythe setup hook pipes curl to a shell.*ingest again/,
+      'who, why, and what to do next',
+    );
+    t.notMatch(await record.textContent(), /\d{4}-\d{2}-\d{2}T/, 'when, localized');
+    t.equal(await record.getByRole('button', { name: 'Ingest now' }).count(), 1, 'with the next step at hand');
+    const decided = await page
+      .locator('dl.summary div')
+      .filter({ hasText: /^Decided/ })
+      .textContent();
+    t.match(decided, /^Decidedroot \(/, 'Decided names the reviewer');
+    t.notMatch(decided, /not yet|\d{4}-\d{2}-\d{2}T/, 'and is localized');
+    await page.getByText(/The snapshot is rejected: no outcome makes it approvable/).waitFor();
+    t.equal(await page.getByRole('button', { name: /^Waive / }).count(), 0, 'no waiver form on a rejected snapshot');
+    t.equal(await page.getByRole('button', { name: 'Approve', exact: true }).count(), 0, 'nor an approval');
+    t.notMatch(
+      await page.locator('.review').textContent(),
+      /approval is refused until every blocking finding is waived/,
+      'nor an invitation to waive',
+    );
     const after = (await root.getJson<{ name: string; servedSha: string; snapshots: Held[] }[]>('/api/v1/marketplaces'))
       .body[0]!;
     t.equal(after.snapshots.find((s) => s.id === second.id)?.state, 'rejected', 'rejected');

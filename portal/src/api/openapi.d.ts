@@ -1234,6 +1234,8 @@ export interface paths {
                                 ingestedBy: string | null;
                                 decidedBy: string | null;
                                 decidedAt: string | null;
+                                /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                                decisionReason?: string;
                                 revokedBy?: string;
                                 /** Format: date-time */
                                 revokedAt?: string;
@@ -1328,6 +1330,8 @@ export interface paths {
                                 ingestedBy: string | null;
                                 decidedBy: string | null;
                                 decidedAt: string | null;
+                                /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                                decisionReason?: string;
                                 revokedBy?: string;
                                 /** Format: date-time */
                                 revokedAt?: string;
@@ -1702,6 +1706,8 @@ export interface paths {
                             ingestedBy: string | null;
                             decidedBy: string | null;
                             decidedAt: string | null;
+                            /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                            decisionReason?: string;
                             revokedBy?: string;
                             /** Format: date-time */
                             revokedAt?: string;
@@ -1939,6 +1945,8 @@ export interface paths {
                             ingestedBy: string | null;
                             decidedBy: string | null;
                             decidedAt: string | null;
+                            /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                            decisionReason?: string;
                             revokedBy?: string;
                             /** Format: date-time */
                             revokedAt?: string;
@@ -2033,10 +2041,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a held or revoked snapshot */
+        /**
+         * Reject a held or revoked snapshot
+         * @description Sent with no body; the optional `reason` is recorded (snapshot-rejected) and answered as decisionReason.
+         */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Why, in the reviewer’s words: recorded on the rejection and shown with the snapshot */
+                    reason?: string;
+                };
                 header?: never;
                 path: {
                     id: number;
@@ -2063,6 +2077,8 @@ export interface paths {
                             ingestedBy: string | null;
                             decidedBy: string | null;
                             decidedAt: string | null;
+                            /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                            decisionReason?: string;
                             revokedBy?: string;
                             /** Format: date-time */
                             revokedAt?: string;
@@ -2191,6 +2207,8 @@ export interface paths {
                             ingestedBy: string | null;
                             decidedBy: string | null;
                             decidedAt: string | null;
+                            /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                            decisionReason?: string;
                             revokedBy?: string;
                             /** Format: date-time */
                             revokedAt?: string;
@@ -2317,6 +2335,8 @@ export interface paths {
                             ingestedBy: string | null;
                             decidedBy: string | null;
                             decidedAt: string | null;
+                            /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                            decisionReason?: string;
                             revokedBy?: string;
                             /** Format: date-time */
                             revokedAt?: string;
@@ -2542,7 +2562,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Waive a finding for this commit (SNAPSHOT) or under a path (PATH) of the marketplace, until expiresAt */
+        /** Waive a finding for this commit (SNAPSHOT) or under a path (PATH) of the marketplace, until expiresAt; refused (409) on a rejected snapshot or a commit withdrawn administratively */
         post: {
             parameters: {
                 query?: never;
@@ -2627,6 +2647,23 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5630,6 +5667,8 @@ export interface paths {
                                 ingestedBy: string | null;
                                 decidedBy: string | null;
                                 decidedAt: string | null;
+                                /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                                decisionReason?: string;
                                 revokedBy?: string;
                                 /** Format: date-time */
                                 revokedAt?: string;
@@ -8858,6 +8897,8 @@ export interface webhooks {
                             rejectedAt: string;
                             /** @description The principal that rejected it. */
                             rejectedBy: string;
+                            /** @description Why, in the reviewer’s words; absent when none was given. */
+                            reason?: string;
                         };
                     };
                 };

@@ -4,9 +4,21 @@
  * plain reading would mislead or read oddly.
  */
 
-const acronyms: ReadonlySet<string> = new Set(['api', 'ci', 'http', 'https', 'id', 'json', 'oidc', 'sso', 'url']);
+const acronyms: ReadonlySet<string> = new Set([
+  'api',
+  'ci',
+  'http',
+  'https',
+  'id',
+  'json',
+  'mcp',
+  'ok',
+  'oidc',
+  'sso',
+  'url',
+]);
 
-/** "CLEAR_WITH_WAIVERS" → "Clear with waivers", "ingest-rejected" → "Ingest rejected", "mcpServer" → "Mcp server". */
+/** "CLEAR_WITH_WAIVERS" → "Clear with waivers", "ingest-rejected" → "Ingest rejected", "mcpServer" → "MCP server". */
 export function humanize(value: string): string {
   const words = value
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -24,9 +36,9 @@ export function labelFrom(labels: Readonly<Record<string, string>>, value: strin
   return labels[value] ?? humanize(value);
 }
 
-/** Snapshot states: `held` is what a reviewer acts on, so it reads as the work it awaits. */
+/** Snapshot states: `held` is kept in quarantine until a reviewer decides, and says so. */
 export const snapshotStateLabels: Readonly<Record<string, string>> = {
-  held: 'Awaiting review',
+  held: 'Held for review',
   approved: 'Approved',
   rejected: 'Rejected',
   revoked: 'Revoked',
@@ -50,9 +62,17 @@ export const verdictLabels: Readonly<Record<string, string>> = {
 
 /** What a marketplace amounts to for its users, as the marketplace list shows it. */
 export const marketplaceStatusLabels: Readonly<Record<string, string>> = {
-  served: 'Served',
-  'awaiting-review': 'Awaiting review',
-  blocked: 'Blocked',
+  'ingest-failed': 'Ingest failed',
   'ingest-rejected': 'Ingest rejected',
+  'awaiting-review': 'Awaiting review',
+  served: 'Served',
+  'not-served': 'Not served',
   'never-ingested': 'Never ingested',
+};
+
+/** What the last ingest attempt came to, as a marketplace's page shows it. */
+export const ingestOutcomeLabels: Readonly<Record<string, string>> = {
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  rejected: 'Rejected',
 };

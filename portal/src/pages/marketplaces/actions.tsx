@@ -4,11 +4,35 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, data } from '../../api/client';
+import { labelFrom, snapshotStateLabels } from '../../components/labels';
 import { CopyField, StateBadge } from '../../components/ui';
 import { setFlash } from './flash';
 import { ActionProblem } from './problem';
 import { ingestProgressKey, useIngestProgress } from './progress';
-import { marketplacesKey, syncModes, type Marketplace, type SyncMode } from './queries';
+import { marketplacesKey, syncModes, type Marketplace, type Snapshot, type SyncMode } from './queries';
+
+/**
+ * What an ingest answered: the captured snapshot and its state; a snapshot the ingest rejected (its
+ * marketplace.json broke the manifest rules) is a failure, said in red. The page says why and what to do.
+ */
+function IngestAnswer({ snapshot }: { snapshot: Snapshot }) {
+  const link = <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link>;
+  const commit = <code>{snapshot.upstreamSha.slice(0, 12)}</code>;
+  if (snapshot.state === 'rejected')
+    return (
+      <p className="notice notice-error" role="alert">
+        Snapshot {link} of {commit} was rejected at ingest: it will not be served.
+        {snapshot.violation ? ` ${snapshot.violation}` : ''}
+      </p>
+    );
+  return (
+    <p className="notice notice-good" role="status">
+      Snapshot {link} of {commit} is{' '}
+      <StateBadge state={snapshot.state} label={labelFrom(snapshotStateLabels, snapshot.state).toLowerCase()} />
+      {snapshot.violation ? `: ${snapshot.violation}` : ''}
+    </p>
+  );
+}
 
 /** Ingest now; while this or any other ingest of the marketplace runs or waits, the button says so and waits. */
 export function IngestNow({ name }: { name: string }) {
@@ -32,13 +56,7 @@ export function IngestNow({ name }: { name: string }) {
           {progress?.state === 'queued' ? 'Queued…' : busy ? 'Ingesting…' : 'Ingest now'}
         </button>
       </div>
-      {ingest.data ? (
-        <p className="notice notice-good" role="status">
-          Snapshot <Link href={`~/review/${ingest.data.id}`}>#{ingest.data.id}</Link> of{' '}
-          <code>{ingest.data.upstreamSha.slice(0, 12)}</code> is <StateBadge state={ingest.data.state} />
-          {ingest.data.violation ? `: ${ingest.data.violation}` : ''}
-        </p>
-      ) : null}
+      {ingest.data ? <IngestAnswer snapshot={ingest.data} /> : null}
       <ActionProblem error={ingest.error} />
     </div>
   );

@@ -5,11 +5,65 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { cloneUrl } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
+import { humanize, ingestOutcomeLabels, labelFrom, snapshotStateLabels } from '../../components/labels';
 import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { IngestNow, RemoveMarketplace, SyncModeForm } from './actions';
-import { readFlash } from './flash';
+import { Flash, readFlash } from './flash';
 import { IngestProgressPanel, useIngestProgress } from './progress';
-import { liveSnapshots, marketplacesQuery, originOf, type Marketplace } from './queries';
+import {
+  ingestRejection,
+  liveSnapshots,
+  marketplacesQuery,
+  originOf,
+  rejectedAtIngest,
+  type Marketplace,
+} from './queries';
+
+/** What the last ingest attempt came to: a failure, a commit captured as rejected, or a success. */
+function LastIngest({ m }: { m: Marketplace }) {
+  const rejected = ingestRejection(m);
+  const outcome = rejected ? 'rejected' : m.lastIngestOutcome;
+  const reason = rejected ? rejected.violation : m.lastIngestReason;
+  return (
+    <>
+      <When at={m.lastIngestAt} />{' '}
+      {outcome ? (
+        <StateBadge
+          state={outcome === 'succeeded' ? 'approved' : 'failed'}
+          label={labelFrom(ingestOutcomeLabels, outcome)}
+        />
+      ) : null}
+      {reason ? <span> {reason}</span> : null}
+    </>
+  );
+}
+
+/** Said first on the page when the last ingest went wrong: what, why, and what to do. */
+function IngestTrouble({ m, canIngest }: { m: Marketplace; canIngest: boolean }) {
+  const rejected = ingestRejection(m);
+  const again = canIngest ? 'then ingest again (Ingest now)' : 'then ask an approver of it to ingest again';
+  if (rejected)
+    return (
+      <div className="notice notice-error" role="alert">
+        <strong>Last ingest: rejected.</strong>{' '}
+        <span>
+          Snapshot <Link href={`~/review/${rejected.id}`}>#{rejected.id}</Link> (commit{' '}
+          <Sha sha={rejected.upstreamSha} />) was captured as rejected and will never be served:{' '}
+          {rejected.violation ?? 'its manifest breaks the rules'}
+        </span>
+        <p>
+          Next step: fix <code>.claude-plugin/marketplace.json</code> on the upstream’s default branch, {again}.
+        </p>
+      </div>
+    );
+  if (m.lastIngestOutcome === 'failed')
+    return (
+      <div className="notice notice-error" role="alert">
+        <strong>Last ingest: failed.</strong> {m.lastIngestReason ?? ''}
+      </div>
+    );
+  return null;
+}
 
 function Details({ m }: { m: Marketplace }) {
   const hosted = originOf(m) === 'hosted';
@@ -48,11 +102,10 @@ function Details({ m }: { m: Marketplace }) {
         <Sha sha={m.servedSha} />
       </dd>
       <dt>Sync mode</dt>
-      <dd>{m.syncMode}</dd>
+      <dd>{humanize(m.syncMode)}</dd>
       <dt>Last ingest</dt>
       <dd>
-        <When at={m.lastIngestAt} /> {m.lastIngestOutcome ? <StateBadge state={m.lastIngestOutcome} /> : null}
-        {m.lastIngestReason ? <span> {m.lastIngestReason}</span> : null}
+        <LastIngest m={m} />
       </dd>
       {hosted ? null : (
         <>
@@ -102,9 +155,10 @@ function Snapshots({ m }: { m: Marketplace }) {
               <Link href={`~/review/${s.id}`}>#{s.id}</Link>
             </th>
             <td>
-              <StateBadge state={s.state} />
+              <StateBadge state={s.state} label={labelFrom(snapshotStateLabels, s.state)} />
+              {rejectedAtIngest(s) ? <span className="muted mp-gap">at ingest</span> : null}
               {s.sha === m.servedSha && s.state === 'approved' ? (
-                <span className="badge badge-served mp-gap">served</span>
+                <span className="badge badge-served mp-gap">Served</span>
               ) : null}
               {s.violation ? <div className="muted">{s.violation}</div> : null}
             </td>
@@ -119,8 +173,18 @@ function Snapshots({ m }: { m: Marketplace }) {
               {s.ingestedBy ? <div className="muted">by {s.ingestedBy}</div> : null}
             </td>
             <td>
-              {s.decidedAt ? <When at={s.decidedAt} /> : <span className="muted">—</span>}
-              {s.decidedBy ? <div className="muted">by {s.decidedBy}</div> : null}
+              {s.decidedAt ? (
+                <When at={s.decidedAt} />
+              ) : rejectedAtIngest(s) ? (
+                <When at={s.createdAt} />
+              ) : (
+                <span className="muted">—</span>
+              )}
+              {s.decidedBy ? (
+                <div className="muted">by {s.decidedBy}</div>
+              ) : rejectedAtIngest(s) ? (
+                <div className="muted">by the gateway, at ingest</div>
+              ) : null}
             </td>
           </tr>
         ))}
@@ -148,11 +212,8 @@ function Detail({ m }: { m: Marketplace }) {
       <p>
         <Link href="~/marketplaces">All marketplaces</Link>
       </p>
-      {flash ? (
-        <div className="notice notice-good" role="status">
-          {flash}
-        </div>
-      ) : null}
+      <Flash flash={flash} />
+      <IngestTrouble m={m} canIngest={session.approves(m.name)} />
       <IngestProgressPanel progress={progress} />
       <h2>Details</h2>
       <Details m={m} />

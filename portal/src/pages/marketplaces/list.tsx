@@ -3,28 +3,45 @@
 // the filter runs on a deferred value, and only the first rows are rendered until asked for more.
 import { useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useMemo, useState } from 'react';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { useSession } from '../../api/session';
-import { Empty, Loaded, Page, Sha, When } from '../../components/ui';
+import { humanize, labelFrom, marketplaceStatusLabels } from '../../components/labels';
+import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { RegisterMarketplace } from './register';
-import { heldCount, marketplacesQuery, originOf, type Marketplace } from './queries';
-import { readFlash } from './flash';
+import {
+  heldCount,
+  marketplacesQuery,
+  marketplaceStatus,
+  originOf,
+  type Marketplace,
+  type MarketplaceStatus,
+} from './queries';
+import { Flash, readFlash } from './flash';
 
 const pageSize = 100;
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-type Row = Readonly<{ marketplace: Marketplace; held: number; haystack: string }>;
+type Row = Readonly<{ marketplace: Marketplace; held: number; status: MarketplaceStatus; haystack: string }>;
 
 function rowsOf(marketplaces: readonly Marketplace[]): Row[] {
   return [...marketplaces]
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map((marketplace) => ({
-      marketplace,
-      held: heldCount(marketplace),
-      haystack: `${marketplace.name} ${marketplace.url ?? 'hosted'} ${marketplace.description}`.toLowerCase(),
-    }));
+    .map((marketplace) => {
+      const status = marketplaceStatus(marketplace);
+      const words = labelFrom(marketplaceStatusLabels, status);
+      return {
+        marketplace,
+        held: heldCount(marketplace),
+        status,
+        haystack:
+          `${marketplace.name} ${marketplace.url ?? 'hosted'} ${marketplace.description} ${words}`.toLowerCase(),
+      };
+    });
 }
+
+/** Whether the last ingest attempt went wrong: failed, or captured its commit as rejected. */
+const failing = (status: MarketplaceStatus) => status === 'ingest-failed' || status === 'ingest-rejected';
 
 function MarketplaceRow({ row }: { row: Row }) {
   const m = row.marketplace;
@@ -33,17 +50,24 @@ function MarketplaceRow({ row }: { row: Row }) {
       <th scope="row">
         <Link href={`/${m.name}`}>{m.name}</Link>
       </th>
-      <td>{originOf(m) === 'hosted' ? 'hosted' : <span className="mp-url">{m.url}</span>}</td>
+      <td>
+        <StateBadge state={row.status} label={labelFrom(marketplaceStatusLabels, row.status)} />
+      </td>
+      <td>{originOf(m) === 'hosted' ? 'Hosted' : <span className="mp-url">{m.url}</span>}</td>
       <td>
         <Sha sha={m.servedSha} />
       </td>
-      <td>{m.syncMode}</td>
+      <td>{humanize(m.syncMode)}</td>
       <td>
         {row.held > 0 ? <span className="badge badge-held">{row.held} held</span> : <span className="muted">0</span>}
       </td>
       <td>
         <When at={m.lastIngestAt} />
-        {m.lastIngestOutcome === 'failed' ? <span className="badge badge-failed mp-gap">failed</span> : null}
+        {failing(row.status) ? (
+          <span className="mp-gap">
+            <StateBadge state="failed" label={row.status === 'ingest-rejected' ? 'rejected' : 'failed'} />
+          </span>
+        ) : null}
       </td>
     </tr>
   );
@@ -90,6 +114,7 @@ function MarketplaceTable({ marketplaces }: { marketplaces: readonly Marketplace
           <thead>
             <tr>
               <th scope="col">Name</th>
+              <th scope="col">Status</th>
               <th scope="col">Upstream</th>
               <th scope="col">Served commit</th>
               <th scope="col">Sync</th>
@@ -115,8 +140,10 @@ function MarketplaceTable({ marketplaces }: { marketplaces: readonly Marketplace
 
 export function MarketplaceList() {
   const session = useSession();
+  const search = useSearch();
   const list = useQuery(marketplacesQuery());
-  const [registering, setRegistering] = useState(false);
+  // ?register opens the form at once (the overview's "Register your first marketplace").
+  const [registering, setRegistering] = useState(() => new URLSearchParams(search).has('register'));
   const [flash] = useState(readFlash);
   return (
     <Page
@@ -129,11 +156,7 @@ export function MarketplaceList() {
         ) : null
       }
     >
-      {flash ? (
-        <div className="notice notice-good" role="status">
-          {flash}
-        </div>
-      ) : null}
+      <Flash flash={flash} />
       {session.admin && registering ? <RegisterMarketplace onCancel={() => setRegistering(false)} /> : null}
       <Loaded query={list}>{(marketplaces) => <MarketplaceTable marketplaces={marketplaces} />}</Loaded>
     </Page>

@@ -1,6 +1,7 @@
 // Registering a marketplace (admin): POST /api/v1/marketplaces with {name, url?, origin?, pushPolicy?}.
 // Spec, Registration rules: upstream (the default) requires a url, hosted refuses one; pushPolicy applies
-// to hosted only; the upstream is read before anything is registered (502 with reason and nextStep).
+// to hosted only; the upstream is read before anything is registered (502 with reason and nextStep). What the
+// gateway found wrong with the upstream's marketplace comes back as warnings, shown on the new marketplace's page.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
@@ -59,8 +60,7 @@ export function RegisterMarketplace({ onCancel }: { onCancel: () => void }) {
       ),
     onSuccess: async (created) => {
       await queries.invalidateQueries({ queryKey: marketplacesKey });
-      const warnings = created.warnings.length ? ` Warning: ${created.warnings.join('; ')}.` : '';
-      setFlash(`Registered ${created.name}.${warnings}`);
+      setFlash(`Registered ${created.name}.`, created.warnings);
       navigate(`/${created.name}`);
     },
   });

@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { humanize } from '../../components/labels';
 import { eventLabel, groupLedger } from '../../components/ledger-groups';
 import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
-import { Empty, Loaded, Sha, When } from '../../components/ui';
+import { Empty, Loaded, When } from '../../components/ui';
 import { recentActivityQuery } from '../audit/queries';
 import { adoptionQuery, adoptionRows, recentEntries, type Adoption } from './queries';
 
@@ -113,7 +113,6 @@ export function AdoptionGlance() {
                   <th scope="col">Fetches</th>
                   <th scope="col">Identities</th>
                   <th scope="col">On the served commit</th>
-                  <th scope="col">Served commit</th>
                   <th scope="col">Last fetch</th>
                 </tr>
               </thead>
@@ -124,9 +123,6 @@ export function AdoptionGlance() {
                     <td>{a.fetches}</td>
                     <td>{a.identities}</td>
                     <td>{currentShare(a)}</td>
-                    <td>
-                      <Sha sha={a.servedSha} />
-                    </td>
                     <td>
                       <When at={a.lastFetch} />
                     </td>

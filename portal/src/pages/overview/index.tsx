@@ -1,10 +1,18 @@
 // The overview: what is served (each marketplace's served commit), what waits for a decision, what vetting
-// blocked, and, for auditors and admins, the newest ledger entries and adoption at a glance.
+// blocked, what the last ingest rejected, and, for auditors and admins, the newest ledger entries and
+// adoption at a glance. With no marketplace yet, it says how to start.
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { useSession } from '../../api/session';
+import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
 import { Empty, Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
-import { marketplacesQuery, servedSnapshot, type Marketplace, type Snapshot } from '../marketplaces/queries';
+import {
+  ingestRejection,
+  marketplacesQuery,
+  servedSnapshot,
+  type Marketplace,
+  type Snapshot,
+} from '../marketplaces/queries';
 import { AdoptionGlance, RecentActivity } from './cards';
 import { vettingLookups, vettingQuery, type Vetting } from './queries';
 import '../marketplaces/marketplaces.css';
@@ -143,7 +151,13 @@ function HeldTable({
                   <td>
                     <Sha sha={snapshot.upstreamSha} />
                   </td>
-                  <td>{outcome ? <StateBadge state={outcome} /> : <span className="muted">not checked here</span>}</td>
+                  <td>
+                    {outcome ? (
+                      <StateBadge state={outcome} label={labelFrom(vettingOutcomeLabels, outcome)} />
+                    ) : (
+                      <span className="muted">not checked here</span>
+                    )}
+                  </td>
                   <td>
                     <When at={snapshot.createdAt} />
                   </td>
@@ -152,6 +166,70 @@ function HeldTable({
             })}
           </tbody>
         </table>
+      )}
+    </section>
+  );
+}
+
+/** Marketplaces whose newest snapshot the ingest captured as rejected: nothing new reaches their users. */
+function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace[] }) {
+  const rows = marketplaces
+    .flatMap((m) => {
+      const snapshot = ingestRejection(m);
+      return snapshot ? [{ marketplace: m.name, snapshot }] : [];
+    })
+    .sort((a, b) => b.snapshot.id - a.snapshot.id);
+  return (
+    <section aria-labelledby="rejected-title">
+      <h2 id="rejected-title">Rejected at ingest</h2>
+      {rows.length === 0 ? (
+        <Empty>None: every last ingest captured a commit that can be reviewed.</Empty>
+      ) : (
+        <table className="mp-table">
+          <thead>
+            <tr>
+              <th scope="col">Marketplace</th>
+              <th scope="col">Snapshot</th>
+              <th scope="col">Why</th>
+              <th scope="col">Captured</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ marketplace, snapshot }) => (
+              <tr key={snapshot.id}>
+                <th scope="row">
+                  <Link href={`~/marketplaces/${marketplace}`}>{marketplace}</Link>
+                </th>
+                <td>
+                  <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link>{' '}
+                  <StateBadge state="rejected" label="Rejected" />
+                </td>
+                <td className="overview-reason">{snapshot.violation ?? 'its manifest breaks the rules'}</td>
+                <td>
+                  <When at={snapshot.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** The overview of an empty estate: what to do first, for those who may do it. */
+function FirstSteps() {
+  const session = useSession();
+  return (
+    <section aria-labelledby="first-title" className="notice overview-first">
+      <h2 id="first-title">No marketplace is registered yet</h2>
+      {session.admin ? (
+        <p>
+          <Link href="~/marketplaces?register">Register your first marketplace</Link>: the gateway reads its upstream,
+          holds each commit for review, and serves what you approve.
+        </p>
+      ) : (
+        <p>An administrator registers marketplaces; once one is registered and approved it is listed here.</p>
       )}
     </section>
   );
@@ -185,6 +263,7 @@ function Queue({ marketplaces }: { marketplaces: readonly Marketplace[] }) {
         vetting={vetting}
       />
       <HeldTable id="blocked-title" title="Blocked by vetting" rows={checking ? null : blocked} vetting={vetting} />
+      <RejectedAtIngest marketplaces={marketplaces} />
       {held.length > checked.length ? (
         <p className="muted">
           The vetting outcome of the {checked.length} newest held snapshots is shown here;{' '}
@@ -205,7 +284,9 @@ export default function Overview() {
   const list = useQuery(marketplacesQuery());
   return (
     <Page title="Overview">
-      <Loaded query={list}>{(marketplaces) => <Queue marketplaces={marketplaces} />}</Loaded>
+      <Loaded query={list}>
+        {(marketplaces) => (marketplaces.length === 0 ? <FirstSteps /> : <Queue marketplaces={marketplaces} />)}
+      </Loaded>
       {session.auditor ? (
         <div className="overview-columns">
           <RecentActivity />

@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
+import { humanize } from '../../components/labels';
 import { Empty, Loaded, Sha, StateBadge, When } from '../../components/ui';
 import {
   collisionsQuery,
@@ -53,7 +54,7 @@ function Licenses({ id }: { id: number }) {
                     <code>{l.location}</code>
                   </td>
                   <td>
-                    <StateBadge state={l.evaluation === 'OK' ? 'pass' : l.evaluation} />
+                    <StateBadge state={l.evaluation === 'OK' ? 'pass' : l.evaluation} label={humanize(l.evaluation)} />
                   </td>
                 </tr>
               ))}
@@ -94,7 +95,7 @@ function Provenance({ id }: { id: number }) {
       {(v) => (
         <Facts
           rows={[
-            ['Origin', v.origin],
+            ['Origin', humanize(v.origin)],
             ['Upstream', v.url ? <code key="u">{v.url}</code> : 'hosted'],
             ['Commit served', <Sha key="s" sha={v.sha} />],
             ['Commit captured', <Sha key="u" sha={v.upstreamSha} />],

@@ -4,6 +4,7 @@
 // inventory of this snapshot against the inventory of the baseline snapshot. Below them, what each plugin
 // can newly do once installed (the content diff's capability changes, Capabilities.tsx).
 import { useQuery } from '@tanstack/react-query';
+import { humanize } from '../../components/labels';
 import { Empty, Loaded, Sha, StateBadge } from '../../components/ui';
 import { CapabilityChanges } from './Capabilities';
 import { contentDiffQuery, contentQuery, type Inventory as InventoryData, type Plugin } from './queries';
@@ -140,13 +141,13 @@ export function Consent({ id }: { id: number }) {
                   ? p.skills.map((s) => (
                       <tr key={`${p.name}/${s.path}`}>
                         <td>
-                          {p.name} <StateBadge state={p.status} />
+                          {p.name} <StateBadge state={p.status} label={humanize(p.status)} />
                         </td>
                         <td>
                           {s.name} <code>{s.path}</code>
                         </td>
                         <td>
-                          <StateBadge state={s.status} />
+                          <StateBadge state={s.status} label={humanize(s.status)} />
                           {s.movedFromPlugin ? ` from ${s.movedFromPlugin}` : ''}
                         </td>
                       </tr>
@@ -154,7 +155,7 @@ export function Consent({ id }: { id: number }) {
                   : [
                       <tr key={p.name}>
                         <td>
-                          {p.name} <StateBadge state={p.status} />
+                          {p.name} <StateBadge state={p.status} label={humanize(p.status)} />
                         </td>
                         <td className="muted">no skills</td>
                         <td />

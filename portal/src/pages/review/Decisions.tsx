@@ -1,12 +1,14 @@
-// The decisions on a held (or revoked) snapshot: approve, approve over a BLOCKED vetting outcome with a
-// reason (admin only: POST approve?overrideReason=), and reject. Only what the session's roles allow is
-// shown; the server still enforces each. A refusal shows its problem document, with the policy denials
-// (denials[]) or the uncovered findings it carries.
+// The decisions on a held (or revoked) snapshot: approve (asked twice: it publishes), approve over a BLOCKED
+// vetting outcome with a reason (admin only: POST approve?overrideReason=), and reject with an optional
+// reason (POST reject?reason=). Only what the session's roles allow is shown; the server still enforces
+// each. A refusal shows its problem document, with the policy denials (denials[]) or the uncovered
+// findings it carries.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, data } from '../../api/client';
 import { useSession } from '../../api/session';
-import { ProblemNotice, Sha } from '../../components/ui';
+import { ProblemNotice, Sha, shortSha } from '../../components/ui';
+import { ConfirmButton } from '../audit/confirm';
 import { marketplacesKey, vettingQuery, type Located } from './queries';
 
 type Extra = Readonly<{
@@ -66,7 +68,12 @@ function useDecision(id: number) {
     onSuccess: settle,
   });
   const reject = useMutation({
-    mutationFn: () => data(api.POST('/api/v1/snapshots/{id}/reject', { params: { path: { id } } })),
+    mutationFn: (reason: string) =>
+      data(
+        api.POST('/api/v1/snapshots/{id}/reject', {
+          params: { path: { id }, ...(reason ? { query: { reason } } : {}) },
+        }),
+      ),
     onSuccess: settle,
   });
   return { approve, reject };
@@ -96,12 +103,44 @@ function Override({ onOverride, pending }: { onOverride: (reason: string) => voi
   );
 }
 
+/** Reject, asked in place with an optional reason (recorded on the ledger and shown with the snapshot). */
+function Reject({ id, pending, onReject }: { id: number; pending: boolean; onReject: (reason: string) => void }) {
+  const [asking, setAsking] = useState(false);
+  const [reason, setReason] = useState('');
+  if (!asking)
+    return (
+      <button type="button" className="secondary" disabled={pending} onClick={() => setAsking(true)}>
+        Reject
+      </button>
+    );
+  return (
+    <form
+      className="stack reject-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onReject(reason.trim());
+      }}
+    >
+      <p>Reject snapshot {id}? It will not be served, and a rejected snapshot is never approved.</p>
+      <label htmlFor="reject-reason">Reason (optional, recorded on the ledger)</label>
+      <textarea id="reject-reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+      <div className="row">
+        <button type="submit" className="danger" disabled={pending}>
+          Yes, reject
+        </button>
+        <button type="button" className="secondary" onClick={() => setAsking(false)}>
+          Keep it held
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export function Decisions({ located }: { located: Located }) {
   const session = useSession();
-  const { snapshot } = located;
+  const { marketplace, snapshot } = located;
   const vetting = useQuery(vettingQuery(snapshot.id));
   const { approve, reject } = useDecision(snapshot.id);
-  const [confirmReject, setConfirmReject] = useState(false);
   const open = snapshot.state === 'held' || snapshot.state === 'revoked';
   const blocked = vetting.data?.outcome === 'BLOCKED';
   const pending = approve.isPending || reject.isPending;
@@ -123,29 +162,25 @@ export function Decisions({ located }: { located: Located }) {
       <h2 id="decisions-title">Decision</h2>
       {blocked ? (
         <p className="notice notice-warn">
-          Vetting is BLOCKED: waive each blocking finding (with a justification and an expiry) to approve
+          Vetting is blocked: waive each blocking finding (with a justification and an expiry) to approve
           {session.admin ? ', or override with a reason' : ''}.
         </p>
       ) : null}
       <div className="row">
-        <button type="button" disabled={pending || blocked} onClick={() => approve.mutate(null)}>
-          Approve
-        </button>
-        {confirmReject ? (
-          <>
-            <span>Reject snapshot {snapshot.id}? It will not be served.</span>
-            <button type="button" className="danger" disabled={pending} onClick={() => reject.mutate()}>
-              Yes, reject
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirmReject(false)}>
-              Keep it held
-            </button>
-          </>
-        ) : (
-          <button type="button" className="secondary" disabled={pending} onClick={() => setConfirmReject(true)}>
-            Reject
+        {blocked ? (
+          <button type="button" disabled>
+            Approve
           </button>
+        ) : (
+          <ConfirmButton
+            label="Approve"
+            danger={false}
+            pending={pending}
+            onConfirm={() => approve.mutate(null)}
+            confirm={`Approve snapshot ${String(snapshot.id)}? The facade then serves commit ${shortSha(snapshot.sha)} to every user of ${marketplace.name}.`}
+          />
         )}
+        <Reject id={snapshot.id} pending={pending} onReject={(reason) => reject.mutate(reason)} />
       </div>
       {blocked && session.admin ? <Override pending={pending} onOverride={(r) => approve.mutate(r)} /> : null}
       <Refusal error={approve.error ?? reject.error} />

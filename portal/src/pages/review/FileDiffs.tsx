@@ -3,6 +3,7 @@
 // approver of the marketplace or an admin; anyone else gets a plain notice, not a failed page.
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
+import { humanize } from '../../components/labels';
 import { Empty, Loaded, Sha } from '../../components/ui';
 import { fileDiffQuery, forbidden } from './queries';
 
@@ -52,7 +53,7 @@ export function FileDiffs({ id }: { id: number }) {
           {d.entries.map((e) => (
             <details key={e.path} className="file-diff" open={d.entries.length <= 20}>
               <summary>
-                <span className={`badge badge-${e.type}`}>{e.type}</span> <code>{e.path}</code>
+                <span className={`badge badge-${e.type}`}>{humanize(e.type)}</span> <code>{e.path}</code>
               </summary>
               <p>
                 {e.type === 'removed' ? null : (

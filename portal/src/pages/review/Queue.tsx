@@ -1,10 +1,13 @@
 // The review queue: every held snapshot of the marketplaces the session may approve, oldest first, each
 // with its effective vetting outcome (a BLOCKED one is marked: approving it needs a waiver or an admin's
-// override).
+// override); then the marketplaces whose last ingest captured its commit as rejected, which need a fix
+// upstream rather than a decision.
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { useSession } from '../../api/session';
+import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
 import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { ingestRejection } from '../marketplaces/queries';
 import { awaitsReview, marketplacesQuery, vettingQuery, type Marketplace, type Snapshot } from './queries';
 import './review.css';
 
@@ -19,7 +22,7 @@ function heldOf(marketplaces: readonly Marketplace[], approves: (name: string) =
 
 function Outcome({ outcome }: { outcome: string | undefined }) {
   if (!outcome) return <span className="muted">…</span>;
-  return <StateBadge state={outcome} />;
+  return <StateBadge state={outcome} label={labelFrom(vettingOutcomeLabels, outcome)} />;
 }
 
 function QueueTable({ held }: { held: readonly Held[] }) {
@@ -72,6 +75,48 @@ function QueueTable({ held }: { held: readonly Held[] }) {
   );
 }
 
+/** The session's marketplaces whose newest snapshot the ingest rejected: nothing to decide, something to fix. */
+function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace[] }) {
+  const rows = marketplaces.flatMap((marketplace) => {
+    const snapshot = ingestRejection(marketplace);
+    return snapshot ? [{ marketplace, snapshot }] : [];
+  });
+  if (rows.length === 0) return null;
+  return (
+    <section aria-labelledby="queue-rejected-title">
+      <h2 id="queue-rejected-title">Rejected at ingest</h2>
+      <p>
+        The last ingest of {rows.length === 1 ? 'this marketplace' : 'these marketplaces'} captured a commit whose
+        marketplace.json breaks the rules: fix it upstream, then ingest again.
+      </p>
+      <table className="review-queue">
+        <thead>
+          <tr>
+            <th scope="col">Snapshot</th>
+            <th scope="col">Why</th>
+            <th scope="col">Captured</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ marketplace, snapshot }) => (
+            <tr key={snapshot.id}>
+              <td>
+                <Link href={`/${String(snapshot.id)}`}>
+                  Snapshot {snapshot.id} of {marketplace.name}
+                </Link>
+              </td>
+              <td>{snapshot.violation}</td>
+              <td>
+                <When at={snapshot.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 export function Queue() {
   const session = useSession();
   // Read again on every visit: a snapshot ingested a moment ago belongs in the queue.
@@ -81,10 +126,15 @@ export function Queue() {
       <Loaded query={marketplaces}>
         {(list) => {
           const held = heldOf(list, session.approves);
-          return held.length ? (
-            <QueueTable held={held} />
-          ) : (
-            <Empty>No snapshot is waiting for review in the marketplaces you approve.</Empty>
+          return (
+            <>
+              {held.length ? (
+                <QueueTable held={held} />
+              ) : (
+                <Empty>No snapshot is waiting for review in the marketplaces you approve.</Empty>
+              )}
+              <RejectedAtIngest marketplaces={list.filter((m) => session.approves(m.name))} />
+            </>
           );
         }}
       </Loaded>

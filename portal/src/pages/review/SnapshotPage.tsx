@@ -6,7 +6,10 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
 import { useSession } from '../../api/session';
+import { labelFrom, snapshotStateLabels, vettingOutcomeLabels } from '../../components/labels';
 import { Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
+import { rejectedAtIngest } from '../marketplaces/queries';
+import { DecidedBy, DecisionRecord } from './decided';
 import { Decisions } from './Decisions';
 import { Checks } from './Checks';
 import { Consent, Inventory } from './Content';
@@ -46,13 +49,23 @@ function Summary({ located }: { located: Located }) {
   const outcome = vetting.data?.outcome;
   const rows: [string, ReactNode][] = [
     ['Marketplace', marketplace.name],
-    ['State', <StateBadge key="s" state={snapshot.state} />],
-    ['Vetting', outcome ? <StateBadge key="v" state={outcome} /> : '…'],
+    [
+      'State',
+      <StateBadge
+        key="s"
+        state={snapshot.state}
+        label={rejectedAtIngest(snapshot) ? 'Rejected at ingest' : labelFrom(snapshotStateLabels, snapshot.state)}
+      />,
+    ],
+    [
+      'Vetting',
+      outcome ? <StateBadge key="v" state={outcome} label={labelFrom(vettingOutcomeLabels, outcome)} /> : '…',
+    ],
     ['Commit', <Sha key="c" sha={snapshot.sha} />],
     ['Served now', <Sha key="v" sha={marketplace.servedSha} />],
     ['Captured', <When key="w" at={snapshot.createdAt} />],
     ['Ingested by', snapshot.ingestedBy ?? 'unknown'],
-    ['Decided', snapshot.decidedBy ? `${snapshot.decidedBy}, ${snapshot.decidedAt ?? ''}` : 'not yet'],
+    ['Decided', <DecidedBy key="d" snapshot={snapshot} />],
   ];
   return (
     <dl className="summary">
@@ -91,13 +104,14 @@ function Snapshot({ located, tab }: { located: Located; tab: Tab }) {
         <Link href="/">Back to the review queue</Link>
       </p>
       <Summary located={located} />
+      <DecisionRecord located={located} />
       {session.approves(marketplace.name) ? (
         <Decisions located={located} />
-      ) : (
+      ) : snapshot.state === 'held' || snapshot.state === 'revoked' ? (
         <p className="muted">
           You may read this snapshot; deciding on it needs the approver role for {marketplace.name}.
         </p>
-      )}
+      ) : null}
       <Tabs id={snapshot.id} current={tab} />
       <Section tab={tab} located={located} />
     </Page>

@@ -5,15 +5,27 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { useSession } from '../../api/session';
+import { humanize, labelFrom, verdictLabels, vettingOutcomeLabels } from '../../components/labels';
 import { Empty, Loaded, StateBadge, When } from '../../components/ui';
-import { fileHref, severityRank, vettingQuery, type Located, type VettingReport } from './queries';
+import { closed } from './decided';
+import { fileHref, severityRank, vettingQuery, type Located, type Snapshot, type VettingReport } from './queries';
 import { WaiverForm, Waivers, type Waivable } from './Waivers';
 
 const outcomeText: Readonly<Record<VettingReport['outcome'], string>> = {
-  CLEAR: 'Clear: nothing blocks approval.',
-  CLEAR_WITH_WAIVERS: 'Clear with waivers: every blocking finding is covered by an active waiver.',
-  BLOCKED: 'Blocked: approval is refused until every blocking finding is waived (or an admin overrides).',
+  CLEAR: 'Nothing blocks approval.',
+  CLEAR_WITH_WAIVERS: 'Every blocking finding is covered by an active waiver.',
+  BLOCKED: 'Approval is refused until every blocking finding is waived (or an admin overrides).',
 };
+
+/** What the outcome means for this snapshot: it gates an approval only while one can still be made. */
+function outcomeMeaning(outcome: VettingReport['outcome'], snapshot: Snapshot): string {
+  if (closed(snapshot)) return 'The snapshot is rejected: no outcome makes it approvable, and no waiver is taken.';
+  if (snapshot.state === 'approved')
+    return outcome === 'BLOCKED'
+      ? 'The snapshot is approved; a re-vet may revoke it unless its blocking findings are waived.'
+      : 'The snapshot is approved.';
+  return outcomeText[outcome];
+}
 
 /** `<path>@<commit>:<line>`: a finding in history approval would expose, not in the snapshot's tree. */
 const inHistory = (location: string) => /@[0-9a-f]{40,64}(:\d+)?$/.test(location);
@@ -48,7 +60,7 @@ function Uncovered({ report, id, canWaive }: { report: VettingReport; id: number
           {report.uncovered.map((f, i) => (
             <tr key={`${f.ruleId}-${f.location}-${String(i)}`}>
               <td>
-                <StateBadge state={f.severity} />
+                <StateBadge state={f.severity} label={humanize(f.severity)} />
               </td>
               <td>
                 <code>{f.ruleId}</code> <span className="muted">({f.connector})</span>
@@ -74,18 +86,19 @@ function Uncovered({ report, id, canWaive }: { report: VettingReport; id: number
 }
 
 function Verdicts({ report, id }: { report: VettingReport; id: number }) {
-  if (!report.run) return <Empty>This snapshot was never vetted: its outcome is BLOCKED until a run completes.</Empty>;
+  if (!report.run) return <Empty>This snapshot was never vetted: its outcome is blocked until a run completes.</Empty>;
   return (
     <>
       <h2>Connectors</h2>
       <p className="muted">
-        Run {report.run.runId} ({report.run.trigger}), finished <When at={report.run.finishedAt} />; the connectors
-        concluded {report.recordedOutcome}.
+        Run {report.run.runId} ({humanize(report.run.trigger).toLowerCase()}), finished{' '}
+        <When at={report.run.finishedAt} />; the connectors concluded{' '}
+        {labelFrom(vettingOutcomeLabels, report.recordedOutcome).toLowerCase()}.
       </p>
       {report.run.verdicts.map((verdict) => (
         <div key={verdict.verdictId} className="verdict">
           <h3>
-            {verdict.connector} <StateBadge state={verdict.state} />
+            {verdict.connector} <StateBadge state={verdict.state} label={labelFrom(verdictLabels, verdict.state)} />
           </h3>
           {verdict.detail ? <p>{verdict.detail}</p> : null}
           {verdict.findings.length ? (
@@ -94,7 +107,7 @@ function Verdicts({ report, id }: { report: VettingReport; id: number }) {
                 .sort((a, b) => (severityRank[a.severity] ?? 9) - (severityRank[b.severity] ?? 9))
                 .map((f, i) => (
                   <li key={i}>
-                    <StateBadge state={f.severity} /> <code>{f.id}</code> at{' '}
+                    <StateBadge state={f.severity} label={humanize(f.severity)} /> <code>{f.id}</code> at{' '}
                     <FindingLink id={id} location={f.location} />: {f.message}
                   </li>
                 ))}
@@ -129,18 +142,25 @@ export function VettingReportView({ located }: { located: Located }) {
   const session = useSession();
   const { marketplace, snapshot } = located;
   const report = useQuery(vettingQuery(snapshot.id));
-  const canWaive = session.approves(marketplace.name);
+  // A rejected snapshot takes no waiver (the API answers 409): no form is offered. Revoking stays possible.
+  const canRevoke = session.approves(marketplace.name);
+  const canWaive = canRevoke && !closed(snapshot);
   return (
     <Loaded query={report}>
       {(r) => (
         <>
-          <p className={r.outcome === 'BLOCKED' ? 'notice notice-error' : 'notice notice-good'}>
-            <strong>Vetting outcome: {r.outcome}</strong>. {outcomeText[r.outcome]}
+          <p
+            className={
+              closed(snapshot) ? 'notice' : r.outcome === 'BLOCKED' ? 'notice notice-error' : 'notice notice-good'
+            }
+          >
+            <strong>Vetting outcome: {labelFrom(vettingOutcomeLabels, r.outcome)}</strong>.{' '}
+            {outcomeMeaning(r.outcome, snapshot)}
           </p>
           <Uncovered report={r} id={snapshot.id} canWaive={canWaive} />
           <Suppressed report={r} id={snapshot.id} />
           <Verdicts report={r} id={snapshot.id} />
-          <Waivers marketplace={marketplace.name} id={snapshot.id} canRevoke={canWaive} />
+          <Waivers marketplace={marketplace.name} id={snapshot.id} canRevoke={canRevoke} />
         </>
       )}
     </Loaded>

@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
+import { humanize } from '../../components/labels';
 import { Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { splitLocation } from './queries';
 
@@ -67,11 +68,11 @@ export function WaiverForm({ id, finding, onDone }: { id: number; finding: Waiva
         <legend>Scope</legend>
         <label className="choice">
           <input type="radio" name="scope" checked={scope === 'SNAPSHOT'} onChange={() => setScope('SNAPSHOT')} /> This
-          commit only (SNAPSHOT)
+          commit only
         </label>
         <label className="choice">
           <input type="radio" name="scope" checked={scope === 'PATH'} onChange={() => setScope('PATH')} /> Every
-          snapshot of the marketplace, under a path (PATH)
+          snapshot of the marketplace, under a path
         </label>
       </fieldset>
       {scope === 'PATH' ? (
@@ -107,6 +108,10 @@ export function WaiverForm({ id, finding, onDone }: { id: number; finding: Waiva
       <ProblemNotice error={create.error} />
     </form>
   );
+}
+
+function WaiverState({ state }: { state: 'active' | 'revoked' | 'lapsed' }) {
+  return <StateBadge state={state} label={humanize(state)} />;
 }
 
 export function Waivers({ marketplace, id, canRevoke }: { marketplace: string; id: number; canRevoke: boolean }) {
@@ -146,7 +151,7 @@ export function Waivers({ marketplace, id, canRevoke }: { marketplace: string; i
                       <code>{w.ruleId}</code>
                     </td>
                     <td>
-                      {w.scope}{' '}
+                      {w.scope === 'SNAPSHOT' ? 'This commit' : 'Under a path'}{' '}
                       <code className="sha">{w.scope === 'SNAPSHOT' ? w.scopeValue.slice(0, 12) : w.scopeValue}</code>
                     </td>
                     <td>{w.justification}</td>
@@ -155,7 +160,7 @@ export function Waivers({ marketplace, id, canRevoke }: { marketplace: string; i
                       <When at={w.expiresAt} />
                     </td>
                     <td>
-                      <StateBadge state={w.active ? 'active' : w.revokedAt ? 'revoked' : 'lapsed'} />
+                      <WaiverState state={w.active ? 'active' : w.revokedAt ? 'revoked' : 'lapsed'} />
                     </td>
                     {canRevoke ? (
                       <td>
