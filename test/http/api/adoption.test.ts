@@ -1,5 +1,6 @@
-// Adoption (docs/audit-time-travel.md: GET /api/v1/adoption?days=, GET /api/v1/adoption/staleness): the
-// numbers match a hand count over a scripted set of clones by three identities; counts only upload-pack entries, the catalog under its own name, days clamped to 1..365.
+// Adoption (docs/audit-time-travel.md: GET /api/v1/adoption?days=, GET /api/v1/adoption/staleness): the numbers match a
+// hand count over a scripted set of clones by three identities; counts only upload-pack entries, the catalog under its
+// own name, days clamped to 1..365.
 import t, { type Test } from 'tap';
 import type { RecordedEvent } from '../../../src/adapters/eventstore/port.ts';
 import { trustedSql } from '../../../src/adapters/postgres/pool.ts';

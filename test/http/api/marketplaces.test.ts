@@ -167,7 +167,8 @@ t.test(
     );
     t.match(catalogName.detail, /virtual catalog/);
 
-    // 422: name fails ^[a-z0-9][a-z0-9_-]{0,62}$; Errors: the 422 "states that the name is the /git/<name> path clients clone".
+    // 422: name fails ^[a-z0-9][a-z0-9_-]{0,62}$; Errors: the 422 "states that the name is the /git/<name> path clients
+    // clone".
     for (const name of ['Acme', '-acme', '_acme', 'acme.git', 'has space', 'acme/evil', '', 'a'.repeat(64), 'ÿacme']) {
       const problem = await refused(
         t,
@@ -552,7 +553,8 @@ t.test('hosted registration: no url, pushPolicy defaults to append-only; allow-r
     { marketplace: 'rewrites' },
     { marketplace: 'explicit' },
   ]);
-  // Re-ingest: hosted marketplaces can be re-ingested through the same ingest endpoint; nothing pushed yet is a failed ingest.
+  // Re-ingest: hosted marketplaces can be re-ingested through the same ingest endpoint; nothing pushed yet is a failed
+  // ingest.
   const nothing = (await expectProblem(
     t,
     await root.post('/api/v1/marketplaces/team/ingest'),

@@ -1,12 +1,11 @@
-// The held-too-long and superseded criteria with the min-idle veto (a SHA fetched from its own
-// marketplace through the facade inside the window is kept), GET /api/v1/retention/candidates (dry run, writes
-// nothing, the selecting criterion on each), POST /api/v1/retention/evaluate ({selected, acted}), on
-// retention.poll-interval when retention.enabled (on the leader, principal system), on demand whatever the
-// scheduler's state. The rules (docs/retention.md): held-too-long selects held snapshots older than held-max-age; superseded
-// selects held, rejected or revoked snapshots older than superseded-min-age when a later approved snapshot of the
-// same marketplace exists; the min-idle veto removes any candidate whose SHA was fetched from its own marketplace
-// through the facade within the window; approved snapshots are never eligible. Snapshots are made old by the
-// clock port; the fetch is made with the real git client.
+// The held-too-long and superseded criteria with the min-idle veto (a SHA fetched from its own marketplace through the
+// facade inside the window is kept), GET /api/v1/retention/candidates (dry run, writes nothing, the selecting criterion
+// on each), POST /api/v1/retention/evaluate ({selected, acted}), on retention.poll-interval when retention.enabled (on
+// the leader, principal system), on demand whatever the scheduler's state. The rules (docs/retention.md): held-too-long
+// selects held snapshots older than held-max-age; superseded selects held, rejected or revoked snapshots older than
+// superseded-min-age when a later approved snapshot of the same marketplace exists; the min-idle veto removes any
+// candidate whose SHA was fetched from its own marketplace through the facade within the window; approved snapshots are
+// never eligible. Snapshots are made old by the clock port; the fetch is made with the real git client.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';

@@ -141,7 +141,8 @@ t.test('supersession, audit reads, holdings check, removal and re-registration',
     'ledger order after the cursor',
   );
   t.equal(exported.headers.get('x-gateway-audit-cursor'), '6');
-  // The export's fields (docs/audit.md, Entries), plus the two additive fields of the tamper-evident chain (docs/audit.md).
+  // The export's fields (docs/audit.md, Entries), plus the two additive fields of the tamper-evident chain
+  // (docs/audit.md).
   t.strictSame(Object.keys(lines[0]).sort(), [
     'actor_type',
     'detail',

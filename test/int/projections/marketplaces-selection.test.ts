@@ -1,5 +1,5 @@
-// Curation (docs/marketplaces.md, Selection): the selection is projected into the marketplaces read model, and a rebuild from
-// the event store gives it back identically.
+// Curation (docs/marketplaces.md, Selection): the selection is projected into the marketplaces read model, and a
+// rebuild from the event store gives it back identically.
 import t from 'tap';
 import { GitStore } from '../../../src/adapters/git/git-store.ts';
 import { liveMarketplaceByName, marketplaceById } from '../../../src/projections/marketplaces/marketplaces.queries.ts';

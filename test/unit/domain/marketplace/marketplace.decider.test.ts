@@ -246,7 +246,8 @@ t.test(
       { outcome: 'accepted', events: [{ type: 'snapshot-approved', data: { overrideReason: null } }] },
       'an override that was not needed is not recorded',
     );
-    // Any match or evaluation error refuses with 409 naming all deciding rules, with one policy-denied ledger entry per deciding rule
+    // Any match or evaluation error refuses with 409 naming all deciding rules, with one policy-denied ledger entry per
+    // deciding rule
     const errored = { rule: 'broken', ruleId: 5, outcome: 'error' as const, error: 'no such key: x' };
     const denied = given.when(
       approve(3, undefined, {

@@ -1,5 +1,5 @@
-// Curation (docs/marketplaces.md, Selection): an admin chooses which plugins of an upstream marketplace the gateway serves
-// (`include`/`exclude` name patterns); only selected plugins are resolved, vetted, composed and served; the
+// Curation (docs/marketplaces.md, Selection): an admin chooses which plugins of an upstream marketplace the gateway
+// serves (`include`/`exclude` name patterns); only selected plugins are resolved, vetted, composed and served; the
 // snapshot says which were left out and why.
 import t from 'tap';
 import {
