@@ -6,7 +6,8 @@
 // - otherwise the same event by the same principal on the same marketplace, repeated.
 // Neighbours further apart than the act's window start a new group. Used by the overview's recent activity
 // and by the ledger browser, so both read the ledger the same way.
-import { humanize, labelFrom, vettingOutcomeLabels } from './labels';
+// With its extension: the unit tests import this module under Node's own module resolution.
+import { humanize, labelFrom, vettingOutcomeLabels } from './labels.ts';
 
 export type GroupableEntry = Readonly<{
   id: number;

@@ -2,25 +2,27 @@
 // Its rule must be the facade's: an active token without API scopes, whose scopes are empty or name it.
 import t from 'tap';
 import { mayFetch as facadeMayFetch } from '../../../src/http/auth/facade-credentials.ts';
-import { catalogNameOf, mayFetch, reachOf } from '../../../portal/src/pages/access/reach.ts';
-import type { Marketplace, Token } from '../../../portal/src/pages/access/queries.ts';
+import {
+  catalogNameOf,
+  mayFetch,
+  reachOf,
+  type FetchingToken,
+  type ServingMarketplace,
+} from '../../../portal/src/pages/access/reach.ts';
+
+type Token = FetchingToken & Readonly<{ id: number }>;
 
 const now = Date.parse('2026-03-01T10:00:00Z');
 const token = (id: number, fields: Partial<Token> = {}): Token => ({
   id,
   name: `t${id}`,
-  createdAt: '2026-01-01T00:00:00Z',
   revokedAt: null,
   scopes: [],
-  pushScopes: [],
   apiScopes: [],
   expiresAt: null,
-  rotatedFrom: null,
-  sessionDerived: false,
-  lastUsedAt: null,
   ...fields,
 });
-const market = (name: string, servedSha: string | null) => ({ name, servedSha }) as unknown as Marketplace;
+const market = (name: string, servedSha: string | null): ServingMarketplace => ({ name, servedSha });
 
 const tokens = [
   token(1),

@@ -3,32 +3,45 @@
 // active token without API scopes, whose scopes are empty (every marketplace) or name it. The facade itself
 // keeps answering an out-of-scope marketplace as a nonexistent one, so this is where a person learns why git
 // says "repository not found".
-import { stateOf } from './expiry';
-import type { Marketplace, Token } from './queries';
+// With its extension, and no import of the API client: the unit tests import this module under Node's own
+// module resolution.
+import { stateOf } from './expiry.ts';
 
-export const mayFetch = (token: Token, name: string, now: number = Date.now()): boolean =>
+/** What of a token (GET /api/v1/tokens) decides what it can fetch. */
+export type FetchingToken = Readonly<{
+  name: string;
+  revokedAt: string | null;
+  expiresAt: string | null;
+  scopes: readonly string[];
+  apiScopes: readonly string[];
+}>;
+
+/** What of a marketplace (GET /api/v1/marketplaces) tells whether it serves anything. */
+export type ServingMarketplace = Readonly<{ name: string; servedSha: string | null }>;
+
+export const mayFetch = (token: FetchingToken, name: string, now: number = Date.now()): boolean =>
   stateOf(token, now) === 'active' &&
   token.apiScopes.length === 0 &&
   (token.scopes.length === 0 || token.scopes.includes(name));
 
-export type Reach = Readonly<{
+export type Reach<T extends FetchingToken = FetchingToken> = Readonly<{
   name: string;
   /** The virtual catalog rather than a marketplace. */
   catalog: boolean;
   /** False for a marketplace that serves nothing yet (nothing approved): every fetch answers not found. */
   served: boolean;
   /** The person's tokens that can fetch it, by name. */
-  tokens: readonly Token[];
+  tokens: readonly T[];
 }>;
 
 /** For each name the managed settings register, in their order: what the person's tokens reach. */
-export function reachOf(
+export function reachOf<T extends FetchingToken>(
   names: readonly string[],
-  tokens: readonly Token[],
-  marketplaces: readonly Marketplace[],
+  tokens: readonly T[],
+  marketplaces: readonly ServingMarketplace[],
   catalogName: string | null,
   now: number = Date.now(),
-): Reach[] {
+): Reach<T>[] {
   return names.map((name) => {
     const marketplace = marketplaces.find((m) => m.name === name);
     return {
@@ -45,7 +58,10 @@ export function reachOf(
  * when it is enabled and every live marketplace otherwise, so a default entry that is no live marketplace is
  * the catalog. Null when the catalog is disabled.
  */
-export function catalogNameOf(defaultNames: readonly string[], marketplaces: readonly Marketplace[]): string | null {
+export function catalogNameOf(
+  defaultNames: readonly string[],
+  marketplaces: readonly ServingMarketplace[],
+): string | null {
   const live = new Set(marketplaces.map((m) => m.name));
   return defaultNames.find((name) => !live.has(name)) ?? null;
 }
