@@ -21,7 +21,7 @@ import type { NewEvent } from '../src/adapters/eventstore/port.ts';
 import { PostgresEventStore } from '../src/adapters/eventstore/postgres/postgres-event-store.ts';
 import { Listener } from '../src/adapters/postgres/listener.ts';
 import { openPool, type DatabasePool } from '../src/adapters/postgres/pool.ts';
-import { streams } from '../src/domain/shared/streams.ts';
+import { streams } from '../src/domain/kernel/streams.ts';
 import { startBenchGateway, type BenchGateway, type GatewayStats } from './bench-gateway.ts';
 import { CpuMeter } from './cpu.ts';
 import {

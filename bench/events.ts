@@ -1,11 +1,11 @@
 // Event shapes for the benchmark, as the gateway appends them (src/domain/access/access.events.ts,
-// src/domain/marketplace/marketplace.events.ts, stream names from src/domain/shared/streams.ts).
+// src/domain/marketplace/marketplace.events.ts, stream names from src/domain/kernel/streams.ts).
 // Deterministic: a seeded generator, so two runs append the same events.
 import { randomUUID } from 'node:crypto';
 import type { AccessEvent } from '../src/domain/access/access.events.ts';
 import type { MarketplaceNameReserved, MarketplaceRegistered } from '../src/domain/marketplace/marketplace.events.ts';
 import type { EventMetadata, ExpectedRevision, NewEvent } from '../src/adapters/eventstore/port.ts';
-import { streams } from '../src/domain/shared/streams.ts';
+import { streams } from '../src/domain/kernel/streams.ts';
 
 /** mulberry32: small, fast and good enough to pick event shapes. */
 export function seededRandom(seed: number): () => number {

@@ -9,7 +9,7 @@ import type { NewEvent } from '../src/adapters/eventstore/port.ts';
 import { PostgresEventStore } from '../src/adapters/eventstore/postgres/postgres-event-store.ts';
 import { Listener } from '../src/adapters/postgres/listener.ts';
 import type { DatabasePool } from '../src/adapters/postgres/pool.ts';
-import { streams } from '../src/domain/shared/streams.ts';
+import { streams } from '../src/domain/kernel/streams.ts';
 import { envInt, log } from './env.ts';
 
 export const config = () => ({

@@ -1,7 +1,7 @@
 import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import { fact } from '../domain/events.ts';
-import { streams } from '../domain/shared/streams.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { latestCheckpoint } from '../projections/ledger/checkpoints.queries.ts';
 import { ledgerAfter, ledgerSpanAfter, type LedgerEntry } from '../projections/ledger/ledger.queries.ts';
 import type { DueBatch } from '../projections/webhooks/deliveries.queries.ts';

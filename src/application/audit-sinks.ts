@@ -1,5 +1,5 @@
 import { auditSinksDecider, auditSinksStream } from '../domain/webhook/audit-sink.decider.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import {
   auditSinkById,
   auditSinks,

@@ -1,5 +1,5 @@
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { vettingSettingsDecider, type SetChainMode, type SetChainOrder } from '../domain/vetting/settings.decider.ts';
 import type { ChainMode } from '../domain/vetting/vetting.events.ts';
 import { execute } from './execute.ts';

@@ -10,8 +10,8 @@ import {
 } from '../adapters/git/quarantine-refs.ts';
 import type { SweptStagingRef } from '../domain/compaction/compaction.events.ts';
 import { fact } from '../domain/events.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { namedCommits, purgeCandidates, type PurgeCandidate } from '../projections/snapshots/purge.queries.ts';
 import { sweepableDeliveries } from '../projections/webhooks/deliveries-sweep.queries.ts';
 import { periodicDuty, type WakeableDuty } from './periodic-duty.ts';

@@ -1,7 +1,7 @@
 import { isAdmin, type RoleAssignment } from '../domain/role/permissions.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import type { ApproveInputs } from '../domain/snapshot/approve-gate.ts';
 import type { SnapshotApproved, SnapshotRejected } from '../domain/snapshot/snapshot.events.ts';
 import { evaluate } from '../domain/vetting/outcome.ts';

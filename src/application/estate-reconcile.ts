@@ -18,9 +18,9 @@ import type {
 } from '../domain/estate/estate.ts';
 import { fact } from '../domain/events.ts';
 import { canonicalUrl } from '../domain/marketplace/trust-boundary.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import type { SecretReference } from '../domain/shared/secret-reference.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import type { SecretReference } from '../domain/kernel/secret-reference.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { liveMarketplaceByName, type MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
 import { allGrants } from '../projections/roles/roles.queries.ts';
 import { auditSinks } from '../projections/webhooks/sinks.queries.ts';

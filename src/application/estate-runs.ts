@@ -9,8 +9,8 @@ import { loadEstateFile, type LoadedEstateFile } from '../adapters/estate/estate
 import type { EstateTrigger } from '../domain/estate/estate.events.ts';
 import type { EstateReport } from '../domain/estate/estate.ts';
 import { fact } from '../domain/events.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { lastEstateReport } from '../projections/estate/estate.queries.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
 import { applyEstate, reconcilerPrincipal, type ReconcilePorts } from './estate-reconcile.ts';

@@ -1,6 +1,6 @@
 import { runCommand } from '../adapters/eventstore/run-command.ts';
 import type { EventStore } from '../adapters/eventstore/port.ts';
-import type { CommandMeta, Decider, Decision } from '../domain/shared/decider.ts';
+import type { CommandMeta, Decider, Decision } from '../domain/kernel/decider.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
 import { Rejected } from './rejected.ts';
 

@@ -6,7 +6,7 @@ import {
   startable,
   type IngestProgress,
 } from '../domain/marketplace/ingest-progress.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import type { IngestTrigger } from '../domain/snapshot/snapshot.events.ts';
 import { marketplaceById, type MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
 import { ingest, type IngestOutcome, type IngestPorts } from './ingest-marketplace.ts';

@@ -6,9 +6,9 @@ import { marketplaceNameDecider, type StaleHolder } from '../domain/marketplace/
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../domain/marketplace/marketplace.events.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
 import { manifestPath, readManifest } from '../domain/snapshot/manifest-policy.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { isMarketplaceName } from '../domain/shared/names.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { isMarketplaceName } from '../domain/kernel/names.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import {
   liveMarketplaceByName,
   liveMarketplaces,

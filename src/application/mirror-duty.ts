@@ -5,8 +5,8 @@ import { fact } from '../domain/events.ts';
 import { mirrorPlan, refspecsOf } from '../domain/mirror/mirror-drift.ts';
 import type { MirrorReconciled, MirrorTargetOutcome } from '../domain/mirror/mirror.events.ts';
 import { mirrorUrlOf } from '../domain/mirror/mirror-url.ts';
-import { parseSecretReference } from '../domain/shared/secret-reference.ts';
-import { streams } from '../domain/shared/streams.ts';
+import { parseSecretReference } from '../domain/kernel/secret-reference.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import type { MirrorSignal, MirrorWake } from '../domain/mirror/mirror-signal.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
 import {

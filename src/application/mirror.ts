@@ -25,8 +25,8 @@ import {
 } from '../domain/mirror/mirror-drift.ts';
 import { mirrorUrlOf } from '../domain/mirror/mirror-url.ts';
 import { desiredRefs } from '../domain/publication/desired-refs.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import { followedTargets, requestAnswered } from '../projections/mirror/mirror.queries.ts';
 import { publicationTarget } from '../projections/snapshots/snapshots.queries.ts';

@@ -1,6 +1,6 @@
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import type { MarketplaceSelection } from '../projections/marketplaces/marketplaces.queries.ts';
 import { liveMarketplaceByName } from '../projections/marketplaces/marketplaces.queries.ts';
 import { execute } from './execute.ts';

@@ -1,8 +1,8 @@
 import { compilePolicy } from '../adapters/policy/cel.ts';
 import { evaluateInWorker } from '../adapters/policy/policy-engine.ts';
 import { policyRulesDecider } from '../domain/policy/policy.decider.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { policyRuleByName, type PolicyRuleRecord } from '../projections/policy/policy.queries.ts';
 import { addressedSnapshot } from './addressed-snapshot.ts';
 import { execute } from './execute.ts';

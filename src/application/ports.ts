@@ -10,9 +10,9 @@ import type { Metrics } from '../adapters/system/metrics.ts';
 import type { SecretBox } from '../adapters/system/secret-box.ts';
 import type { Connector } from '../adapters/vetting/connector.ts';
 import type { ClaimMapping } from '../domain/role/permissions.ts';
-import type { ActorType } from '../domain/shared/decider.ts';
+import type { ActorType } from '../domain/kernel/decider.ts';
 import type { ProjectionWaiter } from '../projections/runner/wait-for.ts';
-import type { SecretReference } from '../domain/shared/secret-reference.ts';
+import type { SecretReference } from '../domain/kernel/secret-reference.ts';
 
 /** pino's logger as fastify types it; use cases log through it, never through a request. */
 export type Log = FastifyBaseLogger;

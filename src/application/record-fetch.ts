@@ -5,8 +5,8 @@ import { appendFacts } from '../adapters/eventstore/append-facts.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import type { CredentialKind } from '../domain/access/access.events.ts';
 import { fact, type DomainEvent } from '../domain/events.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import type { Ports } from './ports.ts';
 
 /** Which served repository was read and how the caller signed in (the virtual catalog has no marketplace id). */

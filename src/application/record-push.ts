@@ -6,8 +6,8 @@ import { isAncestor, pinPushed, restoreRef, unpin } from '../adapters/git/receiv
 import type { PushPolicy } from '../domain/marketplace/marketplace.events.ts';
 import { publishDecider } from '../domain/publish/publish.decider.ts';
 import { publishedRef } from '../domain/publish/push-rules.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import type { Log, Ports } from './ports.ts';
 
 /** main moved from `previousTip` (null: the first push) to `newTip` in `repo`, the quarantine of `marketplace`. */

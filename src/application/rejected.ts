@@ -1,5 +1,5 @@
-import type { Rejection } from '../domain/shared/decider.ts';
-import type { RejectionCode } from '../domain/shared/rejection.ts';
+import type { Rejection } from '../domain/kernel/decider.ts';
+import type { RejectionCode } from '../domain/kernel/rejection.ts';
 
 /** A refusal on its way to the caller; src/http/problems.ts answers it as a problem document. */
 export class Rejected extends Error {

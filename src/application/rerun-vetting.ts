@@ -1,4 +1,4 @@
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import { addressedSnapshot } from './addressed-snapshot.ts';
 import type { Actor, Ports } from './ports.ts';
 import { reject } from './rejected.ts';

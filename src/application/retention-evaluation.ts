@@ -11,8 +11,8 @@ import {
   type RetentionSelection,
 } from '../domain/retention/retention-criteria.ts';
 import type { RetentionEvaluated } from '../domain/retention/retention.events.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';
 import { lastFetches, marketplaceNameKnown, retentionSubjects } from '../projections/retention/retention.queries.ts';
 import { periodicDuty } from './periodic-duty.ts';

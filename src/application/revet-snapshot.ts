@@ -1,4 +1,4 @@
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import { snapshotsOf } from '../projections/snapshots/snapshots.queries.ts';
 import { addressedSnapshot } from './addressed-snapshot.ts';
 import type { Actor, Ports } from './ports.ts';

@@ -1,8 +1,8 @@
 import { runCommand } from '../adapters/eventstore/run-command.ts';
 import type { Position } from '../adapters/eventstore/port.ts';
 import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import type { DeletionCommand } from '../domain/snapshot/snapshot-deletion.ts';
 import type { DeletionReason, SnapshotPurged, SnapshotSoftDeleted } from '../domain/snapshot/snapshot.events.ts';
 import { purgedSnapshotById, snapshotById, type SnapshotRecord } from '../projections/snapshots/snapshots.queries.ts';

@@ -1,5 +1,5 @@
 import cron, { type ScheduledTask } from 'node-cron';
-import { streams } from '../domain/shared/streams.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { waiverDecider } from '../domain/vetting/waiver.decider.ts';
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import type { LeaderDuty } from '../projections/runner/leader.ts';

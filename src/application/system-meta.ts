@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import type { Ports } from './ports.ts';
 
 /** What the gateway does by itself (schedules, sweeps, dispatch): a system act under `principal`, now, with a fresh correlation id. */

@@ -1,10 +1,10 @@
 import { newTokenSecret, digestOf } from '../adapters/system/token-digests.ts';
-import { streams } from '../domain/shared/streams.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { tokenDecider, type IssuePolicy } from '../domain/token/token.decider.ts';
 import type { TokenFields, TokenKind } from '../domain/token/token.events.ts';
 import { liveMarketplaces } from '../projections/marketplaces/marketplaces.queries.ts';
 import { tokenById, type TokenRecord } from '../projections/tokens/tokens.queries.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import { execute } from './execute.ts';
 import type { Ports } from './ports.ts';
 

@@ -2,8 +2,8 @@ import { runCommand } from '../adapters/eventstore/run-command.ts';
 import type { EventStore } from '../adapters/eventstore/port.ts';
 import type { Clock } from '../adapters/system/clock.ts';
 import { correlationId } from '../adapters/system/ids.ts';
-import type { ActorType } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { ActorType } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { lastUsedIntervalMs, tokenDecider } from '../domain/token/token.decider.ts';
 import type { Log } from './ports.ts';
 

@@ -1,5 +1,5 @@
-import type { CommandMeta } from '../domain/shared/decider.ts';
-import { streams } from '../domain/shared/streams.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { waiverDecider } from '../domain/vetting/waiver.decider.ts';
 import { marketplaceById } from '../projections/marketplaces/marketplaces.queries.ts';
 import { waiverById, type WaiverRecord } from '../projections/vetting/vetting.queries.ts';

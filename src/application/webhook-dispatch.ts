@@ -3,7 +3,7 @@ import type { Position } from '../adapters/eventstore/port.ts';
 import { metadataOf } from '../adapters/eventstore/run-command.ts';
 import type { WebhookTransport } from '../adapters/webhooks/transport.ts';
 import { fact } from '../domain/events.ts';
-import { streams } from '../domain/shared/streams.ts';
+import { streams } from '../domain/kernel/streams.ts';
 import { backoffAfter } from '../domain/webhook/outbound.ts';
 import { dueDeliveries, type DueDelivery } from '../projections/webhooks/deliveries.queries.ts';
 import { auditBatchBody } from './audit-sink-push.ts';

@@ -1,6 +1,6 @@
 import { isSubscribableKind, webhookEventKinds } from '../domain/webhook/event-kinds.ts';
 import { webhookSubscribersDecider, webhookSubscribersStream } from '../domain/webhook/webhook.decider.ts';
-import type { CommandMeta } from '../domain/shared/decider.ts';
+import type { CommandMeta } from '../domain/kernel/decider.ts';
 import {
   webhookSubscriberById,
   webhookSubscribers,

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import type { Rejection } from '../domain/shared/decider.ts';
-import type { RejectionCode } from '../domain/shared/rejection.ts';
+import type { Rejection } from '../domain/kernel/decider.ts';
+import type { RejectionCode } from '../domain/kernel/rejection.ts';
 import { ConcurrencyExhausted } from '../adapters/eventstore/run-command.ts';
 import { ProjectionLag } from '../projections/runner/wait-for.ts';
 import { isDatabaseUnavailable } from '../adapters/postgres/unavailable.ts';

@@ -3,7 +3,7 @@
 // so the compiler checks them against src/domain/events.ts. Types come from the *.events.ts files,
 // src/domain/events.ts and shared/decider.ts only: deciders may move between folders without touching this file.
 import type { DomainEventType, EventOf } from '../../src/domain/events.ts';
-import type { Command, CommandMeta } from '../../src/domain/shared/decider.ts';
+import type { Command, CommandMeta } from '../../src/domain/kernel/decider.ts';
 import type { Verdict } from '../../src/domain/vetting/vetting.events.ts';
 
 /** The instant commands are decided at unless a test says otherwise. */

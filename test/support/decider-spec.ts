@@ -1,4 +1,4 @@
-import type { Decider, Decision } from '../../src/domain/shared/decider.ts';
+import type { Decider, Decision } from '../../src/domain/kernel/decider.ts';
 
 /** given(events).when(command): folds the history with evolve and returns decide's decision. */
 export const spec = <S, C, E>(decider: Decider<S, C, E>) => ({

@@ -1,6 +1,6 @@
 // gateway.mirror.* (docs/mirror.md): the read-only forge mirror of what the gateway serves.
 import { mirrorUrlProblem } from '../../domain/mirror/mirror-url.ts';
-import { parseSecretReference } from '../../domain/shared/secret-reference.ts';
+import { parseSecretReference } from '../../domain/kernel/secret-reference.ts';
 import { g } from './key-values.ts';
 import { optionalText } from './key-spec.ts';
 

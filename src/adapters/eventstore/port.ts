@@ -1,4 +1,4 @@
-import type { ActorType } from '../../domain/shared/decider.ts';
+import type { ActorType } from '../../domain/kernel/decider.ts';
 
 /** Global position of an event: gap-free in PostgreSQL, the `$all` commit position in EventStoreDB. */
 export type Position = bigint;

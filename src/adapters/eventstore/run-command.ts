@@ -1,4 +1,4 @@
-import type { CommandMeta, Decider, Decision } from '../../domain/shared/decider.ts';
+import type { CommandMeta, Decider, Decision } from '../../domain/kernel/decider.ts';
 import {
   RevisionConflict,
   type EventMetadata,

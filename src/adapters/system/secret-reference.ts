@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describeSecretReference, type SecretReference } from '../../domain/shared/secret-reference.ts';
+import { describeSecretReference, type SecretReference } from '../../domain/kernel/secret-reference.ts';
 
 /** A secret reference that could not be read; its message names the reference, never a value. */
 export class SecretReferenceError extends Error {

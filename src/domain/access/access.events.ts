@@ -1,4 +1,4 @@
-import type { Event } from '../shared/decider.ts';
+import type { Event } from '../kernel/decider.ts';
 
 export const credentialKinds = ['pat', 'idp'] as const;
 export type CredentialKind = (typeof credentialKinds)[number];

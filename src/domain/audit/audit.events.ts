@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 /**
  * The leader signed the ledger's head (docs/audit.md): `jws` is a compact JWS (EdDSA, Ed25519)

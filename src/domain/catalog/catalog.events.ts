@@ -1,4 +1,4 @@
-import type { Event } from '../shared/decider.ts';
+import type { Event } from '../kernel/decider.ts';
 
 /** A served marketplace and the commit of it the catalog revision was built from. */
 export type CatalogConstituent = Readonly<{ marketplace: string; sha: string }>;

@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 /** One abandoned staging ref a compaction pass removed from a marketplace's quarantine repository. */
 export type SweptStagingRef = Readonly<{ marketplaceId: number; ref: string; sha: string; createdAt: Instant }>;

@@ -3,7 +3,7 @@
 // Every problem is collected with its line, none stops the reading, so that one run names them all. A
 // message names keys and lines, never a value the file gives (a value may be a secret written by mistake).
 import { isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
-import { parseSecretReference, type SecretReference } from '../shared/secret-reference.ts';
+import { parseSecretReference, type SecretReference } from '../kernel/secret-reference.ts';
 
 export type EstateFileError = Readonly<{ line: number; message: string }>;
 

@@ -8,7 +8,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { marketplaceOrigins, pushPolicies, syncModes } from '../marketplace/marketplace.events.ts';
 import { registrationRefusal } from '../marketplace/trust-boundary.ts';
 import { roleNames } from '../role/role.events.ts';
-import { isMarketplaceName, isResourceName } from '../shared/names.ts';
+import { isMarketplaceName, isResourceName } from '../kernel/names.ts';
 import { isSubscribableKind, sinkOnlyKinds } from '../webhook/event-kinds.ts';
 import type { DeclaredAuditSink, DeclaredGrant, DeclaredMarketplace, DeclaredWebhook, Estate } from './estate.ts';
 import { EstateReader, type EstateFileError, type Fields } from './estate-file.reader.ts';

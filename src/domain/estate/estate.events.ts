@@ -2,7 +2,7 @@
 // applied (its report, counts and all), one `estate-reconciliation-failed` per run that applied nothing
 // (the file failed to load, or the run failed as a whole), and `marketplace-upstream-unreachable` when the
 // estate registered a marketplace whose upstream could not be read. None carries a secret.
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 import type { EstateReport } from './estate.ts';
 
 export type EstateTrigger = EstateReport['trigger'];

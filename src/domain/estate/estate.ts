@@ -3,7 +3,7 @@
 // reconciler creates and updates what is declared, never deletes what is not.
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../marketplace/marketplace.events.ts';
 import type { RoleName } from '../role/role.events.ts';
-import type { SecretReference } from '../shared/secret-reference.ts';
+import type { SecretReference } from '../kernel/secret-reference.ts';
 
 /** Where a declared item sits in the file, for messages and report details. */
 export type EstateLocation = Readonly<{ line: number }>;

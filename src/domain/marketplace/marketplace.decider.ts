@@ -1,6 +1,6 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
-import { accept, refuse, type Command, type Decider, type Decision, type Instant } from '../shared/decider.ts';
-import { isMarketplaceName } from '../shared/names.ts';
+import { accept, refuse, type Command, type Decider, type Decision, type Instant } from '../kernel/decider.ts';
+import { isMarketplaceName } from '../kernel/names.ts';
 import { decideDeletion, type DeletionCommand } from '../snapshot/snapshot-deletion.ts';
 import {
   decideSnapshot,

@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 export const marketplaceOrigins = ['upstream', 'hosted'] as const;
 export type MarketplaceOrigin = (typeof marketplaceOrigins)[number];

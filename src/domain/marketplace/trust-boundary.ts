@@ -1,4 +1,4 @@
-import type { Rejection } from '../shared/decider.ts';
+import type { Rejection } from '../kernel/decider.ts';
 import type { MarketplaceOrigin, PushPolicy } from './marketplace.events.ts';
 
 export type RegistrationRequest = Readonly<{

@@ -1,4 +1,4 @@
-import type { Event } from '../shared/decider.ts';
+import type { Event } from '../kernel/decider.ts';
 
 /** What one pass did for one mirrored name (a marketplace, or the catalog with a null marketplaceId). */
 export type MirrorTargetOutcome = Readonly<{

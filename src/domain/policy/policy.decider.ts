@@ -1,4 +1,4 @@
-import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider } from '../kernel/decider.ts';
 import type { PolicyRuleCreated, PolicyRuleDeleted, PolicyRuleUpdated } from './policy.events.ts';
 
 // Every policy rule lives in one stream (streams.policyRules()), so a name is taken at most once.

@@ -2,7 +2,7 @@
 // CEL rule sees about the snapshot being approved. A public contract: rules stored by admins name these
 // fields, so a field is added, never renamed or removed. Pure: the caller loads everything, including
 // the evaluation instant.
-import type { Instant } from '../shared/decider.ts';
+import type { Instant } from '../kernel/decider.ts';
 import type { SnapshotState } from '../snapshot/snapshot.events.ts';
 import { forgeOf } from '../marketplace/forge.ts';
 import type { InventoryComponent, InventoryPlugin } from '../plugin/inventory.ts';

@@ -1,4 +1,4 @@
-import type { Event } from '../shared/decider.ts';
+import type { Event } from '../kernel/decider.ts';
 
 /** Startup reconciliation found the published repository out of step with the events and converged it. */
 export type PublicationRepaired = Event<

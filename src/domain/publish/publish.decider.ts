@@ -1,5 +1,5 @@
 import type { PushPolicy } from '../marketplace/marketplace.events.ts';
-import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider } from '../kernel/decider.ts';
 import type { PublishEvent } from './publish.events.ts';
 
 /**

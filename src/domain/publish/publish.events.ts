@@ -1,5 +1,5 @@
 import type { PushPolicy } from '../marketplace/marketplace.events.ts';
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 /**
  * A push to a hosted marketplace's main was accepted (/publish/{name}). Both tips are recorded; `forced`

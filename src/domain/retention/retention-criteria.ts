@@ -3,7 +3,7 @@
 // marketplace exists; the min-idle veto removes any candidate whose SHA was fetched from its own marketplace through
 // the facade within the window; approved snapshots are never eligible. Pure: `now` and the fetch recency come in as
 // inputs.
-import type { Instant } from '../shared/decider.ts';
+import type { Instant } from '../kernel/decider.ts';
 import type { DeletionReason } from '../snapshot/snapshot.events.ts';
 
 /** The retention criteria a pass selects by (the policy's soft-deletion reasons), in the order they are tried. */

@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 /**
  * retention-evaluated, one per evaluation pass (scheduled: principal `system`; on demand: the

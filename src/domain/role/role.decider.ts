@@ -1,4 +1,4 @@
-import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider } from '../kernel/decider.ts';
 import type { RoleEvent, RoleName } from './role.events.ts';
 
 export type Grant = Readonly<{

@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 export const roleNames = ['admin', 'approver', 'auditor'] as const;
 export type RoleName = (typeof roleNames)[number];

@@ -1,5 +1,5 @@
 import type { PolicyDenied } from '../policy/policy.events.ts';
-import type { Instant, Rejection } from '../shared/decider.ts';
+import type { Instant, Rejection } from '../kernel/decider.ts';
 import type { EffectiveOutcome } from '../vetting/outcome.ts';
 import type { Uncovered } from '../vetting/vetting.events.ts';
 import type { SnapshotState } from './snapshot.events.ts';

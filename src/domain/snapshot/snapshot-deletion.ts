@@ -1,4 +1,4 @@
-import { accept, refuse, type Command, type Decision, type Instant } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decision, type Instant } from '../kernel/decider.ts';
 import type { DeletionReason, SnapshotPurged, SnapshotRestored, SnapshotSoftDeleted } from './snapshot.events.ts';
 
 /**

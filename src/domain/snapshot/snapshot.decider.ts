@@ -7,7 +7,7 @@ import {
   type Decision,
   type Instant,
   type Rejection,
-} from '../shared/decider.ts';
+} from '../kernel/decider.ts';
 import { approveGate, runGate, type ApproveInputs, type GateSnapshot } from './approve-gate.ts';
 import type { DeletionSubject } from './snapshot-deletion.ts';
 import type { SnapshotEvent } from './snapshot.events.ts';

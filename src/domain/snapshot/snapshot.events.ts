@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 import type { UnresolvedSource } from './manifest-policy.ts';
 import type { LeftOut } from '../marketplace/selection.ts';
 

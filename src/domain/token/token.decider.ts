@@ -1,5 +1,5 @@
 import { isApiScope } from '../access/api-scopes.ts';
-import { accept, refuse, type Command, type Decider, type Instant, type Rejection } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider, type Instant, type Rejection } from '../kernel/decider.ts';
 import type { TokenEvent, TokenFields, TokenKind } from './token.events.ts';
 
 const day = 86_400_000;

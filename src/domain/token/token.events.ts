@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 export const tokenKinds = ['personal', 'session', 'machine'] as const;
 export type TokenKind = (typeof tokenKinds)[number];

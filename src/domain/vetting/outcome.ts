@@ -1,6 +1,6 @@
 // The effective vetting outcome (docs/vetting.md): recomputed from the latest run and the waivers
 // active at an instant; the recorded outcome is never rewritten.
-import type { Instant } from '../shared/decider.ts';
+import type { Instant } from '../kernel/decider.ts';
 import { isBlocking, pathOfLocation, type Finding, type VerdictState } from './findings.ts';
 import type { Classification, RecordedOutcome, Uncovered, Verdict, WaiverScope } from './vetting.events.ts';
 

@@ -1,4 +1,4 @@
-import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider } from '../kernel/decider.ts';
 import type { ChainMode, ChainModeChanged, ChainOrderChanged, VetterToggled } from './vetting.events.ts';
 
 // The chain's settings live in one stream (streams.vettingSettings()): mode, order, and the vetters

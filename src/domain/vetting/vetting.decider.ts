@@ -1,4 +1,4 @@
-import { accept, type Command, type Decider, type Instant } from '../shared/decider.ts';
+import { accept, type Command, type Decider, type Instant } from '../kernel/decider.ts';
 import type { VerdictState } from './findings.ts';
 import { classify, evaluate, recordedOutcomeOf, type WaiverTerms } from './outcome.ts';
 import type {

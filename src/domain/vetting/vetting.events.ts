@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 import type { Finding, VerdictState } from './findings.ts';
 
 export const vettingTriggers = ['ingestion', 'revet-manual', 'revet-scheduled'] as const;

@@ -1,4 +1,4 @@
-import { accept, refuse, type Command, type Decider, type Instant } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider, type Instant } from '../kernel/decider.ts';
 import type { SnapshotState } from '../snapshot/snapshot.events.ts';
 import type { WaiverCreated, WaiverLapsed, WaiverRevoked, WaiverScope } from './vetting.events.ts';
 

@@ -1,6 +1,6 @@
 import { registrationRefusal } from '../marketplace/trust-boundary.ts';
-import { isResourceName } from '../shared/names.ts';
-import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
+import { isResourceName } from '../kernel/names.ts';
+import { accept, refuse, type Command, type Decider } from '../kernel/decider.ts';
 import type { AuditSinkEvent } from './webhook.events.ts';
 import { ledgerUrl } from './ledger-url.ts';
 

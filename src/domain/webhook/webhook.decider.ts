@@ -1,5 +1,5 @@
 import { registrationRefusal } from '../marketplace/trust-boundary.ts';
-import { accept, refuse, type Command, type Decider } from '../shared/decider.ts';
+import { accept, refuse, type Command, type Decider } from '../kernel/decider.ts';
 import { isSubscribableKind } from './event-kinds.ts';
 import type { WebhookSubscriberCreated, WebhookSubscriberDeleted } from './webhook.events.ts';
 import { ledgerUrl } from './ledger-url.ts';

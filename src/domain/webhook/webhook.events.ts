@@ -1,4 +1,4 @@
-import type { Event, Instant } from '../shared/decider.ts';
+import type { Event, Instant } from '../kernel/decider.ts';
 
 /** An outbound webhook subscriber; the signing secret is only ever carried sealed. */
 export type WebhookSubscriberCreated = Event<

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { CommandMeta } from '../../domain/shared/decider.ts';
+import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { requireAdminRole, requireApprover, requireAuditorRole } from '../../application/standing.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/rejected.ts';

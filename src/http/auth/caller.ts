@@ -1,4 +1,4 @@
-import type { ActorType } from '../../domain/shared/decider.ts';
+import type { ActorType } from '../../domain/kernel/decider.ts';
 
 /** Who a request acts for, as authentication established it. */
 export type Caller = Readonly<{

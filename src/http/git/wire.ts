@@ -4,9 +4,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { encodePktLine, flushPkt } from '../../adapters/git/pkt-line.ts';
-import type { CommandMeta, Instant } from '../../domain/shared/decider.ts';
+import type { CommandMeta, Instant } from '../../domain/kernel/decider.ts';
 import { isDatabaseUnavailable } from '../../adapters/postgres/unavailable.ts';
-import { isMarketplaceName } from '../../domain/shared/names.ts';
+import { isMarketplaceName } from '../../domain/kernel/names.ts';
 import { databaseRetryAfterSeconds } from '../problems.ts';
 import { authenticateFacade, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp } from '../http-deps.ts';

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { isMarketplaceName } from '../../domain/shared/names.ts';
+import { isMarketplaceName } from '../../domain/kernel/names.ts';
 import { liveMarketplaceByName, sealedWebhookSecret } from '../../projections/marketplaces/marketplaces.queries.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/rejected.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { isMarketplaceName } from '../../domain/shared/names.ts';
+import { isMarketplaceName } from '../../domain/kernel/names.ts';
 import { checkHoldings } from '../../application/holdings.ts';
 import { authenticateFacade, mayFetch, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';

@@ -12,7 +12,7 @@ import {
 } from '../../domain/catalog/catalog-plan.ts';
 import type { CatalogCollision, CatalogConstituent, CatalogTrigger } from '../../domain/catalog/catalog.events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
-import { streams } from '../../domain/shared/streams.ts';
+import { streams } from '../../domain/kernel/streams.ts';
 import { liveMarketplaces } from '../marketplaces/marketplaces.queries.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 import { outsideTransaction } from '../runner/outside-transaction.ts';

@@ -9,8 +9,8 @@ import type { CatalogStore } from '../../adapters/git/catalog-store.ts';
 import { catalogManifestPath, newlyWithheld, type CatalogRecord } from '../../domain/catalog/catalog-plan.ts';
 import type { CatalogCollision, CatalogEvent, CatalogTrigger } from '../../domain/catalog/catalog.events.ts';
 import { fact } from '../../domain/events.ts';
-import type { ActorType } from '../../domain/shared/decider.ts';
-import { streams } from '../../domain/shared/streams.ts';
+import type { ActorType } from '../../domain/kernel/decider.ts';
+import { streams } from '../../domain/kernel/streams.ts';
 
 /**
  * How the catalog's revisions and withdrawals are recorded: each in a stream of its own (`catalog-<sha>`,

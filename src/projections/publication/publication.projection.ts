@@ -3,7 +3,7 @@ import { RevisionConflict } from '../../adapters/eventstore/port.ts';
 import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
 import type { GitStore } from '../../adapters/git/git-store.ts';
 import { fact } from '../../domain/events.ts';
-import { streams } from '../../domain/shared/streams.ts';
+import { streams } from '../../domain/kernel/streams.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 import { dispatch, typesHandledBy } from '../runner/dispatch.ts';

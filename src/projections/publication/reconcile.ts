@@ -6,7 +6,7 @@ import { sql, type DatabasePool } from '../../adapters/postgres/pool.ts';
 import type { PublicationEvent } from '../../domain/publication/publication.events.ts';
 import { desiredRefs } from '../../domain/publication/desired-refs.ts';
 import { fact } from '../../domain/events.ts';
-import { streams } from '../../domain/shared/streams.ts';
+import { streams } from '../../domain/kernel/streams.ts';
 import { z } from 'zod';
 import { publicationTarget } from '../snapshots/snapshots.queries.ts';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { appendFacts } from '../../../src/adapters/eventstore/append-facts.ts';
 import { fact } from '../../../src/domain/events.ts';
-import { streams } from '../../../src/domain/shared/streams.ts';
+import { streams } from '../../../src/domain/kernel/streams.ts';
 import { expectJson, expectProblem, session } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import type { Clock } from '../../../src/adapters/system/clock.ts';
 import { compactionPass } from '../../../src/application/compaction.ts';
-import type { CommandMeta } from '../../../src/domain/shared/decider.ts';
+import type { CommandMeta } from '../../../src/domain/kernel/decider.ts';
 import { expectJson, ledger, session } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';

@@ -6,8 +6,8 @@ import type { Clock } from '../../../src/adapters/system/clock.ts';
 import { compactionPass } from '../../../src/application/compaction.ts';
 import { softDeleteSnapshot } from '../../../src/application/snapshot-deletion.ts';
 import { fact } from '../../../src/domain/events.ts';
-import type { CommandMeta } from '../../../src/domain/shared/decider.ts';
-import { streams } from '../../../src/domain/shared/streams.ts';
+import type { CommandMeta } from '../../../src/domain/kernel/decider.ts';
+import { streams } from '../../../src/domain/kernel/streams.ts';
 import {
   assertNothingChanged,
   day,

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
 import { recordPurge, restoreSnapshot, softDeleteSnapshot } from '../../../src/application/snapshot-deletion.ts';
 import { Rejected } from '../../../src/application/rejected.ts';
-import type { CommandMeta } from '../../../src/domain/shared/decider.ts';
+import type { CommandMeta } from '../../../src/domain/kernel/decider.ts';
 import {
   assertNothingChanged,
   day,

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { runCommand } from '../../../src/adapters/eventstore/run-command.ts';
 import { marketplaceDecider } from '../../../src/domain/marketplace/marketplace.decider.ts';
-import { streams } from '../../../src/domain/shared/streams.ts';
+import { streams } from '../../../src/domain/kernel/streams.ts';
 import { devSession } from '../../support/api.ts';
 import { eventually } from '../../support/assert.ts';
 import { startOnConfig, testConfig } from '../../support/gateway.ts';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
-import { rejectionCodes } from '../../../src/domain/shared/rejection.ts';
+import { rejectionCodes } from '../../../src/domain/kernel/rejection.ts';
 import { configurationPage } from '../../../scripts/config-docs.ts';
 import { apiPage, apiPageText } from '../../../scripts/api-docs.ts';
 

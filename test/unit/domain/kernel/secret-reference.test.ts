@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { readSecretReference } from '../../../../src/adapters/system/secret-reference.ts';
-import { describeSecretReference, parseSecretReference } from '../../../../src/domain/shared/secret-reference.ts';
+import { describeSecretReference, parseSecretReference } from '../../../../src/domain/kernel/secret-reference.ts';
 
 t.test('issue 18: a secret is a reference (env:NAME or file:/path), never a value', async (t) => {
   t.strictSame(parseSecretReference('env:SINK_SECRET'), { kind: 'env', name: 'SINK_SECRET' });
