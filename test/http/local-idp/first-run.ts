@@ -24,7 +24,15 @@ export const bannerPassword = (text: string): string | undefined => /^ {2}passwo
 export async function firstRunConfig(t: Test, env: Record<string, string> = {}): Promise<GatewayConfig> {
   const { url } = await testDatabase(t);
   return loadConfig({
-    env: { GATEWAY_DATABASE_URL: url, GATEWAY_DATA_DIR: t.testdir(), PORT: '0', GATEWAY_LOG_LEVEL: 'silent', ...env },
+    env: {
+      GATEWAY_DATABASE_URL: url,
+      GATEWAY_DATA_DIR: t.testdir(),
+      PORT: '0',
+      GATEWAY_LOG_LEVEL: 'silent',
+      // As in testConfig: a command waits for its read models as long as a loaded machine needs.
+      GATEWAY_PROJECTIONS_WAIT_TIMEOUT: '30s',
+      ...env,
+    },
     cwd: process.cwd(),
   });
 }
