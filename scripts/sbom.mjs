@@ -45,8 +45,15 @@ function importedPackages(dir) {
       const file = join(path, entry.name);
       if (entry.isDirectory()) visit(file);
       else if (/\.(?:[cm]?[jt]sx?)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-        const text = readFileSync(file, 'utf8').replace(/import\s+type\s[^;]*;/g, '');
-        for (const [, spec] of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"./][^'"]*)['"]/g)) {
+        const text = readFileSync(file, 'utf8').replace(/^\s*(?:import|export)\s+type\s[^;]*;/gm, '');
+        // Only module specifiers: a statement's `from '…'`, a bare `import '…'`, an `import('…')` call
+        // (a string argument such as `query.get('from')` is not one).
+        const specifiers = [
+          ...text.matchAll(/^\s*(?:import|export)\s[^;()=]*?\bfrom\s*['"]([^'"]+)['"]/gm),
+          ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+          ...text.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g),
+        ].map((match) => match[1]);
+        for (const spec of specifiers.filter((name) => !/^[./]/.test(name))) {
           const parts = spec.split('/');
           names.add(spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
         }

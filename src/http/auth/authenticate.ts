@@ -158,32 +158,37 @@ export function registerAuthentication(app: HttpApp, deps: HttpDeps, tokenUse: T
         'the management API takes a session or a machine credential as Authorization: Bearer; personal access tokens work only on /git',
       );
     }
-    const caller = await sessionCaller(deps, request);
-    if (!caller && browserAtDocs(deps, request, path))
-      return reply.redirect(`/oauth2/authorization/idp?returnTo=${encodeURIComponent(request.url)}`, 302);
-    if (!caller)
-      return deny(
-        deps,
-        request,
-        reply,
-        'unauthenticated',
-        'not signed in: start at /oauth2/authorization/idp, or present a machine credential as Authorization: Bearer',
-      );
-    const echoed = request.headers[csrfHeader];
-    if (
-      !safeMethods.has(request.method) &&
-      (typeof echoed !== 'string' ||
-        !request.cookies[csrfCookie] ||
-        !constantTimeEqual(echoed, request.cookies[csrfCookie]!))
-    ) {
-      return deny(
-        deps,
-        request,
-        reply,
-        'forbidden',
-        'state-changing requests on a session must echo the XSRF-TOKEN cookie in the X-XSRF-TOKEN header',
-      );
-    }
-    request.caller = caller;
+    return sessionPath(deps, request, reply, path);
   });
+}
+
+/** The session path: a signed-in caller (or the development hatch's), and the CSRF echo on a state change. */
+async function sessionPath(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, path: string) {
+  const caller = await sessionCaller(deps, request);
+  if (!caller && browserAtDocs(deps, request, path))
+    return reply.redirect(`/oauth2/authorization/idp?returnTo=${encodeURIComponent(request.url)}`, 302);
+  if (!caller)
+    return deny(
+      deps,
+      request,
+      reply,
+      'unauthenticated',
+      'not signed in: start at /oauth2/authorization/idp, or present a machine credential as Authorization: Bearer',
+    );
+  const echoed = request.headers[csrfHeader];
+  if (
+    !safeMethods.has(request.method) &&
+    (typeof echoed !== 'string' ||
+      !request.cookies[csrfCookie] ||
+      !constantTimeEqual(echoed, request.cookies[csrfCookie]!))
+  ) {
+    return deny(
+      deps,
+      request,
+      reply,
+      'forbidden',
+      'state-changing requests on a session must echo the XSRF-TOKEN cookie in the X-XSRF-TOKEN header',
+    );
+  }
+  request.caller = caller;
 }
