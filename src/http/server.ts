@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { HttpApp, HttpDeps } from './http-deps.ts';
 import { apiDocsRoute } from './actuator/api-docs.route.ts';
 import { adoptionRoutes } from './api/adoption/adoption.route.ts';
@@ -80,7 +80,8 @@ function createApp(deps: HttpDeps): HttpApp {
     loggerInstance: deps.logger,
     // Credentials in a query string (an OIDC code and state, tokens) never reach the log (decision 357).
     childLoggerFactory: requestLogger,
-    disableRequestLogging: true, // one line per request instead, written by logRequests
+    // fastify's pair of lines per request is off: logRequests writes one line per request instead.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',

@@ -4,7 +4,7 @@
 // docs/access.md), only the Role grants tab does. The copyable commands wrap: every character stays visible.
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { newContext, openBrowser, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
+import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
 import { startGatewayWithOidc, type GatewayBrowser } from '../support/oidc.ts';
 import { marketplaceFiles, serveUpstream } from '../support/upstream.ts';
 
@@ -93,6 +93,7 @@ t.test('Access: a tab per concern, each at its own address, of a reasonable heig
     const height = await pageHeight(page);
     t.ok(height < 1800, `${tab.path} is ${height} px tall (the single page was 3,300)`);
     t.same(await seriousViolations(page), [], `${tab.path}: no serious or critical accessibility violation`);
+    await screenshot(page, `access-tab-${tab.path.split('/')[2] ?? 'tokens'}`);
   }
   await gateway.settled();
   t.equal(await rolesReads(t, root), readsBefore + 1, 'the Role grants tab reads them, once');

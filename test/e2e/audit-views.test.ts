@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { newContext, openBrowser, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
+import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
 import { startGatewayWithOidc, type GatewayBrowser } from '../support/oidc.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../support/upstream.ts';
 
@@ -82,6 +82,7 @@ t.test('an auditor reads acts, filters the ledger, and travels back in time', as
   const ingest = page.locator('tbody').filter({ hasText: 'Ingest and vetting: Clear' });
   t.equal(await ingest.count(), 1, 'the ingest and its vetting are one act');
   t.same(await seriousViolations(page), [], 'the grouped ledger: no serious or critical accessibility violation');
+  await screenshot(page, 'audit-ledger-grouped');
 
   // Principal and event, through the form: the server narrows (decision 420).
   const form = page.getByRole('search', { name: 'Filter the ledger' });
@@ -132,6 +133,7 @@ t.test('an auditor reads acts, filters the ledger, and travels back in time', as
   t.match(await holder.textContent(), /^root\s*2/, 'root fetched it twice');
   t.match(await holder.textContent(), /Personal access token/, 'with a personal token');
   t.same(await seriousViolations(page), [], 'time travel: no serious or critical accessibility violation');
+  await screenshot(page, 'audit-time-travel');
 
   // Before the approval nothing was served.
   await page.getByLabel(/^Instant/).fill(await localValue(page, captured.ts));

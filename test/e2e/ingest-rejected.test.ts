@@ -6,7 +6,7 @@
 // and what to do next, with no waiver form.
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { newContext, openBrowser, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
+import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
 import { startGatewayWithOidc } from '../support/oidc.ts';
 import { cleanMarketplace } from '../support/planted.ts';
 import { serveUpstream } from '../support/upstream.ts';
@@ -58,6 +58,7 @@ t.test('an ingest rejected for its marketplace.json is shown as a failure everyw
     'the missing marketplace.json is a warning',
   );
   await axeClean(t, page, 'a registration with a warning');
+  await screenshot(page, 'marketplaces-register-warning');
 
   await register(page, 'broken', broken.url);
   t.match(
@@ -82,6 +83,7 @@ t.test('an ingest rejected for its marketplace.json is shown as a failure everyw
   t.match(await last.textContent(), /Rejected.*is not valid JSON/, 'Last ingest: Rejected, with the reason');
   t.equal(await page.getByText('Succeeded', { exact: true }).count(), 0, 'never shown as succeeded');
   await axeClean(t, page, 'a marketplace whose ingest was rejected');
+  await screenshot(page, 'marketplaces-ingest-rejected');
 
   // The list's status column.
   await page.getByRole('link', { name: 'All marketplaces' }).click();
@@ -90,6 +92,7 @@ t.test('an ingest rejected for its marketplace.json is shown as a failure everyw
   t.match(await row('broken').textContent(), /^brokenIngest rejected/, 'broken: Ingest rejected');
   t.match(await row('empty').textContent(), /^emptyNever ingested/, 'empty: Never ingested');
   await axeClean(t, page, 'the list with statuses');
+  await screenshot(page, 'marketplaces-list-status');
 
   // The overview's list.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
@@ -116,4 +119,5 @@ t.test('an ingest rejected for its marketplace.json is shown as a failure everyw
   t.equal(await page.getByRole('button', { name: /^Waive/ }).count(), 0, 'no waiver form');
   t.equal(await page.getByRole('button', { name: 'Approve', exact: true }).count(), 0, 'no approval');
   await axeClean(t, page, 'a snapshot rejected at ingest');
+  await screenshot(page, 'review-snapshot-decided');
 });
