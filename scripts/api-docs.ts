@@ -144,7 +144,7 @@ export function apiReference(document: Document): string {
     '',
     "Generated from the gateway's OpenAPI document (`/v3/api-docs`) by `npm run docs:api`; do not edit. Roles,",
     'tokens and scopes are explained in [access.md](access.md), problem documents in',
-    '[decisions.md](decisions.md) (decision 1) and `docs/problems/`. Every non-success API answer is a problem',
+    '[decision 1](decisions/0001-problem-types.md) and `docs/problems/`. Every non-success API answer is a problem',
     'document (`application/problem+json`: `type`, `title`, `status`, `detail`, `instance`); a refusal over an',
     'upstream that cannot be read adds `reason`, `rootCause` and `nextStep`, a policy denial `denials[]`. The git',
     'facade is not part of this document: see [facade.md](facade.md).',

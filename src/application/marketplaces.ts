@@ -88,7 +88,7 @@ const upstreamProblem = (error: UpstreamError) =>
     nextStep: error.nextStep,
   });
 
-/** The 422, 400 and 409 refusals in that order (docs/decisions.md 46), all before the upstream is read. */
+/** The 422, 400 and 409 refusals in that order (decision 46), all before the upstream is read. */
 async function registrationChecks(deps: MarketplacePorts, wanted: Registration): Promise<void> {
   const { name, url, ref, origin, pushPolicy } = wanted;
   if (!isMarketplaceName(name)) {

@@ -73,7 +73,7 @@ const catalogue = {
 
 export const statusOf = (code: RejectionCode): number => catalogue[code].status;
 
-// docs/decisions.md: problem `type` is `<base-url>/problems/<code>`, which /problems/<code> serves.
+// Decision 1: problem `type` is `<base-url>/problems/<code>`, which /problems/<code> serves.
 export const problemType = (baseUrl: string, code: RejectionCode): string => `${baseUrl}/problems/${code}`;
 
 export function problemFor(baseUrl: string, rejection: Rejection, instance: string): Problem {

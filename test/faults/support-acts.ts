@@ -180,7 +180,7 @@ export async function probeUnansweredNames(ctx: ActContext): Promise<void> {
     .filter((act) => ['register', 'reregister', 'remove'].includes(act.kind))
     .filter((act) => !live.has(act.target) && !ctx.state.stuck.has(act.target));
   // A reservation whose registration never came is held for the grace a running registration may need
-  // (docs/decisions.md); a removed holder gives its name up at once.
+  // (decision 124); a removed holder gives its name up at once.
   const registrations = left.filter((act) => act.kind !== 'remove').map((act) => act.at ?? 0);
   const wait =
     registrations.length === 0 ? 0 : Math.max(...registrations) + unregisteredHolderGraceMs + 1000 - Date.now();

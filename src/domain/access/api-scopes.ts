@@ -24,7 +24,7 @@ export const apiScopeTable = {
   ],
   'marketplaces:register': ['POST /api/v1/marketplaces'],
   'marketplaces:ingest': ['POST /api/v1/marketplaces/{name}/ingest'],
-  // The rerun is the gateway's own route for vetting a held snapshot again (docs/decisions.md 73): the
+  // The rerun is the gateway's own route for vetting a held snapshot again (decision 73): the
   // re-vet of one answers 409, and a machine that ran the re-vet must still reach it.
   'vetting:run': [
     'POST /api/v1/marketplaces/{name}/revet',

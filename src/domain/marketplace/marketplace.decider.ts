@@ -86,7 +86,7 @@ export type MarketplaceState =
     };
 
 // Snapshots live in their marketplace's stream: capturing a commit once, deciding on it, and
-// withdrawing every approval on removal are each one atomic append (docs/decisions.md).
+// withdrawing every approval on removal are each one atomic append (decision 45).
 type Event = MarketplaceEvent | SnapshotEvent | PolicyDenied;
 
 type Known = Extract<MarketplaceState, { marketplaceId: number }>;

@@ -10,7 +10,7 @@ export type VerdictState = (typeof verdictStates)[number];
 /** One thing a connector found. `id` is the stable rule id waivers name; `location` is `path:line`. */
 export type Finding = Readonly<{ id: string; severity: Severity; location: string; message: string }>;
 
-/** A finding blocks approval when it is HIGH or CRITICAL (docs/decisions.md). */
+/** A finding blocks approval when it is HIGH or CRITICAL (decision 65). */
 export const isBlocking = (finding: Finding): boolean => finding.severity === 'HIGH' || finding.severity === 'CRITICAL';
 
 /** A connector's verdict from its findings: FAIL on a blocking finding, WARN on LOW or MEDIUM, else PASS. */

@@ -7,7 +7,7 @@ import type { HttpApp, HttpDeps } from '../http-deps.ts';
 
 const known = new Set<string>(rejectionCodes);
 
-// docs/decisions.md: a problem's `type` dereferences to the page that explains it.
+// Decision 1: a problem's `type` dereferences to the page that explains it.
 export function problemsRoute(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/problems/:code',

@@ -45,7 +45,7 @@ export class ProjectionRunner {
 
   /**
    * Creates missing read models and rebuilds those whose version changed, so that a schema change
-   * is a version bump (docs/decisions.md). Returns the names it (re)created.
+   * is a version bump (decision 15). Returns the names it (re)created.
    */
   async prepare(): Promise<string[]> {
     await this.pool.query(trustedSql(createCheckpointsSql));

@@ -17,7 +17,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveRepos, serveUpstream, type Files } from '../../support/upstream.ts';
 
 // docs/marketplaces.md (registration, ingest, states: approve and reject), the problem documents;
-// docs/decisions.md 46 (order of refusals), 48 (manifest policy), 49 (release age).
+// Decisions 46 (order of refusals), 48 (manifest policy), 49 (release age).
 
 const devEnv = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };
 const unreachable = 'http://127.0.0.1:1/x.git';
@@ -206,7 +206,7 @@ t.test(
     );
     t.match(long.body.detail, /\/git\/<name>/, 'and states that the name is the /git/<name> path');
 
-    // 422: unknown origin or pushPolicy; docs/decisions.md 3: unknown fields are refused with 422.
+    // 422: unknown origin or pushPolicy; decision 3: unknown fields are refused with 422.
     const origin = await refused(
       t,
       gw,
@@ -236,7 +236,7 @@ t.test(
     t.match(field.detail, /branch/);
     await refused(t, gw, register({ url }), 422, 'invalid-request', '422 for a missing name');
 
-    // docs/decisions.md 46: 422, then 400, then 409; the upstream read comes after all of them.
+    // Decision 46: 422, then 400, then 409; the upstream read comes after all of them.
     await refused(
       t,
       gw,
@@ -316,7 +316,7 @@ t.test(
     t.equal(
       (await root.post('/api/v1/marketplaces', { name: 'acme-heads', url, ref: 'refs/heads/main' })).status,
       201,
-      'docs/decisions.md 46: refs/heads/main is accepted',
+      'decision 46: refs/heads/main is accepted',
     );
     t.strictSame(
       (await listed(t, root)).map((m) => m.name).sort(),
@@ -1030,7 +1030,7 @@ t.test(
     t.match(problem.approvableAt, /^\d{4}-\d\d-\d\dT/, 'approvableAt is a timestamp');
     t.ok(
       Math.abs(Date.parse(problem.approvableAt!) - (Date.parse(snapshot.createdAt) + hour)) < 2000,
-      `docs/decisions.md 49: measured from capture (${snapshot.createdAt} + 1h ≈ ${problem.approvableAt})`,
+      `decision 49: measured from capture (${snapshot.createdAt} + 1h ≈ ${problem.approvableAt})`,
     );
     t.match(await one(t, root, 'acme'), { servedSha: null, snapshots: [{ state: 'held' }] });
     t.match(

@@ -17,7 +17,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
 // docs/facade.md: the facade's rules, its credentials and its ledger entries (info-refs, upload-pack: ref
-// attribution; the append is synchronous: a fetch fails if the ledger cannot be written); docs/decisions.md 53, 54.
+// attribution; the append is synchronous: a fetch fails if the ledger cannot be written); decisions 53, 54.
 
 const devEnv = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };
 const agent = 'agent=git/2.39.5';
@@ -397,7 +397,7 @@ t.test('facade refusals and robustness', async (t) => {
     );
   });
 
-  t.test('docs/decisions.md 54: a malformed body gets a 400 text answer, not JSON', async (t) => {
+  t.test('decision 54: a malformed body gets a 400 text answer, not JSON', async (t) => {
     const bodies: Array<[string, Buffer]> = [
       ['zzzz', Buffer.from('zzzz')],
       ['a length past the end', Buffer.from('00ffwant ')],
@@ -418,7 +418,7 @@ t.test('facade refusals and robustness', async (t) => {
     }
   });
 
-  t.test("docs/decisions.md 54: bodies are capped at 8 MiB (413 in git's terms)", async (t) => {
+  t.test("decision 54: bodies are capped at 8 MiB (413 in git's terms)", async (t) => {
     const big = Buffer.concat([v2Fetch([shas.tip]).subarray(0, -4), Buffer.alloc(8 * 1024 * 1024, 0x30), flush]);
     const answer = await uploadPack(gw, 'acme', big, { ...auth, 'git-protocol': 'version=2' });
     t.equal(answer.status, 413);
@@ -562,7 +562,7 @@ t.test('facade refusals and robustness', async (t) => {
       t.equal(
         uploads.length,
         2,
-        'one entry per fetch: the twice-wanted tip of a clone is one entry (docs/decisions.md 53)',
+        'one entry per fetch: the twice-wanted tip of a clone is one entry (decision 53)',
       );
       for (const entry of uploads) {
         t.match(entry, {

@@ -22,7 +22,7 @@ import { gitClient, gitIn, marketplaceFiles, serveUpstream } from '../../support
 // A publisher pushes to /publish/{name}; Registration rules (pushPolicy append-only refuses
 // non-fast-forward pushes, allow-rewrite permits them and records both tips on the ledger); Snapshot
 // state (ingest by push → held, ingestedBy the principal); Tokens rules 2 and 3 (pushScopes; out of
-// scope answers as nonexistent); "Re-ingest: hosted marketplaces can be re-ingested"; docs/decisions.md.
+// scope answers as nonexistent); "Re-ingest: hosted marketplaces can be re-ingested"; decisions 80 to 83.
 
 const devEnv = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };
 const zero = '0'.repeat(40);

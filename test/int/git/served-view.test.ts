@@ -9,7 +9,7 @@ import { desiredRefs } from '../../../src/domain/publication/desired-refs.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
 // The facade answers info/refs and ls-refs from a view of the published repository kept in memory
-// (docs/decisions.md 62). These tests hold it to two promises: every answer is byte for byte what
+// (decision 62). These tests hold it to two promises: every answer is byte for byte what
 // `git upload-pack` says for the repository as it is, and no replica keeps a view past a converge.
 
 // A protocol v2 ls-refs request as git 2.39.5 sends it on clone and fetch (test/unit/adapters/git/pkt-line.test.ts).

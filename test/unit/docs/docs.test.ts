@@ -34,7 +34,7 @@ t.test('docs/configuration.md says which keys are not built yet', async (t) => {
   t.match(page, /^\| `gateway\.audit-export\.lag` \|.*\| yes \|/m);
 });
 
-t.test('every problem type dereferences to a page (docs/decisions.md: problem types)', async (t) => {
+t.test('every problem type dereferences to a page (decision 1: problem types)', async (t) => {
   for (const code of rejectionCodes) t.ok(existsSync(`docs/problems/${code}.md`), code);
 });
 

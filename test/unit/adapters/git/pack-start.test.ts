@@ -4,7 +4,7 @@ import { PackStartDetector } from '../../../../src/adapters/git/pack-start.ts';
 // upload-pack output as git 2.39.5 writes it (captured from `git upload-pack --stateless-rpc`): the
 // pack starts at the v2 `packfile` section, at the first side-band packet on band 1 (v0), or at a raw
 // `PACK` after the ACK/NAK lines when side-band was not negotiated (spec, Events: "appended when the
-// send begins"; docs/decisions.md 53: negotiation rounds record nothing).
+// send begins"; decision 53: negotiation rounds record nothing).
 const tip = 'c42260ce110254499b7a43c1bfce9e948ca0bf8b';
 const bytes = (text: string) => Buffer.from(text, 'latin1');
 const packHeader = '\x01PACK\x00\x00\x00\x02\x00\x00\x00\x03\x07x}';

@@ -33,7 +33,7 @@ const specTable: Array<[string, string[]]> = [
   ],
   ['marketplaces:register', ['POST /api/v1/marketplaces']],
   ['marketplaces:ingest', ['POST /api/v1/marketplaces/{name}/ingest']],
-  // The gateway adds the rerun of a held snapshot's vetting (docs/decisions.md): the re-vet it replaces is 409 there.
+  // The gateway adds the rerun of a held snapshot's vetting (decision 73): the re-vet it replaces is 409 there.
   [
     'vetting:run',
     [

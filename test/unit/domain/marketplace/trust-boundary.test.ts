@@ -36,7 +36,7 @@ t.test('spec: the scheme is "compared lower-cased": HTTPS:// is accepted when ht
 });
 
 t.test(
-  'spec: "ref present and not main" is 400; main (and refs/heads/main, docs/decisions.md 46) is accepted',
+  'spec: "ref present and not main" is 400; main (and refs/heads/main, decision 46) is accepted',
   async (t) => {
     t.equal(registrationRefusal(upstream('https://example.test/a.git', { ref: 'main' }), both), null);
     t.equal(registrationRefusal(upstream('https://example.test/a.git', { ref: 'refs/heads/main' }), both), null);

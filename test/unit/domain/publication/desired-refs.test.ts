@@ -35,7 +35,7 @@ t.test('nothing approved: nothing published', async (t) => {
   t.equal(desired.refs.size, 0);
 });
 
-t.test('docs/decisions.md 51: a revoked tip clears main rather than moving back to an older approval', async (t) => {
+t.test('decision 51: a revoked tip clears main rather than moving back to an older approval', async (t) => {
   // second was the tip and is no longer approved; first is still approved.
   const desired = desiredRefs([first], second);
   t.equal(desired.main, null);

@@ -9,7 +9,7 @@ import {
   unresolvedSources,
 } from '../../../../src/domain/snapshot/manifest-policy.ts';
 
-// docs/decisions.md 48 (manifest policy): every violation gives a `rejected` snapshot; a manifest rejected by
+// Decision 48 (manifest policy): every violation gives a `rejected` snapshot; a manifest rejected by
 // policy counts as a succeeded ingest (docs/marketplaces.md), so these are captures, not failures.
 const manifest = (plugins: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ name: 'acme', owner: { name: 'Acme' }, ...extra, plugins });
@@ -172,7 +172,7 @@ t.test('npm, archive and command sources are violations (cannot be pinned to a c
 });
 
 t.test(
-  'docs/decisions.md 58: external git sources (github, url, git-subdir) are read for resolution, not refused',
+  'decision 58: external git sources (github, url, git-subdir) are read for resolution, not refused',
   async (t) => {
     const sha = 'a'.repeat(40);
     const reading = readManifest(

@@ -1,7 +1,7 @@
 // The retention policy's batch: several snapshots of one marketplace soft-deleted in one decision (one append).
 // Approved snapshots are never eligible, by policy or by hand; purgeAfter is resolved at deletion time
 // (docs/retention.md). A snapshot no longer eligible when the batch is decided is skipped, never a refusal of
-// the batch (docs/decisions.md), and each deletion stays its own `snapshot-soft-deleted` (ledger, webhooks).
+// the batch (decision 212), and each deletion stays its own `snapshot-soft-deleted` (ledger, webhooks).
 import t from 'tap';
 import { marketplaceDecider } from '../../../../src/domain/marketplace/marketplace.decider.ts';
 import type { EventOf } from '../../../../src/domain/events.ts';
