@@ -36,7 +36,13 @@ t.test('Policy: the rule editor dry-runs an expression against the served and he
   await editor.getByLabel(/^Expression/).fill('snapshot.plugins.exists(p, p.name == "beta")');
   await dryRun.getByRole('button', { name: 'Dry run' }).click();
   const result = dryRun.getByRole('status');
-  await result.getByRole('table').waitFor();
+  // A loaded machine may take a while; should no table come, the failure says what the section shows instead.
+  await result
+    .getByRole('table')
+    .waitFor({ timeout: 60_000 })
+    .catch(async (error: unknown) => {
+      throw new Error(`no table in the dry run's answer: ${await dryRun.textContent()} (${String(error)})`);
+    });
   t.match(await result.textContent(), /Would deny 1 and allow 1 of 2 served and held snapshots/, 'how many');
   const denied = result.getByRole('row', { name: new RegExp(`^${served.id}\\b`) });
   t.match(await denied.textContent(), new RegExp(`acme${served.sha.slice(0, 12)}approvedmatches`), 'which and why');
