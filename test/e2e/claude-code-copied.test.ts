@@ -54,11 +54,11 @@ else
 
     await page.goto('/access');
     const form = page.getByRole('form', { name: 'New token' });
-    await form.getByLabel('Name').fill('claude code');
+    await form.getByLabel('Name').fill('laptop');
     await form.getByRole('checkbox', { name: 'acme' }).check();
     await form.getByRole('button', { name: 'Create token' }).click();
     const token = await page.getByLabel('Token', { exact: true }).inputValue();
-    const command = await page.getByLabel('Claude Code').inputValue();
+    const command = await page.getByRole('textbox', { name: 'Claude Code', exact: true }).inputValue();
     const [program, ...args] = words(command);
     t.equal(program, 'claude', `the copied command: ${command}`);
 
