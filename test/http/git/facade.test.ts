@@ -559,11 +559,7 @@ t.test('facade refusals and robustness', async (t) => {
         ],
         'spec: "a want equal to the tip records refs/heads/main"; "a want that is not the tip records refs/snapshots/<sha>"',
       );
-      t.equal(
-        uploads.length,
-        2,
-        'one entry per fetch: the twice-wanted tip of a clone is one entry (decision 53)',
-      );
+      t.equal(uploads.length, 2, 'one entry per fetch: the twice-wanted tip of a clone is one entry (decision 53)');
       for (const entry of uploads) {
         t.match(entry, {
           source: '127.0.0.1',

@@ -35,29 +35,22 @@ t.test('spec: the scheme is "compared lower-cased": HTTPS:// is accepted when ht
   t.equal(registrationRefusal(upstream('HtTpS://github.com/acme/plugins.git'), httpsOnly), null);
 });
 
-t.test(
-  'spec: "ref present and not main" is 400; main (and refs/heads/main, decision 46) is accepted',
-  async (t) => {
-    t.equal(registrationRefusal(upstream('https://example.test/a.git', { ref: 'main' }), both), null);
-    t.equal(registrationRefusal(upstream('https://example.test/a.git', { ref: 'refs/heads/main' }), both), null);
-    t.equal(registrationRefusal(hosted({ ref: 'main' }), both), null, 'also on a hosted marketplace');
-    for (const ref of ['master', 'develop', 'Main', 'refs/heads/master', 'refs/tags/main', '']) {
-      t.match(
-        registrationRefusal(upstream('https://example.test/a.git', { ref }), both),
-        {
-          code: 'trust-boundary',
-          detail: /ingests the upstream's default branch, whatever its name \(master too\), and serves it as main/,
-        },
-        JSON.stringify(ref),
-      );
-    }
+t.test('spec: "ref present and not main" is 400; main (and refs/heads/main, decision 46) is accepted', async (t) => {
+  t.equal(registrationRefusal(upstream('https://example.test/a.git', { ref: 'main' }), both), null);
+  t.equal(registrationRefusal(upstream('https://example.test/a.git', { ref: 'refs/heads/main' }), both), null);
+  t.equal(registrationRefusal(hosted({ ref: 'main' }), both), null, 'also on a hosted marketplace');
+  for (const ref of ['master', 'develop', 'Main', 'refs/heads/master', 'refs/tags/main', '']) {
     t.match(
-      registrationRefusal(hosted({ ref: 'develop' }), both),
-      { code: 'trust-boundary' },
-      'hosted with another ref',
+      registrationRefusal(upstream('https://example.test/a.git', { ref }), both),
+      {
+        code: 'trust-boundary',
+        detail: /ingests the upstream's default branch, whatever its name \(master too\), and serves it as main/,
+      },
+      JSON.stringify(ref),
     );
-  },
-);
+  }
+  t.match(registrationRefusal(hosted({ ref: 'develop' }), both), { code: 'trust-boundary' }, 'hosted with another ref');
+});
 
 t.test('spec: "URL scheme not allowlisted" is 400', async (t) => {
   const cases: Array<[string, readonly string[]]> = [
