@@ -1,10 +1,9 @@
 // What the overview reads besides the marketplace list: the vetting outcome of the newest held snapshots
-// (to tell the blocked ones from those waiting for a decision), the newest ledger entries and adoption
+// (to tell the blocked ones from those waiting for a decision) and adoption
 // (auditor or admin only: docs/access.md, Roles).
 import { api, data, type Body } from '../../api/client';
 
 export type Vetting = Body<'/api/v1/snapshots/{id}/vetting', 'get'>;
-export type LedgerEntry = Body<'/api/v1/audit', 'get'>['entries'][number];
 export type Adoption = Body<'/api/v1/adoption', 'get'>[number];
 
 /** How many held snapshots the overview asks the vetting outcome of (one request each). */
@@ -15,11 +14,6 @@ export const adoptionRows = 8;
 export const vettingQuery = (id: number) => ({
   queryKey: ['overview', 'vetting', id],
   queryFn: () => data(api.GET('/api/v1/snapshots/{id}/vetting', { params: { path: { id } } })),
-});
-
-export const recentLedgerQuery = () => ({
-  queryKey: ['overview', 'audit'],
-  queryFn: () => data(api.GET('/api/v1/audit', { params: { query: { limit: recentEntries } } })),
 });
 
 export const adoptionQuery = () => ({
