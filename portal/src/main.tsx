@@ -1,7 +1,7 @@
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './App';
+import { App } from './app';
 import { ApiError, signInUrl } from './api/client';
 import { meQuery, SessionProvider } from './api/session';
 import { Loading, ProblemNotice } from './components/ui';

@@ -4,9 +4,9 @@
 import { Route, Switch } from 'wouter';
 import './review.css';
 import { Page } from '../../components/ui';
-import { FilePreview } from './FilePreview';
-import { Queue } from './Queue';
-import { SnapshotPage } from './SnapshotPage';
+import { FilePreview } from './file-preview';
+import { Queue } from './queue';
+import { SnapshotPage } from './snapshot-page';
 
 function NoSuchPage() {
   return (

@@ -10,12 +10,12 @@ import { labelFrom, snapshotStateLabels, vettingOutcomeLabels } from '../../comp
 import { Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
 import { rejectedAtIngest } from '../marketplaces/queries';
 import { DecidedBy, DecisionRecord } from './decided';
-import { Decisions } from './Decisions';
-import { Checks } from './Checks';
-import { Consent, Inventory } from './Content';
-import { FileDiffs } from './FileDiffs';
+import { Decisions } from './decisions';
+import { Checks } from './checks';
+import { Consent, Inventory } from './content';
+import { FileDiffs } from './file-diffs';
 import { locate, marketplacesQuery, vettingQuery, type Located } from './queries';
-import { VettingReportView } from './Vetting';
+import { VettingReportView } from './vetting';
 import './review.css';
 
 const tabs = [

@@ -2,11 +2,11 @@
 // the skill changes of GET .../content-diff, and (composed here, as the content diff names skills only)
 // the hooks, MCP and LSP servers, commands and agents that the baseline it names does not have: the
 // inventory of this snapshot against the inventory of the baseline snapshot. Below them, what each plugin
-// can newly do once installed (the content diff's capability changes, Capabilities.tsx).
+// can newly do once installed (the content diff's capability changes, capabilities.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { humanize } from '../../components/labels';
 import { Empty, Loaded, Sha, StateBadge } from '../../components/ui';
-import { CapabilityChanges } from './Capabilities';
+import { CapabilityChanges } from './capabilities';
 import { contentDiffQuery, contentQuery, type Inventory as InventoryData, type Plugin } from './queries';
 
 type Added = Readonly<{ kind: string; plugin: string; what: string; detail: string }>;

@@ -9,7 +9,7 @@ import { humanize, labelFrom, verdictLabels, vettingOutcomeLabels } from '../../
 import { Empty, Loaded, StateBadge, When } from '../../components/ui';
 import { closed } from './decided';
 import { fileHref, severityRank, vettingQuery, type Located, type Snapshot, type VettingReport } from './queries';
-import { WaiverForm, Waivers, type Waivable } from './Waivers';
+import { WaiverForm, Waivers, type Waivable } from './waivers';
 
 const outcomeText: Readonly<Record<VettingReport['outcome'], string>> = {
   CLEAR: 'Nothing blocks approval.',
