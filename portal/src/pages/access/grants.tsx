@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { Empty, Loaded, ProblemNotice, When } from '../../components/ui';
 import { humanize } from '../../components/labels';
-import { ConfirmButton } from './confirm';
+import { ConfirmButton } from '../../components/confirm-button';
 import { grantsQuery, marketplacesQuery, type Grant } from './queries';
 
 type Role = Grant['role'];
@@ -87,9 +87,9 @@ function GrantRow({ grant }: { grant: Grant }) {
       <td>
         <ConfirmButton
           label="Remove"
-          confirmLabel={`Remove ${grant.principal} as ${what}`}
+          name={`Remove ${grant.principal} as ${what}`}
           onConfirm={() => remove.mutate()}
-          busy={remove.isPending}
+          pending={remove.isPending}
         />
         <ProblemNotice error={remove.error} />
       </td>

@@ -7,7 +7,7 @@ import { api, data } from '../../api/client';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { NameChecklist } from './checklist';
 import { humanize } from '../../components/labels';
-import { CredentialActions } from './confirm';
+import { CredentialActions } from './credential-actions';
 import { expiresAtOf, machineExpiries, stateOf } from './expiry';
 import { apiScopeNames, machineQuery, type Token } from './queries';
 

@@ -9,7 +9,7 @@ import { useSearch } from 'wouter';
 import { api, data } from '../../api/client';
 import { Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { humanize } from '../../components/labels';
-import { CredentialActions } from './confirm';
+import { CredentialActions } from './credential-actions';
 import { expiresAtOf, personalExpiries, stateOf } from './expiry';
 import { ShownOnce, type Issued } from './shown-once';
 import { marketplacesQuery, tokensQuery, useCatalogName, type Marketplace, type Token } from './queries';

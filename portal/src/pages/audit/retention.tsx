@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { Empty, Loaded, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
 import { humanize, labelFrom, snapshotStateLabels } from '../../components/labels';
-import { ConfirmButton } from './confirm';
+import { ConfirmButton } from '../../components/confirm-button';
 import { retentionKey, retentionQuery, type RetentionCandidate } from './queries';
 
 function Candidates({ candidates }: { candidates: readonly RetentionCandidate[] }) {
@@ -67,13 +67,13 @@ export function RetentionPanel({ admin }: { admin: boolean }) {
         <div className="row">
           <ConfirmButton
             label="Run an evaluation pass"
-            confirm="Soft-deletes the candidates above (restorable until purged)."
+            explanation="Soft-deletes the candidates above (restorable until purged)."
             pending={evaluate.isPending}
             onConfirm={() => evaluate.mutate()}
           />
           <ConfirmButton
             label="Run a compaction pass"
-            confirm="Purges soft-deleted snapshots past their restore window, for good."
+            explanation="Purges soft-deleted snapshots past their restore window, for good."
             pending={compact.isPending}
             onConfirm={() => compact.mutate()}
           />

@@ -5,7 +5,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, data, type Body } from '../../api/client';
 import { useSession } from '../../api/session';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge } from '../../components/ui';
-import { ConfirmButton } from './confirm';
+import { ConfirmButton } from '../../components/confirm-button';
 import { Deliveries } from './deliveries';
 import { sinksKey, sinksQuery, type Sink } from './queries';
 
@@ -108,7 +108,7 @@ function SinkActions({ sink }: { sink: Sink }) {
         </button>
         <ConfirmButton
           label={`Delete ${sink.name}`}
-          confirm="Its delivery channel goes too."
+          explanation="Its delivery channel goes too."
           pending={remove.isPending}
           onConfirm={() => remove.mutate()}
         />

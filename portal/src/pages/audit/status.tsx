@@ -5,7 +5,7 @@ import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
 import { Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
 import { humanize } from '../../components/labels';
-import { ConfirmButton } from './confirm';
+import { ConfirmButton } from '../../components/confirm-button';
 import { RetentionPanel } from './retention';
 import { estateKey, estateQuery, mirrorKey, mirrorQuery, type EstateReport, type MirrorReport } from './queries';
 import { AuditTabs } from './tabs';
@@ -161,7 +161,7 @@ function MirrorPanel() {
       {enabled ? (
         <ConfirmButton
           label="Reconcile the mirror now"
-          confirm="Pushes what is served and deletes mirror refs no longer served."
+          explanation="Pushes what is served and deletes mirror refs no longer served."
           danger={false}
           pending={reconcile.isPending}
           onConfirm={() => reconcile.mutate()}

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data, type Body } from '../../api/client';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
-import { ConfirmButton } from './confirm';
+import { ConfirmButton } from '../../components/confirm-button';
 import { Deliveries } from './deliveries';
 import { eventKindsQuery, subscribersKey, subscribersQuery, type Subscriber } from './queries';
 
@@ -105,7 +105,7 @@ function SubscriberCard({ subscriber }: { subscriber: Subscriber }) {
       </p>
       <ConfirmButton
         label={`Delete subscriber ${String(subscriber.id)}`}
-        confirm="It receives nothing more."
+        explanation="It receives nothing more."
         pending={remove.isPending}
         onConfirm={() => remove.mutate()}
       />

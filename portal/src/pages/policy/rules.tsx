@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
 import { Empty, Loaded, ProblemNotice, When } from '../../components/ui';
-import { ConfirmButton } from '../access/confirm';
+import { ConfirmButton } from '../../components/confirm-button';
 import { RuleEditor } from './editor';
 import { rulesQuery, type Rule } from './queries';
 
@@ -33,9 +33,9 @@ function RuleRow({ rule, admin, onEdit }: { rule: Rule; admin: boolean; onEdit: 
             </button>
             <ConfirmButton
               label="Delete"
-              confirmLabel={`Delete ${rule.name}`}
+              name={`Delete ${rule.name}`}
               onConfirm={() => remove.mutate()}
-              busy={remove.isPending}
+              pending={remove.isPending}
             />
           </div>
           <ProblemNotice error={remove.error} />

@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError, data } from '../../api/client';
 import { useSession } from '../../api/session';
 import { ProblemNotice, Sha, shortSha } from '../../components/ui';
-import { ConfirmButton } from '../audit/confirm';
+import { ConfirmButton } from '../../components/confirm-button';
 import { marketplacesKey, vettingQuery, type Located } from './queries';
 
 type Extra = Readonly<{
@@ -177,7 +177,7 @@ export function Decisions({ located }: { located: Located }) {
             danger={false}
             pending={pending}
             onConfirm={() => approve.mutate(null)}
-            confirm={`Approve snapshot ${String(snapshot.id)}? The facade then serves commit ${shortSha(snapshot.sha)} to every user of ${marketplace.name}.`}
+            explanation={`Approve snapshot ${String(snapshot.id)}? The facade then serves commit ${shortSha(snapshot.sha)} to every user of ${marketplace.name}.`}
           />
         )}
         <Reject id={snapshot.id} pending={pending} onReject={(reason) => reject.mutate(reason)} />
