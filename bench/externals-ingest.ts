@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { ExternalPlugin } from '../src/domain/snapshot/manifest-policy.ts';
+import type { ExternalPlugin } from '../src/domain/plugin/manifest-policy.ts';
 import { devSession, startBenchGateway, type BenchGateway, type GatewayStats } from './bench-gateway.ts';
 import { CpuMeter } from './cpu.ts';
 import { openBenchDatabase, postmasterPid, type BenchDatabase } from './database.ts';

@@ -28,7 +28,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveExternalSources, type ExternalResolution } from '../src/adapters/git/external-sources.ts';
 import { GitStore } from '../src/adapters/git/git-store.ts';
-import type { ExternalPlugin } from '../src/domain/snapshot/manifest-policy.ts';
+import type { ExternalPlugin } from '../src/domain/plugin/manifest-policy.ts';
 import { CpuMeter } from './cpu.ts';
 import { envInt, log, withInterruptCleanup } from './env.ts';
 import { measureIngest, type IngestRun, type IngestRuns } from './externals-ingest.ts';

@@ -20,7 +20,7 @@ import {
   type ManifestReading,
   type SourceFailure,
   type UnresolvedSource,
-} from '../domain/snapshot/manifest-policy.ts';
+} from '../domain/plugin/manifest-policy.ts';
 import type { IngestTrigger } from '../domain/snapshot/snapshot.events.ts';
 import type { MarketplaceRecord } from '../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotById } from '../projections/snapshots/snapshots.queries.ts';

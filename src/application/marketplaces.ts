@@ -5,7 +5,7 @@ import { marketplaceDecider } from '../domain/marketplace/marketplace.decider.ts
 import { marketplaceNameDecider, type StaleHolder } from '../domain/marketplace/marketplace-name.decider.ts';
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../domain/marketplace/marketplace.events.ts';
 import { canonicalUrl, registrationRefusal } from '../domain/marketplace/trust-boundary.ts';
-import { manifestPath, readManifest } from '../domain/snapshot/manifest-policy.ts';
+import { manifestPath, readManifest } from '../domain/plugin/manifest-policy.ts';
 import type { CommandMeta } from '../domain/kernel/decider.ts';
 import { isMarketplaceName } from '../domain/kernel/names.ts';
 import { streams } from '../domain/kernel/streams.ts';

@@ -1,4 +1,4 @@
-import type { ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
+import type { ExternalPlugin } from '../../domain/plugin/manifest-policy.ts';
 import { pruneUnreachable } from './bare-repo.ts';
 import { ExternalCache } from './external-cache.ts';
 import { copyTrees, pinnedTrees } from './external-copy.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesiredRefs } from '../../domain/publication/desired-refs.ts';
 import { repoKeys, type StoreReplication } from '../storage/replication.ts';
-import type { ExternalPlugin } from '../../domain/snapshot/manifest-policy.ts';
+import type { ExternalPlugin } from '../../domain/plugin/manifest-policy.ts';
 import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { resolveExternalSources } from './external-sources.ts';
 import { git, GitError, gitText } from './git-process.ts';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { externalRoot } from '../../domain/snapshot/manifest-policy.ts';
+import { externalRoot } from '../../domain/plugin/manifest-policy.ts';
 import { pruneUnreachable } from './bare-repo.ts';
 import { externalPin } from './external-copy.ts';
 import { git, gitText } from './git-process.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { externalRoot, manifestPath } from '../../domain/snapshot/manifest-policy.ts';
+import { externalRoot, manifestPath } from '../../domain/plugin/manifest-policy.ts';
 import { git, gitText } from './git-process.ts';
 import { UpstreamError } from './upstream-access.ts';
 

@@ -2,7 +2,7 @@
 // marketplace, each plugin's tree placed under plugins/<marketplace>/<dir>. This module decides what the
 // catalog lists and writes its two small files; the trees themselves are composed by git (catalog-store.ts).
 import { inside, resolveSource } from '../plugin/paths.ts';
-import { manifestPath } from '../snapshot/manifest-policy.ts';
+import { manifestPath } from '../plugin/manifest-policy.ts';
 import type { CatalogCollision, CatalogConstituent } from './catalog.events.ts';
 
 export const catalogManifestPath = manifestPath;

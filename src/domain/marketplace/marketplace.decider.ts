@@ -10,7 +10,7 @@ import {
   type SnapshotCommand,
   type SnapshotsState,
 } from '../snapshot/snapshot.decider.ts';
-import type { UnresolvedSource } from '../snapshot/manifest-policy.ts';
+import type { UnresolvedSource } from '../plugin/manifest-policy.ts';
 import type { LeftOut } from './selection.ts';
 import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
 import type { MarketplaceEvent, MarketplaceOrigin, PushPolicy, SyncMode } from './marketplace.events.ts';

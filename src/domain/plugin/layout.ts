@@ -5,7 +5,7 @@
 // Pure: it reads the in-memory tree only. Manifests are read by json-document.ts and Markdown frontmatter
 // by frontmatter.ts, both of which remember the line of every key, which is what findings and inventory
 // locations need.
-import { manifestPath } from '../snapshot/manifest-policy.ts';
+import { manifestPath } from './manifest-policy.ts';
 import type { ScanFile, ScanInput } from '../vetting/findings.ts';
 import { collectHooks } from './hooks.ts';
 import { readJson, type Doc, type JsonRead } from './json-document.ts';

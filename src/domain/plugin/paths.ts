@@ -1,7 +1,7 @@
 // Paths in a marketplace tree: normalising a declared path inside its plugin, finding the files under a
 // directory, and where an entry's source puts its plugin. Pure string work over repository paths.
 import type { ScanFile } from '../vetting/findings.ts';
-import { relativeSourceProblem } from '../snapshot/manifest-policy.ts';
+import { relativeSourceProblem } from './manifest-policy.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>

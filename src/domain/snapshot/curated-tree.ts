@@ -1,6 +1,6 @@
 // Curation (docs/marketplaces.md, Selection): the directories of the upstream tree a snapshot does not serve because
 // the marketplace's selection left their plugins out. Pure: it reads only the manifest's plugin list.
-import type { ManifestPlugin } from './manifest-policy.ts';
+import type { ManifestPlugin } from '../plugin/manifest-policy.ts';
 
 /** A relative source as a tree path: `./plugins/a/` → `plugins/a`; the repository root is ''. */
 export function treePathOf(source: string): string {

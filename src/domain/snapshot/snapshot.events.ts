@@ -1,5 +1,5 @@
 import type { Event, Instant } from '../kernel/decider.ts';
-import type { UnresolvedSource } from './manifest-policy.ts';
+import type { UnresolvedSource } from '../plugin/manifest-policy.ts';
 import type { LeftOut } from '../marketplace/selection.ts';
 
 export const snapshotStates = ['held', 'approved', 'rejected', 'revoked'] as const;

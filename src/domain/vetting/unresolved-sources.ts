@@ -3,7 +3,7 @@
 // connector (the tree holds nothing to scan for it: the plugin is not in it); the run appends it as a
 // verdict of its own, so it can be neither disabled nor reordered. A waiver of it accepts serving the
 // marketplace without that plugin; the plugin is never served whatever is waived.
-import { manifestPath, type UnresolvedSource } from '../snapshot/manifest-policy.ts';
+import { manifestPath, type UnresolvedSource } from '../plugin/manifest-policy.ts';
 import { locationOf, stateOf, type Finding, type VerdictState } from './findings.ts';
 
 /** The name the verdict carries in a run (after the chain's connectors). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
-import type { UnresolvedSource } from '../../domain/snapshot/manifest-policy.ts';
+import type { UnresolvedSource } from '../../domain/plugin/manifest-policy.ts';
 import type { LeftOut } from '../../domain/marketplace/selection.ts';
 import type { SnapshotState } from '../../domain/snapshot/snapshot.events.ts';
 

@@ -6,7 +6,7 @@ import { externalCachePath } from '../../../src/adapters/git/external-cache.ts';
 import { resolveExternalSources, type ExternalResolution } from '../../../src/adapters/git/external-sources.ts';
 import { git, gitText } from '../../../src/adapters/git/git-process.ts';
 import { GitStore, type IngestLimits } from '../../../src/adapters/git/git-store.ts';
-import type { ExternalPlugin } from '../../../src/domain/snapshot/manifest-policy.ts';
+import type { ExternalPlugin } from '../../../src/domain/plugin/manifest-policy.ts';
 import { gitIn, marketplaceFiles, serveRepos, serveUpstream } from '../../support/upstream.ts';
 
 // Resolution with bounded concurrency, one fetch per distinct repository however many

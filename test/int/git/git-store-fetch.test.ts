@@ -7,7 +7,7 @@ import { CatalogStore } from '../../../src/adapters/git/catalog-store.ts';
 import { gitText } from '../../../src/adapters/git/git-process.ts';
 import { GitStore, UpstreamError, type IngestLimits } from '../../../src/adapters/git/git-store.ts';
 import { pruneQuarantine } from '../../../src/adapters/git/quarantine-refs.ts';
-import type { ExternalPlugin } from '../../../src/domain/snapshot/manifest-policy.ts';
+import type { ExternalPlugin } from '../../../src/domain/plugin/manifest-policy.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
 // What the gateway's repositories are made of (bare-repo.ts) and how fetches land in quarantine: through a

@@ -1,7 +1,7 @@
 // The manifest connector: marketplace.json and every plugin.json against the format (docs/plugin-format.md).
 // A manifest Claude Code cannot load, a plugin name listed twice (which entry wins is up to the client), a
 // path out of the plugin or a source the gateway cannot pin all block; style and load-time oddities only warn.
-import { manifestPath } from '../../snapshot/manifest-policy.ts';
+import { manifestPath } from '../../plugin/manifest-policy.ts';
 import type { Doc, JsonRead } from '../../plugin/json-document.ts';
 import { componentFields, layoutOf, type PluginLayout } from '../../plugin/layout.ts';
 import { inside, resolveSource } from '../../plugin/paths.ts';

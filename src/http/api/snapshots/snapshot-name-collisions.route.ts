@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
 import { readLayout } from '../../../domain/plugin/layout.ts';
-import { manifestPath } from '../../../domain/snapshot/manifest-policy.ts';
+import { manifestPath } from '../../../domain/plugin/manifest-policy.ts';
 import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';

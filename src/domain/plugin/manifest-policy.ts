@@ -1,6 +1,6 @@
 // What a captured commit's .claude-plugin/marketplace.json must satisfy to be held for review; a
 // commit that breaks it is captured as rejected with the violation (the ingest still succeeds; docs/marketplaces.md).
-import { parseJson } from '../plugin/json-document.ts';
+import { parseJson } from './json-document.ts';
 
 export type ManifestPlugin = Readonly<{ name: string; source: string }>;
 

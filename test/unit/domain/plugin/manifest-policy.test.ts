@@ -7,7 +7,7 @@ import {
   relativeSourceProblem,
   rewriteExternalSources,
   unresolvedSources,
-} from '../../../../src/domain/snapshot/manifest-policy.ts';
+} from '../../../../src/domain/plugin/manifest-policy.ts';
 
 // Decision 48 (manifest policy): every violation gives a `rejected` snapshot; a manifest rejected by
 // policy counts as a succeeded ingest (docs/marketplaces.md), so these are captures, not failures.
