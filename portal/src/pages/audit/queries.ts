@@ -52,16 +52,6 @@ export const ledgerQuery = (filter: LedgerFilter, before: number, limit: number)
   },
 });
 
-/**
- * The overview's recent activity: enough of the newest entries to fill its rows with acts rather than
- * entries (one ingest alone writes a verdict per connector), in one request.
- */
-export const recentActivityEntries = 100;
-export const recentActivityQuery = () => ({
-  queryKey: ['audit', 'recent', recentActivityEntries],
-  queryFn: () => data(api.GET('/api/v1/audit', { params: { query: { limit: recentActivityEntries } } })),
-});
-
 /** One entry by id: the page of one entry just before id + 1 (ledger ids are the ordering key). */
 export const entryQuery = (id: number) => ({
   queryKey: ['audit', 'entry', id],

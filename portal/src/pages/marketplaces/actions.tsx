@@ -1,66 +1,13 @@
-// What may be done to one marketplace: ingest now (an approver of it, or an admin), change the sync mode
+// What may be done to one marketplace besides ingest now (components/ingest-now.tsx): change the sync mode
 // and remove it (admin). The server enforces each; these are shown only to those the roles allow.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link, useLocation } from 'wouter';
+import { useLocation } from 'wouter';
 import { api, data } from '../../api/client';
-import { labelFrom, snapshotStateLabels } from '../../components/labels';
-import { CopyField, StateBadge } from '../../components/ui';
+import { ActionProblem } from '../../components/action-problem';
+import { CopyField } from '../../components/ui';
 import { setFlash } from './flash';
-import { ActionProblem } from './problem';
-import { ingestProgressKey, useIngestProgress } from './progress';
-import { marketplacesKey, syncModes, type Marketplace, type Snapshot, type SyncMode } from './queries';
-
-/**
- * What an ingest answered: the captured snapshot and its state; a snapshot the ingest rejected (its
- * marketplace.json broke the manifest rules) is a failure, said in red. The page says why and what to do.
- */
-function IngestAnswer({ snapshot }: { snapshot: Snapshot }) {
-  const link = <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link>;
-  const commit = <code>{snapshot.upstreamSha.slice(0, 12)}</code>;
-  if (snapshot.state === 'rejected')
-    return (
-      <p className="notice notice-error" role="alert">
-        Snapshot {link} of {commit} was rejected at ingest: it will not be served.
-        {snapshot.violation ? ` ${snapshot.violation}` : ''}
-      </p>
-    );
-  return (
-    <p className="notice notice-good" role="status">
-      Snapshot {link} of {commit} is{' '}
-      <StateBadge state={snapshot.state} label={labelFrom(snapshotStateLabels, snapshot.state).toLowerCase()} />
-      {snapshot.violation ? `: ${snapshot.violation}` : ''}
-    </p>
-  );
-}
-
-/** Ingest now; while this or any other ingest of the marketplace runs or waits, the button says so and waits. */
-export function IngestNow({ name }: { name: string }) {
-  const queries = useQueryClient();
-  const ingest = useMutation({
-    mutationFn: () => data(api.POST('/api/v1/marketplaces/{name}/ingest', { params: { path: { name } } })),
-    onSettled: () => queries.invalidateQueries({ queryKey: ingestProgressKey(name) }),
-    onSuccess: () => queries.invalidateQueries({ queryKey: marketplacesKey }),
-  });
-  const progress = useIngestProgress(name, ingest.isPending);
-  const busy = ingest.isPending || progress !== null;
-  return (
-    <div className="stack">
-      <div className="row">
-        <button
-          type="button"
-          disabled={busy}
-          aria-describedby={progress ? 'ingest-progress-title' : undefined}
-          onClick={() => ingest.mutate()}
-        >
-          {progress?.state === 'queued' ? 'Queued…' : busy ? 'Ingesting…' : 'Ingest now'}
-        </button>
-      </div>
-      {ingest.data ? <IngestAnswer snapshot={ingest.data} /> : null}
-      <ActionProblem error={ingest.error} />
-    </div>
-  );
-}
+import { marketplacesKey, syncModes, type Marketplace, type SyncMode } from './queries';
 
 /** Spec: POST /hooks/{marketplace} with X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>. */
 function WebhookSettings({ name, secret }: { name: string; secret: string }) {

@@ -3,13 +3,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
+import { useIngestProgress } from '../../api/ingest-progress';
 import { cloneUrl } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
+import { IngestNow } from '../../components/ingest-now';
 import { humanize, ingestOutcomeLabels, labelFrom, snapshotStateLabels } from '../../components/labels';
 import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
-import { IngestNow, RemoveMarketplace, SyncModeForm } from './actions';
+import { RemoveMarketplace, SyncModeForm } from './actions';
 import { Flash, readFlash } from './flash';
-import { IngestProgressPanel, useIngestProgress } from './progress';
+import { IngestProgressPanel } from './progress';
 import {
   ingestRejection,
   liveSnapshots,

@@ -1,40 +1,24 @@
 // What the marketplace pages derive from the one marketplace list (api/marketplaces.ts): the detail page
 // picks its marketplace out of the same cached answer.
-import type { Marketplace, Snapshot } from '../../api/marketplaces';
+import { ingestRejection, liveSnapshots, type Marketplace } from '../../api/marketplaces';
 
-export { marketplacesKey, marketplacesQuery, type Marketplace, type Snapshot } from '../../api/marketplaces';
+export {
+  ingestRejection,
+  liveSnapshots,
+  marketplacesKey,
+  marketplacesQuery,
+  rejectedAtIngest,
+  type Marketplace,
+  type Snapshot,
+} from '../../api/marketplaces';
 
 export type SyncMode = Marketplace['syncMode'];
 
 /** Upstream (read from a clone URL) or hosted (publishers push to /publish/{name}). */
 export const originOf = (m: Marketplace): 'upstream' | 'hosted' => (m.url === null ? 'hosted' : 'upstream');
 
-/** Live snapshots (soft-deleted ones left out), newest first. */
-export const liveSnapshots = (m: Marketplace): Snapshot[] =>
-  m.snapshots.filter((s) => !s.deleted_at).sort((a, b) => b.id - a.id);
-
 export const heldCount = (m: Marketplace): number =>
   m.snapshots.reduce((n, s) => (s.state === 'held' && !s.deleted_at ? n + 1 : n), 0);
-
-/** The snapshot whose commit is served now, when one is. */
-export const servedSnapshot = (m: Marketplace): Snapshot | undefined =>
-  m.servedSha ? m.snapshots.find((s) => s.sha === m.servedSha && s.state === 'approved') : undefined;
-
-/**
- * A snapshot the ingest itself captured as rejected (its marketplace.json broke the manifest rules: not valid
- * JSON, no plugins array, a source outside the repository…): rejected with its violation and never decided
- * by anyone. A reviewer's rejection carries decidedBy and decidedAt.
- */
-export const rejectedAtIngest = (s: Snapshot): boolean => s.state === 'rejected' && s.decidedAt === null;
-
-/** The newest live snapshot: what the last ingest that captured a commit made of it. */
-export const newestSnapshot = (m: Marketplace): Snapshot | undefined => liveSnapshots(m)[0];
-
-/** The newest live snapshot when the ingest rejected it, and the last ingest did not fail since. */
-export const ingestRejection = (m: Marketplace): Snapshot | undefined => {
-  const newest = newestSnapshot(m);
-  return newest && rejectedAtIngest(newest) && m.lastIngestOutcome !== 'failed' ? newest : undefined;
-};
 
 export const marketplaceStatuses = [
   'ingest-failed',

@@ -6,7 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { api, data } from '../../api/client';
-import { ActionProblem } from './problem';
+import { ActionProblem } from '../../components/action-problem';
 import { setFlash } from './flash';
 import { marketplacesKey } from './queries';
 

@@ -5,8 +5,7 @@ import { humanize } from '../../components/labels';
 import { eventLabel, groupLedger } from '../../components/ledger-groups';
 import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
 import { Empty, Loaded, When } from '../../components/ui';
-import { recentActivityQuery } from '../audit/queries';
-import { adoptionQuery, adoptionRows, recentEntries, type Adoption } from './queries';
+import { adoptionQuery, adoptionRows, recentActivityQuery, recentEntries, type Adoption } from './queries';
 
 export function RecentActivity() {
   const ledger = useQuery(recentActivityQuery());

@@ -3,19 +3,18 @@
 // adoption at a glance. With no marketplace yet, it says how to start.
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { useSession } from '../../api/session';
-import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
-import { Empty, Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
 import {
   ingestRejection,
   marketplacesQuery,
   servedSnapshot,
   type Marketplace,
   type Snapshot,
-} from '../marketplaces/queries';
+} from '../../api/marketplaces';
+import { useSession } from '../../api/session';
+import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
+import { Empty, Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
 import { AdoptionGlance, RecentActivity } from './cards';
 import { vettingLookups, vettingQuery, type Vetting } from './queries';
-import '../marketplaces/marketplaces.css';
 import './overview.css';
 
 const servedRows = 15;

@@ -2,10 +2,10 @@
 // gateway at ingest because its marketplace.json broke the manifest rules) or revoked; by whom, when, why,
 // and what to do next. A rejected snapshot is never approved: the way on is a new commit, ingested again.
 import { Link } from 'wouter';
+import { rejectedAtIngest } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
+import { IngestNow } from '../../components/ingest-now';
 import { When } from '../../components/ui';
-import { IngestNow } from '../marketplaces/actions';
-import { rejectedAtIngest } from '../marketplaces/queries';
 import type { Located, Snapshot } from './queries';
 
 /** Rejected: no waiver, approval or override can serve it (the API refuses each with 409). */

@@ -31,10 +31,6 @@ export function locate(marketplaces: readonly Marketplace[], id: number): Locate
   return null;
 }
 
-/** The live approved snapshot serving the marketplace now, when there is one. */
-export const servedOf = (m: Marketplace): Snapshot | undefined =>
-  m.servedSha ? m.snapshots.find((s) => s.sha === m.servedSha && s.state === 'approved') : undefined;
-
 const path = (id: number) => ({ params: { path: { id } } });
 
 export const snapshotKey = (id: number, what: string) => ['snapshot', id, what] as const;

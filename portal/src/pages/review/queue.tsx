@@ -4,10 +4,10 @@
 // upstream rather than a decision.
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
+import { ingestRejection } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
 import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
-import { ingestRejection } from '../marketplaces/queries';
 import { awaitsReview, marketplacesQuery, vettingQuery, type Marketplace, type Snapshot } from './queries';
 import './review.css';
 

@@ -5,10 +5,10 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
+import { rejectedAtIngest } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { labelFrom, snapshotStateLabels, vettingOutcomeLabels } from '../../components/labels';
 import { Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
-import { rejectedAtIngest } from '../marketplaces/queries';
 import { DecidedBy, DecisionRecord } from './decided';
 import { Decisions } from './decisions';
 import { Checks } from './checks';

@@ -1,7 +1,7 @@
 // A refusal as ProblemNotice shows it, plus what a 502 about an unreadable upstream adds (docs/marketplaces.md,
 // Registration: the problem carries reason, rootCause, nextStep).
-import { ApiError } from '../../api/client';
-import { ProblemNotice } from '../../components/ui';
+import { ApiError } from '../api/client';
+import { ProblemNotice } from './ui';
 
 const textField = (problem: Record<string, unknown>, key: string): string | null =>
   typeof problem[key] === 'string' && problem[key] !== '' ? (problem[key] as string) : null;
