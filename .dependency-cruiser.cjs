@@ -28,6 +28,14 @@ module.exports = {
       },
     },
     {
+      name: 'nothing-below-application-imports-it',
+      comment:
+        'src/projections and src/adapters serve the use cases and import nothing from src/application (the command loop included)',
+      severity: 'error',
+      from: { path: '^src/(projections|adapters)/' },
+      to: { path: '^src/application/' },
+    },
+    {
       name: 'application-below-http',
       comment: 'use cases (src/application) know nothing of requests, routes or the composition root',
       severity: 'error',
@@ -43,7 +51,7 @@ module.exports = {
       to: {
         path: '^src/projections/',
         // ledger.chain.ts: the chain's definition (pure), shared by the projection that writes it and the
-        // offline verifier (src/application/audit-verify.ts) that checks it.
+        // offline verifier (src/application/audit/verify.use-case.ts) that checks it.
         pathNot: [
           '\\.queries\\.ts$',
           '^src/projections/runner/(wait-for|leader)\\.ts$',
@@ -59,7 +67,7 @@ module.exports = {
       // problems.ts only maps the runner's ConcurrencyExhausted to a 409.
       from: { path: '^src/http/', pathNot: '^src/http/problems\\.ts$' },
       to: {
-        path: '^src/(application/execute\\.ts|adapters/eventstore/(run-command|append-facts)\\.ts|domain/.+\\.decider\\.ts)$',
+        path: '^src/(application/kernel/(execute|run-command)\\.ts|adapters/eventstore/append-facts\\.ts|domain/.+\\.decider\\.ts)$',
       },
     },
     {

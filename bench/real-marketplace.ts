@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtInConnectors } from '../src/adapters/vetting/registry.ts';
-import { isBlocking, pathOfLocation, type Finding } from '../src/domain/vetting/findings.ts';
+import { isBlocking, pathOfLocation, type Finding } from '../src/domain/kernel/findings.ts';
 import { scanInput } from '../test/support/scan-input.ts';
 import { log } from './env.ts';
 import { packages, type PinnedPackage } from './real-marketplace-packages.ts';

@@ -5,7 +5,7 @@
 // is the figure, with the bound as its goal.
 import { secretsConnector } from '../src/adapters/vetting/secrets.connector.ts';
 import { EventStoreDbEventStore } from '../src/adapters/eventstore/eventstoredb/eventstoredb-event-store.ts';
-import type { ScanFile, ScanInput } from '../src/domain/vetting/findings.ts';
+import type { ScanFile, ScanInput } from '../src/domain/kernel/findings.ts';
 import { envInt, log } from './env.ts';
 import { figure, figureMarkdown, figureTable, machine, median, writeResultFiles, type Figure } from './report.ts';
 

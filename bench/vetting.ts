@@ -18,7 +18,7 @@ import { runChain } from '../src/adapters/vetting/chain.ts';
 import type { Connector } from '../src/adapters/vetting/connector.ts';
 import { builtInConnectors } from '../src/adapters/vetting/registry.ts';
 import { readLayout } from '../src/domain/plugin/layout.ts';
-import type { ScanInput } from '../src/domain/vetting/findings.ts';
+import type { ScanInput } from '../src/domain/kernel/findings.ts';
 import { envInt, log, withInterruptCleanup } from './env.ts';
 import { buildMarketplaceRepo, type BuiltRepo, type PluginContent } from './git-repos.ts';
 import { figure, figureMarkdown, figureTable, machine, median, writeResultFiles, type Figure } from './report.ts';

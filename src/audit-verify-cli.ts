@@ -6,7 +6,7 @@ import {
   type ChainBreak,
   type CheckpointInput,
   type SignedHead,
-} from './application/audit-verify.ts';
+} from './application/audit/verify.use-case.ts';
 
 /** Reads FILE line by line in large chunks, feeding each line; stops at the first break. */
 async function scan(file: string, verifier: ChainVerifier): Promise<ChainBreak | null> {

@@ -9,8 +9,8 @@ import type {
 } from 'fastify';
 import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
-import type { IngestRegistry } from '../application/ingest-progress.ts';
-import type { Ports } from '../application/ports.ts';
+import type { IngestRegistry } from '../application/marketplaces/ingest-registry.ts';
+import type { Ports } from '../application/kernel/ports.ts';
 import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
 import type { RateLimitSettings } from './limits/rate-limit-settings.ts';
 

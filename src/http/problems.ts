@@ -2,10 +2,10 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Rejection } from '../domain/kernel/decider.ts';
 import type { RejectionCode } from '../domain/kernel/rejection.ts';
-import { ConcurrencyExhausted } from '../adapters/eventstore/run-command.ts';
+import { ConcurrencyExhausted } from '../application/kernel/run-command.ts';
 import { ProjectionLag } from '../projections/runner/wait-for.ts';
 import { isDatabaseUnavailable } from '../adapters/postgres/unavailable.ts';
-import { Rejected } from '../application/rejected.ts';
+import { Rejected } from '../application/kernel/rejected.ts';
 
 /** An RFC 9457 problem document, the body of every non-success API answer. */
 export type Problem = Readonly<

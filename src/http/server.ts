@@ -38,7 +38,7 @@ import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
 import { registerAuthentication } from './auth/authenticate.ts';
 import { registerRateLimits } from './limits/rate-limits.ts';
 import { loginRoutes } from './auth/login.route.ts';
-import { TokenUseRecorder } from '../application/token-use.ts';
+import { TokenUseRecorder } from '../application/access/token-use.ts';
 import { facadeRoutes } from './git/facade.route.ts';
 import { publishRoutes } from './git/publish.route.ts';
 import { holdingsRoute } from './status/holdings.route.ts';

@@ -3,7 +3,7 @@ import pino from 'pino';
 import t from 'tap';
 import { Type } from 'typebox';
 import { createLogger } from '../../src/gateway.ts';
-import { reject } from '../../src/application/rejected.ts';
+import { reject } from '../../src/application/kernel/rejected.ts';
 import { buildServer } from '../../src/http/server.ts';
 import { testCore, testHttpDeps } from '../support/core.ts';
 import { testConfig } from '../support/gateway.ts';

@@ -9,7 +9,7 @@ import { Listener } from '../../src/adapters/postgres/listener.ts';
 import { SessionStore } from '../../src/adapters/postgres/session-store.ts';
 import { systemClock } from '../../src/adapters/system/clock.ts';
 import { createMetrics } from '../../src/adapters/system/metrics.ts';
-import { IngestRegistry } from '../../src/application/ingest-progress.ts';
+import { IngestRegistry } from '../../src/application/marketplaces/ingest-registry.ts';
 import type { HttpDeps } from '../../src/http/http-deps.ts';
 import { GitStore } from '../../src/adapters/git/git-store.ts';
 import { OutboundBoundary } from '../../src/adapters/outbound/outbound-boundary.ts';

@@ -1,5 +1,5 @@
 // A ScanInput built from in-memory files, for connector tests (the gateway builds it from a pinned tree).
-import type { ScanFile, ScanInput } from '../../src/domain/vetting/findings.ts';
+import type { ScanFile, ScanInput } from '../../src/domain/kernel/findings.ts';
 
 export type FileContent = string | Buffer;
 

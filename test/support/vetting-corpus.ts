@@ -7,7 +7,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Connector } from '../../src/adapters/vetting/connector.ts';
 import { builtInConnectors } from '../../src/adapters/vetting/registry.ts';
-import { isBlocking, pathOfLocation, type Finding } from '../../src/domain/vetting/findings.ts';
+import { isBlocking, pathOfLocation, type Finding } from '../../src/domain/kernel/findings.ts';
 import { scanInput } from './scan-input.ts';
 
 export const corpusRoot = resolve(import.meta.dirname, '../fixtures/vetting-corpus');

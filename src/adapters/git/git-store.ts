@@ -197,7 +197,7 @@ export class GitStore {
       const added = { objects: after.objects - before.objects, bytes: after.bytes - before.bytes };
       // Refused: the staging ref goes (finally below) and what the fetch brought is unreachable. It is not
       // pruned here: another ingest of the marketplace may be writing objects no ref reaches yet. The
-      // caller prunes under the quarantine's exclusive lock (ingest-marketplace.ts), or compaction does.
+      // caller prunes under the quarantine's exclusive lock (application/marketplaces/ingest.use-case.ts), or compaction does.
       if (added.bytes > limits.maxPackBytes || added.objects > limits.maxObjects) throw errors.tooLarge(added);
       return await pin(repo, await gitText(['-C', repo, 'rev-parse', '--verify', `${staging}^{commit}`]));
     } finally {
@@ -205,7 +205,7 @@ export class GitStore {
     }
   }
 
-  /** The commit the gateway serves instead of the upstream one (served-commit.ts), pinned in quarantine. */
+  /** The commit the gateway serves instead of the upstream one (application/facade/served-commit.ts), pinned in quarantine. */
   servedCommit(marketplaceId: number, input: ServedCommitInput): Promise<string> {
     return writeServedCommit(this.quarantinePath(marketplaceId), input);
   }

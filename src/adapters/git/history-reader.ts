@@ -1,4 +1,4 @@
-import type { ScanFile } from '../../domain/vetting/findings.ts';
+import type { ScanFile } from '../../domain/kernel/findings.ts';
 import { git } from './git-process.ts';
 import { isBinary, listTree, readBlobs } from './tree-reader.ts';
 

@@ -1,4 +1,4 @@
-import type { ScanFile, ScanInput } from '../../domain/vetting/findings.ts';
+import type { ScanFile, ScanInput } from '../../domain/kernel/findings.ts';
 import { git, gitStreamed } from './git-process.ts';
 
 export type TreeEntry = Readonly<{

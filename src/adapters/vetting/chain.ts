@@ -1,5 +1,5 @@
-import type { ScanInput } from '../../domain/vetting/findings.ts';
-import { stateOf } from '../../domain/vetting/findings.ts';
+import type { ScanInput } from '../../domain/kernel/findings.ts';
+import { stateOf } from '../../domain/kernel/findings.ts';
 import type { ChainMode, Verdict } from '../../domain/vetting/vetting.events.ts';
 import { chainEnded, VettingInterrupted, type Connector, type ConnectorResult, type ScanSubject } from './connector.ts';
 

@@ -1,4 +1,4 @@
-import type { Finding, ScanInput } from '../../domain/vetting/findings.ts';
+import type { Finding, ScanInput } from '../../domain/kernel/findings.ts';
 
 /** Identifies the snapshot being scanned (for connectors that talk to the outside, such as `http`). */
 export type ScanSubject = Readonly<{ snapshotId: number; marketplace: string; sha: string }>;

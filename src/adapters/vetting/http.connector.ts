@@ -1,4 +1,4 @@
-import { severities, type Finding } from '../../domain/vetting/findings.ts';
+import { severities, type Finding } from '../../domain/kernel/findings.ts';
 import type { Connector } from './connector.ts';
 
 export type HttpScannerSettings = Readonly<{ url: string; timeoutMs: number }>;

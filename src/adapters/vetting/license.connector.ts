@@ -9,7 +9,7 @@ import {
   type ScanFile,
   type ScanInput,
   type ScanReport,
-} from '../../domain/vetting/findings.ts';
+} from '../../domain/kernel/findings.ts';
 import type { Connector } from './connector.ts';
 import {
   evaluateExpression,

@@ -5,7 +5,7 @@
 // milliseconds of reading) is read on the calling thread, where starting the work costs more than it.
 import { readAhead, scriptAnalyser, type ScriptReading } from '../../domain/vetting/connectors/hooks-analysis.ts';
 import { scriptsToRead } from '../../domain/vetting/connectors/hooks-scripts.ts';
-import type { ScanInput } from '../../domain/vetting/findings.ts';
+import type { ScanInput } from '../../domain/kernel/findings.ts';
 import { layoutOf } from '../../domain/plugin/layout.ts';
 import { analyseInWorkers } from './vetting-pool.ts';
 import { loadSyntaxParsers } from './syntax-parsers.ts';

@@ -10,7 +10,7 @@ import {
   type ScanInput,
   type ScanReport,
   type Severity,
-} from '../../domain/vetting/findings.ts';
+} from '../../domain/kernel/findings.ts';
 import type { Connector } from './connector.ts';
 import { allowMarkerAt, isDocumentation, placeholderReason } from './secrets-context.ts';
 import { rulesFor } from './secrets-gates.ts';

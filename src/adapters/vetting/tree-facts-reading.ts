@@ -1,7 +1,7 @@
 // Reading a snapshot's tree facts (tree-facts.ts): a small tree on the calling thread, a large one in a
 // vetting worker, which reads it from git itself, so that the event loop never holds it (vetting-pool.ts).
 import { listTree, readScanInput } from '../git/tree-reader.ts';
-import type { ScanInput } from '../../domain/vetting/findings.ts';
+import type { ScanInput } from '../../domain/kernel/findings.ts';
 import { treeFactsOf, type TreeFacts } from './tree-facts.ts';
 import { treeFactsInWorker } from './vetting-pool.ts';
 

@@ -2,7 +2,7 @@
 // the license report (read on the calling thread or in a vetting worker: tree-facts-reading.ts).
 import { inventoryOf, type InventoryPlugin } from '../../domain/plugin/inventory.ts';
 import { readLayout } from '../../domain/plugin/layout.ts';
-import type { ScanInput } from '../../domain/vetting/findings.ts';
+import type { ScanInput } from '../../domain/kernel/findings.ts';
 import type { LicenseEntry } from '../../domain/vetting/license.ts';
 import { licenseReport, prepareSpdxReferences } from './license.connector.ts';
 

@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Analysis, ScriptPlace } from '../../domain/vetting/connectors/hooks-analysis.ts';
-import type { ScanFile, ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
+import type { ScanFile, ScanInput, ScanReport } from '../../domain/kernel/findings.ts';
 import { VettingInterrupted } from './connector.ts';
 import type { TreeFacts } from './tree-facts.ts';
 import type { Forget, ScanOutcome, ScriptJob, VettingAnswer, VettingTask } from './vetting-worker.ts';

@@ -14,7 +14,7 @@ import {
 } from '../../domain/vetting/connectors/hooks-analysis.ts';
 import { scriptsToRead } from '../../domain/vetting/connectors/hooks-scripts.ts';
 import { hooksScanner } from '../../domain/vetting/connectors/hooks.connector.ts';
-import type { ScanFile, ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
+import type { ScanFile, ScanInput, ScanReport } from '../../domain/kernel/findings.ts';
 import { layoutOf } from '../../domain/plugin/layout.ts';
 import { readScanInput } from '../git/tree-reader.ts';
 import { loadSyntaxParsers } from './syntax-parsers.ts';

@@ -7,7 +7,7 @@
 // connector answers from its own report when its turn comes. A small tree (under 256 KiB of text, a few
 // milliseconds of work) is vetted on the calling thread instead: shipping it costs more.
 import { hooksConnector as hooksDescribed, hooksScanner } from '../../domain/vetting/connectors/hooks.connector.ts';
-import type { ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
+import type { ScanInput, ScanReport } from '../../domain/kernel/findings.ts';
 import { chainEnded, type Connector } from './connector.ts';
 import { readScriptsOf } from './script-reading.ts';
 import { analyseInWorkers, givenUp, scanTreeInWorker, type ScanOutcome, type TreeScan } from './vetting-pool.ts';

@@ -5,7 +5,7 @@
 import { instructionsConnector } from '../../domain/vetting/connectors/instructions.connector.ts';
 import { manifestConnector } from '../../domain/vetting/connectors/manifest.connector.ts';
 import { mcpConnector } from '../../domain/vetting/connectors/mcp.connector.ts';
-import type { ScanInput, ScanReport } from '../../domain/vetting/findings.ts';
+import type { ScanInput, ScanReport } from '../../domain/kernel/findings.ts';
 import { licenseConnector, scanLicenses } from './license.connector.ts';
 import { scanSecrets, secretsConnector } from './secrets.connector.ts';
 

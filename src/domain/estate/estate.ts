@@ -1,5 +1,5 @@
 // The declarative estate (docs/estate.md): what `gateway.estate.file` declares, after parsing and validation
-// (src/domain/estate/estate-file.ts parses; src/application/estate-reconcile.ts applies). Additive: the
+// (src/domain/estate/estate-file.ts parses; src/application/estate/apply-estate.ts applies). Additive: the
 // reconciler creates and updates what is declared, never deletes what is not.
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../marketplace/marketplace.events.ts';
 import type { RoleName } from '../role/role.events.ts';

@@ -1,5 +1,5 @@
 // How far one ingest has come, and which waiting ingests start when a slot frees. Pure: the gateway
-// keeps the state in memory (application/ingest-progress.ts) and feeds it what the steps report.
+// keeps the state in memory (application/marketplaces/ingest-registry.ts) and feeds it what the steps report.
 import type { IngestTrigger } from '../snapshot/snapshot.events.ts';
 
 /** The steps of an ingest in the order they run; `queued` until it has a slot. */

@@ -1,4 +1,4 @@
-// How the mirror reactor (projections/mirror) wakes the leader's mirror duty (application/mirror-duty.ts).
+// How the mirror reactor (projections/mirror) wakes the leader's mirror duty (application/mirror/mirror.duty.ts).
 
 /** What the mirror reactor tells the leader's mirror duty . */
 export type MirrorWake = Readonly<{ trigger: 'change' | 'api'; requestId: string | null }>;

@@ -1,6 +1,6 @@
 // Hook configurations (docs/plugin-format.md, Hooks), from hooks.json, an inline object or a Markdown frontmatter:
 // every handler with the line that declares what it runs.
-import { locationOf } from '../vetting/findings.ts';
+import { locationOf } from '../kernel/findings.ts';
 import type { Doc } from './json-document.ts';
 import { isObject, problem, type Context, type Hook } from './layout-context.ts';
 

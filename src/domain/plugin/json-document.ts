@@ -1,7 +1,7 @@
 // JSON documents that remember where things are. The values come from JSON.parse, so the gateway reads a
 // manifest exactly as Claude Code (a JavaScript program) does; a scanner beside it only maps every object,
 // array item and key to its line, which is what findings (`path:line`) and inventory locations need.
-import type { ScanFile } from '../vetting/findings.ts';
+import type { ScanFile } from '../kernel/findings.ts';
 
 /** A parsed JSON or YAML document that remembers the line of every object, array item and key. */
 export type Doc = Readonly<{ value: unknown; lineOf: (node: unknown, key?: string | number) => number }>;

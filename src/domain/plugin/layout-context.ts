@@ -1,7 +1,7 @@
 // What the readers of one plugin layout share: the shapes they produce, the context they record problems
 // into (a read never throws; what cannot be read is left out and recorded), and the component declarations
 // of plugin.json and the marketplace entry they follow.
-import { locationOf, type ScanFile } from '../vetting/findings.ts';
+import { locationOf, type ScanFile } from '../kernel/findings.ts';
 import type { Doc } from './json-document.ts';
 import { inside } from './paths.ts';
 

@@ -6,7 +6,7 @@
 // by frontmatter.ts, both of which remember the line of every key, which is what findings and inventory
 // locations need.
 import { manifestPath } from './manifest-policy.ts';
-import type { ScanFile, ScanInput } from '../vetting/findings.ts';
+import type { ScanFile, ScanInput } from '../kernel/findings.ts';
 import { collectHooks } from './hooks.ts';
 import { readJson, type Doc, type JsonRead } from './json-document.ts';
 import { readJsonComponents } from './json-components.ts';

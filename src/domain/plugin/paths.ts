@@ -1,6 +1,6 @@
 // Paths in a marketplace tree: normalising a declared path inside its plugin, finding the files under a
 // directory, and where an entry's source puts its plugin. Pure string work over repository paths.
-import type { ScanFile } from '../vetting/findings.ts';
+import type { ScanFile } from '../kernel/findings.ts';
 import { relativeSourceProblem } from './manifest-policy.ts';
 
 type Json = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // MCP and LSP server configurations (docs/plugin-format.md, MCP and LSP servers): each server with its declaring line.
-import { locationOf } from '../vetting/findings.ts';
+import { locationOf } from '../kernel/findings.ts';
 import type { Doc } from './json-document.ts';
 import { isObject, problem, type Context, type Server, type ServerConfig } from './layout-context.ts';
 

@@ -6,7 +6,7 @@ import type { Instant } from '../kernel/decider.ts';
 import type { SnapshotState } from '../snapshot/snapshot.events.ts';
 import { forgeOf } from '../marketplace/forge.ts';
 import type { InventoryComponent, InventoryPlugin } from '../plugin/inventory.ts';
-import type { Finding } from '../vetting/findings.ts';
+import type { Finding } from '../kernel/findings.ts';
 import type { LicenseEntry } from '../vetting/license.ts';
 
 // ---- What the caller passes --------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 // shown to run is on none) and every place that shows it (decision 366).
 import type { Server } from '../plugin/layout-context.ts';
 import { layoutOf, type PluginLayout } from '../plugin/layout.ts';
-import type { ScanInput } from './findings.ts';
+import type { ScanInput } from '../kernel/findings.ts';
 import {
   capabilityKinds,
   type CapabilityKind,

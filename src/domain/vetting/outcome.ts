@@ -1,7 +1,7 @@
 // The effective vetting outcome (docs/vetting.md): recomputed from the latest run and the waivers
 // active at an instant; the recorded outcome is never rewritten.
 import type { Instant } from '../kernel/decider.ts';
-import { isBlocking, pathOfLocation, type Finding, type VerdictState } from './findings.ts';
+import { isBlocking, pathOfLocation, type Finding, type VerdictState } from '../kernel/findings.ts';
 import type { Classification, RecordedOutcome, Uncovered, Verdict, WaiverScope } from './vetting.events.ts';
 
 export type EffectiveOutcome = 'CLEAR' | 'CLEAR_WITH_WAIVERS' | 'BLOCKED';

@@ -4,7 +4,7 @@
 // verdict of its own, so it can be neither disabled nor reordered. A waiver of it accepts serving the
 // marketplace without that plugin; the plugin is never served whatever is waived.
 import { manifestPath, type UnresolvedSource } from '../plugin/manifest-policy.ts';
-import { locationOf, stateOf, type Finding, type VerdictState } from './findings.ts';
+import { locationOf, stateOf, type Finding, type VerdictState } from '../kernel/findings.ts';
 
 /** The name the verdict carries in a run (after the chain's connectors). */
 export const sourcesVerdictName = 'sources';

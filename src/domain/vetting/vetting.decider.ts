@@ -1,5 +1,5 @@
 import { accept, type Command, type Decider, type Instant } from '../kernel/decider.ts';
-import type { VerdictState } from './findings.ts';
+import type { VerdictState } from '../kernel/findings.ts';
 import { classify, evaluate, recordedOutcomeOf, type WaiverTerms } from './outcome.ts';
 import type {
   Affected,

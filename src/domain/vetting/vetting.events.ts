@@ -1,5 +1,5 @@
 import type { Event, Instant } from '../kernel/decider.ts';
-import type { Finding, VerdictState } from './findings.ts';
+import type { Finding, VerdictState } from '../kernel/findings.ts';
 
 export const vettingTriggers = ['ingestion', 'revet-manual', 'revet-scheduled'] as const;
 export type VettingTrigger = (typeof vettingTriggers)[number];

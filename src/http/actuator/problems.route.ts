@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Type } from 'typebox';
 import { rejectionCodes } from '../../domain/kernel/rejection.ts';
-import { reject } from '../../application/rejected.ts';
+import { reject } from '../../application/kernel/rejected.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 
 const known = new Set<string>(rejectionCodes);

@@ -1,4 +1,4 @@
-import { reject } from '../../application/rejected.ts';
+import { reject } from '../../application/kernel/rejected.ts';
 import { readSbom, sbomFile } from '../../adapters/system/sbom.ts';
 import type { HttpApp } from '../http-deps.ts';
 

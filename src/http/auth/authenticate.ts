@@ -7,7 +7,7 @@ import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { instanceOf, problemFor, sendProblem } from '../problems.ts';
 import type { Caller } from './caller.ts';
 import { cookieOptions, csrfCookie, csrfHeader, sessionCookie } from './cookies.ts';
-import type { TokenUseRecorder } from '../../application/token-use.ts';
+import type { TokenUseRecorder } from '../../application/access/token-use.ts';
 
 // Paths that need a caller: the management API, the OpenAPI document with its UI, the metrics and the SBOM.
 const protectedPath = (path: string) =>

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { CommandMeta } from '../../domain/kernel/decider.ts';
-import { requireAdminRole, requireApprover, requireAuditorRole } from '../../application/standing.ts';
+import { requireAdminRole, requireApprover, requireAuditorRole } from '../../application/access/standing.ts';
 import type { HttpDeps } from '../http-deps.ts';
-import { reject } from '../../application/rejected.ts';
+import { reject } from '../../application/kernel/rejected.ts';
 import type { Caller } from './caller.ts';
 
 /** The authenticated caller; routes behind the authentication hook always have one. */
@@ -12,7 +12,7 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
-// The role checks themselves are the use cases' (src/application/standing.ts); these take the caller from the request.
+// The role checks themselves are the use cases' (src/application/access/standing.ts); these take the caller from the request.
 
 export async function requireAdmin(deps: HttpDeps, request: FastifyRequest): Promise<Caller> {
   const caller = callerOf(request);

@@ -4,7 +4,7 @@ import type { Clock } from '../../adapters/system/clock.ts';
 import { digestOf, tokenSecretPattern } from '../../adapters/system/token-digests.ts';
 import type { CredentialKind } from '../../domain/access/access.events.ts';
 import { activeTokenByDigest } from '../../projections/tokens/tokens.queries.ts';
-import type { TokenUseRecorder } from '../../application/token-use.ts';
+import type { TokenUseRecorder } from '../../application/access/token-use.ts';
 
 /** Who fetches through /git/** or asks /status/v1/**, and what they may see. */
 export type FacadeCaller = Readonly<{

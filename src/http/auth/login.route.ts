@@ -3,7 +3,7 @@ import { IdentityError, type OidcProvider } from '../../adapters/identity/oidc.t
 import { randomHandle } from '../../adapters/system/token-digests.ts';
 import { boundClaims } from '../../domain/access/claims.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
-import { reject } from '../../application/rejected.ts';
+import { reject } from '../../application/kernel/rejected.ts';
 import { cookieOptions, signInCookie, sessionCookie } from './cookies.ts';
 
 const loginRequestTtlMs = 10 * 60_000;

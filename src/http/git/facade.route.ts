@@ -6,7 +6,7 @@ import { encodePktLine } from '../../adapters/git/pkt-line.ts';
 import type { ServedView } from '../../adapters/git/served-view.ts';
 import { streamUploadPack } from '../../adapters/git/upload-pack.ts';
 import { readUploadPackRequest, requestLimits } from '../../adapters/git/upload-pack-body.ts';
-import { recordAdvertisement, recordFetch, type FetchAccess } from '../../application/record-fetch.ts';
+import { recordAdvertisement, recordFetch, type FetchAccess } from '../../application/facade/record-fetch.ts';
 import { advertisedFrom, attributeWant, isAdvertised, type Advertised } from '../../domain/access/ref-attribution.ts';
 import { liveMarketplaceByName } from '../../projections/marketplaces/marketplaces.queries.ts';
 import { mayFetch, type FacadeCaller, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';

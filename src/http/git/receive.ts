@@ -1,6 +1,6 @@
 // One push to /publish/{name}: the command list is read and judged first (domain/publish/push-rules.ts),
 // then the pack goes on to `git receive-pack` on the quarantine; a push git applied is recorded
-// (marketplace-pushed, application/record-push.ts) before the client hears of it, and handed on to be
+// (marketplace-pushed, application/facade/record-push.use-case.ts) before the client hears of it, and handed on to be
 // ingested as a held snapshot.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pipeline, type Readable } from 'node:stream';
@@ -20,7 +20,7 @@ import {
   type PushReport,
   type RefUpdate,
 } from '../../adapters/git/receive-protocol.ts';
-import { recordPush } from '../../application/record-push.ts';
+import { recordPush } from '../../application/facade/record-push.use-case.ts';
 import type { PushPolicy } from '../../domain/marketplace/marketplace.events.ts';
 import { publishedRef, refusePush } from '../../domain/publish/push-rules.ts';
 import type { MarketplaceRecord } from '../../projections/marketplaces/marketplaces.queries.ts';

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { isMarketplaceName } from '../../domain/kernel/names.ts';
 import { liveMarketplaceByName, sealedWebhookSecret } from '../../projections/marketplaces/marketplaces.queries.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
-import { reject } from '../../application/rejected.ts';
+import { reject } from '../../application/kernel/rejected.ts';
 import { problemResponses } from '../schemas/common.schema.ts';
 
 const signaturePattern = /^sha256=([0-9a-f]{64})$/i;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../adapters/system/package-root.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
-import { reject } from '../../application/rejected.ts';
+import { reject } from '../../application/kernel/rejected.ts';
 import { sessionCookie } from '../auth/cookies.ts';
 
 /** The portal's client-side sections: a deep link into any of them is answered with the application. */

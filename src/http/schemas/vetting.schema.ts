@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { severities, verdictStates } from '../../domain/vetting/findings.ts';
+import { severities, verdictStates } from '../../domain/kernel/findings.ts';
 import { waiverActive } from '../../domain/vetting/outcome.ts';
 import { chainModes, vettingTriggers, waiverScopes } from '../../domain/vetting/vetting.events.ts';
 import type { WaiverRecord } from '../../projections/vetting/vetting.queries.ts';

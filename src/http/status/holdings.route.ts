@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { isMarketplaceName } from '../../domain/kernel/names.ts';
-import { checkHoldings } from '../../application/holdings.ts';
+import { checkHoldings } from '../../application/access/holdings.use-case.ts';
 import { authenticateFacade, mayFetch, type FacadeCredentialDeps } from '../auth/facade-credentials.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
-import { reject } from '../../application/rejected.ts';
+import { reject } from '../../application/kernel/rejected.ts';
 
 /** Holdings per request (docs/facade.md, Revocation check). */
 export const maxHoldings = 256;

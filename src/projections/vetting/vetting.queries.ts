@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
-import type { VerdictState } from '../../domain/vetting/findings.ts';
+import type { VerdictState } from '../../domain/kernel/findings.ts';
 import type { WaiverTerms } from '../../domain/vetting/outcome.ts';
 import { defaultSettings, type VettingSettings } from '../../domain/vetting/settings.decider.ts';
 import type {

@@ -12,7 +12,7 @@ import { applySinkEvent, moveCursorOnEnd, sinkEventTypes, sinksTableSql } from '
  * in the same transaction as its checkpoint, whether dispatch is enabled or not; and keeps each audit sink's cursor and
  * batch in flight (sinks.apply.ts). A reactor (docs/architecture.md, Principles 5; never rebuilt): it keeps its own
  * copy of the subscribers (webhook_targets) so it never reads a read model that may lag it. It is also the only writer
- * of its rows: the dispatcher (application/webhook-dispatch.ts) and the audit push record what they did as events
+ * of its rows: the dispatcher (application/outbound/webhook-dispatch.duty.ts) and the audit push record what they did as events
  * (webhook-delivery-attempted, audit-batch-offered) and this reactor applies them.
  */
 export const deliveriesReactor: Projection = {

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { Clock } from '../../../src/adapters/system/clock.ts';
-import { compactionPass } from '../../../src/application/compaction.ts';
+import { compactionPass } from '../../../src/application/retention/compaction.duty.ts';
 import type { CommandMeta } from '../../../src/domain/kernel/decider.ts';
 import { expectJson, session, type Client } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';

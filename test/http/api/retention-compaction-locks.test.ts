@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import type { Clock } from '../../../src/adapters/system/clock.ts';
-import { compactionPass } from '../../../src/application/compaction.ts';
+import { compactionPass } from '../../../src/application/retention/compaction.duty.ts';
 import type { CommandMeta } from '../../../src/domain/kernel/decider.ts';
 import { expectJson, ledger, session } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';

@@ -1,8 +1,8 @@
 import t from 'tap';
 import type { Clock } from '../../../src/adapters/system/clock.ts';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
-import { compactionPass } from '../../../src/application/compaction.ts';
-import { softDeleteSnapshot } from '../../../src/application/snapshot-deletion.ts';
+import { compactionPass } from '../../../src/application/retention/compaction.duty.ts';
+import { softDeleteSnapshot } from '../../../src/application/snapshots/deletion.use-case.ts';
 import { expectJson, expectProblem, session } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';

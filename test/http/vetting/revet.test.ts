@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { revetSweep } from '../../../src/application/sweeps.ts';
+import { revetSweep } from '../../../src/application/vetting/sweeps.duty.ts';
 import { devSession } from '../../support/api.ts';
 import { assertNothingChanged, inMs, ledger } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { runCommand } from '../../../src/adapters/eventstore/run-command.ts';
+import { runCommand } from '../../../src/application/kernel/run-command.ts';
 import { marketplaceDecider } from '../../../src/domain/marketplace/marketplace.decider.ts';
 import { streams } from '../../../src/domain/kernel/streams.ts';
 import { devSession } from '../../support/api.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { waiverSweep } from '../../../src/application/sweeps.ts';
+import { waiverSweep } from '../../../src/application/vetting/sweeps.duty.ts';
 import { devSession } from '../../support/api.ts';
 import { assertNothingChanged, eventually, inMs, ledger, sleep } from '../../support/assert.ts';
 import { startTestGateway } from '../../support/gateway.ts';

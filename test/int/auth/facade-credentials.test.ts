@@ -13,7 +13,7 @@ import {
   type FacadeCaller,
   type FacadeCredentialDeps,
 } from '../../../src/http/auth/facade-credentials.ts';
-import { TokenUseRecorder } from '../../../src/application/token-use.ts';
+import { TokenUseRecorder } from '../../../src/application/access/token-use.ts';
 import { silentLogger } from '../../support/core.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { freePort, gitResource, startOidcProvider } from '../../support/oidc.ts';

@@ -73,7 +73,7 @@ t.test('an upstream fetch pins its commit and leaves no staging ref; one over th
   t.match((refused as UpstreamError).nextStep, /at most 3 objects and \d+ bytes per ingest/);
   t.strictSame(await refsOf(quarantine), [], 'no staging ref, no pin');
   // Left unreachable, not pruned by the store (another ingest may be writing): the ingest prunes it under the
-  // quarantine's exclusive lock (ingest-marketplace.ts), else compaction does.
+  // quarantine's exclusive lock (application/marketplaces/ingest.use-case.ts), else compaction does.
   await pruneQuarantine(quarantine);
   t.equal(await objectCount(quarantine), 0, 'what the refused fetch brought is unreachable: a prune leaves nothing');
 

@@ -1,11 +1,11 @@
 import t from 'tap';
 import { z } from 'zod';
-import { runCommand } from '../../../src/adapters/eventstore/run-command.ts';
+import { runCommand } from '../../../src/application/kernel/run-command.ts';
 import { AdvisoryLock } from '../../../src/adapters/postgres/advisory-lock.ts';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
 import { marketplaceDecider } from '../../../src/domain/marketplace/marketplace.decider.ts';
-import { execute } from '../../../src/application/execute.ts';
-import { Rejected } from '../../../src/application/rejected.ts';
+import { execute } from '../../../src/application/kernel/execute.ts';
+import { Rejected } from '../../../src/application/kernel/rejected.ts';
 import { Leadership } from '../../../src/projections/runner/leader.ts';
 import { ProjectionLag } from '../../../src/projections/runner/wait-for.ts';
 import { liveMarketplaces } from '../../../src/projections/marketplaces/marketplaces.queries.ts';

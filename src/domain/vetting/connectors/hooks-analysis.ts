@@ -5,7 +5,7 @@
 // hooks-python.ts, hooks-javascript.ts); scripts in other languages (Ruby, Perl, PowerShell, batch)
 // are checked line by line with patterns (hooks-lines.ts), best effort.
 import { dirname } from '../../plugin/paths.ts';
-import type { ScanFile } from '../findings.ts';
+import type { ScanFile } from '../../kernel/findings.ts';
 import { shellFacts } from './hooks-facts.ts';
 import { httpPost, lineRisks } from './hooks-lines.ts';
 import { commandWords, invocationOf, quotedCommands, resolveWord, type Invocation } from './hooks-reach.ts';

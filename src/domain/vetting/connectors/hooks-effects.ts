@@ -2,7 +2,7 @@
 // sent off the machine (whose data, to which host, with which API), code run (fetched or decoded), files
 // read and written, environment variables read. Each judgement records the risk a reviewer must see
 // (hooks-shell.ts's rules) and the facts of the capability inventory, at the line of the call.
-import type { Severity } from '../findings.ts';
+import type { Severity } from '../../kernel/findings.ts';
 import type { CapabilityKind } from './hooks-analysis-types.ts';
 import { isCredentialPath } from './hooks-commands.ts';
 import { outsideProject } from './hooks-facts.ts';

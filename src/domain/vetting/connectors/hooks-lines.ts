@@ -2,7 +2,7 @@
 // language it has no parser for (Ruby, Perl, PowerShell, batch), to code given inline to an interpreter
 // on a shell command line, and to the parts of a shell script the parser could not read. Best effort and
 // over-reporting: a pattern matches a string literal as well as code.
-import type { Severity } from '../findings.ts';
+import type { Severity } from '../../kernel/findings.ts';
 
 type Rule = Readonly<{ id: string; severity: Severity; what: string; patterns: readonly RegExp[] }>;
 

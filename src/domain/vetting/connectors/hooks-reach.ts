@@ -5,7 +5,7 @@
 // resolved against the plugin root (`${CLAUDE_PLUGIN_ROOT}`) and the calling script's directory
 // (`$(dirname "$0")/…`, `"$SCRIPT_DIR/…"`, `./…`); only files present in the tree count.
 import { dirname, inside } from '../../plugin/paths.ts';
-import type { ScanFile } from '../findings.ts';
+import type { ScanFile } from '../../kernel/findings.ts';
 import { childOf, nodesWhere, wordValue, type ShellNode } from './hooks-syntax.ts';
 
 const scriptExtension = /\.(?:sh|bash|zsh|ksh|py|js|mjs|cjs|ts|mts|cts|rb|pl|ps1|cmd|bat)$/i;

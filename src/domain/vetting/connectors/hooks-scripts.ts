@@ -5,7 +5,7 @@
 // into what each plugin can do.
 import type { Hook } from '../../plugin/layout-context.ts';
 import type { MarketplaceLayout, PluginLayout } from '../../plugin/layout.ts';
-import type { ScanFile, ScanInput } from '../findings.ts';
+import type { ScanFile, ScanInput } from '../../kernel/findings.ts';
 import type { Analysis, ScriptAnalyser } from './hooks-analysis.ts';
 import { excerpt } from './hooks-lines.ts';
 import { commandWords, isScript, reachOf, type Origin, type Start } from './hooks-reach.ts';

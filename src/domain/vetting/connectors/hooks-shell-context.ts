@@ -2,7 +2,7 @@
 // has put into variables and files (fetched or decoded code, credentials, data of this machine), the
 // file descriptors it opened on a socket, and the risks found so far, one per rule and line (the louder
 // kept).
-import type { Severity } from '../findings.ts';
+import type { Severity } from '../../kernel/findings.ts';
 import { decoders, fetchesRemote } from './hooks-shell-code.ts';
 import { simpleOf, type Simple } from './hooks-commands.ts';
 import { resolved, type Names } from './hooks-indirection.ts';

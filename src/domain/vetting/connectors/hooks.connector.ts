@@ -7,7 +7,7 @@
 // risks is read by hooks-analysis.ts.
 import type { Hook } from '../../plugin/layout-context.ts';
 import { layoutOf } from '../../plugin/layout.ts';
-import { fileNotScanned, locationOf, type Finding, type PureScanner } from '../findings.ts';
+import { fileNotScanned, locationOf, type Finding, type PureScanner } from '../../kernel/findings.ts';
 import type { ScriptReading } from './hooks-analysis.ts';
 import { excerpt, isLoopback, urlHosts } from './hooks-lines.ts';
 import type { Origin } from './hooks-reach.ts';

@@ -3,7 +3,7 @@
 // phrases under a negation or a warning, code spans, fenced code and examples are not directives; a role
 // assignment counts only when it overrides the user's or the system's authority. Each finding quotes the phrase
 // and says why it stands as a directive.
-import type { Severity } from '../findings.ts';
+import type { Severity } from '../../kernel/findings.ts';
 import { commandClause, leftover, negated, opensClause, warned } from './instructions-grammar.ts';
 import { openingsMatcher } from './instructions-openings.ts';
 import {

@@ -5,7 +5,7 @@
 // warning that quotes an injection is no injection). Only skill, agent and command Markdown is read.
 import { lineIndex } from '../../plugin/json-document.ts';
 import { layoutOf } from '../../plugin/layout.ts';
-import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
+import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../../kernel/findings.ts';
 import { injectionDirectives } from './instructions-directives.ts';
 import { exfiltrationDirectives, hiddenCommentDirectives } from './instructions-exfiltration.ts';
 import { mapMarkdown, type MarkdownMap } from './instructions-markdown.ts';

@@ -5,7 +5,7 @@ import { manifestPath } from '../../plugin/manifest-policy.ts';
 import type { Doc, JsonRead } from '../../plugin/json-document.ts';
 import { componentFields, layoutOf, type PluginLayout } from '../../plugin/layout.ts';
 import { inside, resolveSource } from '../../plugin/paths.ts';
-import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../findings.ts';
+import { fileNotScanned, locationOf, type Finding, type PureScanner, type Severity } from '../../kernel/findings.ts';
 
 const kebab = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // Claude Code refuses these (and look-alikes) for third-party marketplaces (docs/plugin-format.md).

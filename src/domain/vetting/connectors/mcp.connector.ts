@@ -3,7 +3,7 @@
 // reviewed. Also flags download-and-execute launch lines and servers that talk to remote hosts.
 import type { Server } from '../../plugin/layout-context.ts';
 import { layoutOf } from '../../plugin/layout.ts';
-import { fileNotScanned, type Finding, type PureScanner } from '../findings.ts';
+import { fileNotScanned, type Finding, type PureScanner } from '../../kernel/findings.ts';
 import { excerpt, isLoopback, remoteCodeExecution, urlHosts } from './hooks.connector.ts';
 
 const exactNpm = /^(?:@[^/@\s]+\/)?[^@\s]+@v?\d+\.\d+\.\d+(?:[-+][\w.+-]*)?$/;

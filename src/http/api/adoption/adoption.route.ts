@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { adoptionReport, adoptionStaleness } from '../../../application/adoption.ts';
+import { adoptionReport, adoptionStaleness } from '../../../application/audit/adoption.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ledgerAfter, type LedgerEntry } from '../../../projections/ledger/ledger.queries.ts';
-import { readLedger } from '../../../application/audit-ledger.ts';
-import { exportEntry } from '../../../application/audit-sink-push.ts';
+import { readLedger } from '../../../application/audit/ledger.use-case.ts';
+import { exportEntry } from '../../../application/outbound/audit-sink-push.duty.ts';
 import { callerOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';

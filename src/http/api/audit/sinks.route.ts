@@ -5,7 +5,7 @@ import {
   listAuditSinks,
   setAuditSinkCursor,
   updateAuditSink,
-} from '../../../application/audit-sinks.ts';
+} from '../../../application/outbound/audit-sinks.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses, Timestamp } from '../../schemas/common.schema.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { holdersOfSnapshot, servedAtInstant } from '../../../application/time-travel.ts';
+import { holdersOfSnapshot, servedAtInstant } from '../../../application/audit/time-travel.use-case.ts';
 import { holderRoutes } from '../../../projections/time-travel/time-travel.queries.ts';
 import { requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { rebuildCatalog } from '../../../application/catalog-rebuild.ts';
+import { rebuildCatalog } from '../../../application/catalog/rebuild.use-case.ts';
 import type { CatalogBuilder, CatalogRevision } from '../../../projections/catalog/catalog-builder.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { reject } from '../../../application/rejected.ts';
+import { reject } from '../../../application/kernel/rejected.ts';
 import { problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['catalog'];

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { estateReport, reconcileEstateNow } from '../../../application/estate-runs.ts';
+import { estateReport, reconcileEstateNow } from '../../../application/estate/reconcile.duty.ts';
 import { estateActions, estateEntryKinds, type EstateReport } from '../../../domain/estate/estate.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

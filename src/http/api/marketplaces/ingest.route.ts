@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { ingestProgressOf } from '../../../application/ingest-progress.ts';
-import { liveOr404 } from '../../../application/marketplaces.ts';
+import { ingestProgressOf } from '../../../application/marketplaces/ingest-registry.ts';
+import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
 import { snapshotById } from '../../../projections/snapshots/snapshots.queries.ts';
 import { callerOf, metaFor, requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

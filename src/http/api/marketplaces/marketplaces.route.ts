@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { registerMarketplace, removeMarketplace } from '../../../application/marketplaces.ts';
+import { registerMarketplace, removeMarketplace } from '../../../application/marketplaces/registration.use-case.ts';
 import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/marketplace.events.ts';
 import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';
 import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { pluginSelectionOf, setPluginSelection } from '../../../application/plugin-selection.ts';
+import { pluginSelectionOf, setPluginSelection } from '../../../application/marketplaces/plugin-selection.use-case.ts';
 import { selectionLimits } from '../../../domain/marketplace/selection.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

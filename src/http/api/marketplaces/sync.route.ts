@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { changeSyncMode } from '../../../application/marketplaces.ts';
+import { changeSyncMode } from '../../../application/marketplaces/registration.use-case.ts';
 import { syncModes } from '../../../domain/marketplace/marketplace.events.ts';
 import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { mirrorDrift, reconcileMirror, type MirroredCatalog } from '../../../application/mirror.ts';
+import { mirrorDrift, reconcileMirror, type MirroredCatalog } from '../../../application/mirror/reconcile.use-case.ts';
 import type { MirrorDriftReport } from '../../../domain/mirror/mirror-drift.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

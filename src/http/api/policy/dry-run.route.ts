@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { dryRunDefaultSnapshots, dryRunMaxSnapshots, policyDryRun } from '../../../application/policy-dry-run.ts';
+import { dryRunDefaultSnapshots, dryRunMaxSnapshots, policyDryRun } from '../../../application/policy/dry-run.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';

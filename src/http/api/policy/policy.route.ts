@@ -5,7 +5,7 @@ import {
   deletePolicyRule,
   tryPolicyExpression,
   updatePolicyRule,
-} from '../../../application/policy-rules.ts';
+} from '../../../application/policy/rules.use-case.ts';
 import { policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
 import { callerOf, metaFor, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { retentionCandidates } from '../../../application/retention-evaluation.ts';
+import { retentionCandidates } from '../../../application/retention/retention.duty.ts';
 import { retentionCriteria, type RetentionCandidate } from '../../../domain/retention/retention-criteria.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { compactNow } from '../../../application/compaction.ts';
+import { compactNow } from '../../../application/retention/compaction.duty.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { evaluateRetention } from '../../../application/retention-evaluation.ts';
+import { evaluateRetention } from '../../../application/retention/retention.duty.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { grantRole, readGrants, revokeRole } from '../../../application/role-grants.ts';
+import { grantRole, readGrants, revokeRole } from '../../../application/access/role-grants.use-case.ts';
 import { roleNames } from '../../../domain/role/role.events.ts';
 import type { GrantRecord } from '../../../projections/roles/roles.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { approveSnapshot, rejectSnapshot } from '../../../application/decide-snapshot.ts';
+import { approveSnapshot } from '../../../application/snapshots/approve.use-case.ts';
+import { rejectSnapshot } from '../../../application/snapshots/reject.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';

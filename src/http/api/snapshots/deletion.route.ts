@@ -1,4 +1,4 @@
-import { restoreSnapshot, softDeleteSnapshot } from '../../../application/snapshot-deletion.ts';
+import { restoreSnapshot, softDeleteSnapshot } from '../../../application/snapshots/deletion.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { snapshotCapabilities } from '../../../application/snapshot-capabilities.ts';
+import { snapshotCapabilities } from '../../../application/snapshots/capabilities.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { Capability } from './capabilities.schema.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { snapshotContentDiff } from '../../../application/snapshot-content-diff.ts';
+import { snapshotContentDiff } from '../../../application/snapshots/content-diff.use-case.ts';
 import { skillStatuses } from '../../../domain/plugin/content-diff.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';

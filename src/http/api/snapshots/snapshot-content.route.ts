@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
-import { snapshotTree } from '../../../application/policy-evaluation.ts';
+import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
+import { snapshotTree } from '../../../application/policy/evaluation.ts';
 import { inventoryOf } from '../../../domain/plugin/inventory.ts';
 import { layoutOf } from '../../../domain/plugin/layout.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { isBinary, listTree, readBlobs } from '../../../adapters/git/tree-reader.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { reject } from '../../../application/rejected.ts';
+import { reject } from '../../../application/kernel/rejected.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { previewed, previewLimits, tags } from './snapshots.shared.ts';
 

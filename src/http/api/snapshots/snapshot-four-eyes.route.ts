@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
+import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { NullableString, tags } from './snapshots.shared.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { licenseReport, prepareSpdxReferences } from '../../../adapters/vetting/license.connector.ts';
-import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
-import { snapshotTree } from '../../../application/policy-evaluation.ts';
+import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
+import { snapshotTree } from '../../../application/policy/evaluation.ts';
 import { licenseEvaluations } from '../../../domain/vetting/license.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';

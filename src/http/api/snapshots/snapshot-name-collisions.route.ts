@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
+import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
 import { readLayout } from '../../../domain/plugin/layout.ts';
 import { manifestPath } from '../../../domain/plugin/manifest-policy.ts';
 import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { listTree } from '../../../adapters/git/tree-reader.ts';
-import { addressedSnapshot } from '../../../application/addressed-snapshot.ts';
+import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { previewLimits, tags } from './snapshots.shared.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { addressedSnapshot, type AddressedSnapshot, type Addressing } from '../../../application/addressed-snapshot.ts';
+import { addressedSnapshot, type AddressedSnapshot, type Addressing } from '../../../application/snapshots/addressed-snapshot.ts';
 import { requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpDeps } from '../../http-deps.ts';
 

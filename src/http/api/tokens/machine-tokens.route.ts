@@ -4,7 +4,7 @@ import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateMachineTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';
-import { issueToken, revokeToken, rotateToken } from '../../../application/token-commands.ts';
+import { issueToken, revokeToken, rotateToken } from '../../../application/access/tokens.use-case.ts';
 
 const tags = ['machine credentials'];
 const anyMachine = { asOwner: null, kinds: ['machine'] as const };

@@ -4,7 +4,7 @@ import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateSessionTokenBody, CreateTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';
-import { issueToken, revokeToken, rotateToken } from '../../../application/token-commands.ts';
+import { issueToken, revokeToken, rotateToken } from '../../../application/access/tokens.use-case.ts';
 
 const tags = ['tokens'];
 const own = (principal: string) => ({ asOwner: principal, kinds: ['personal', 'session'] as const });

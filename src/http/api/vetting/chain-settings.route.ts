@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { changeChain, chainSettingsOf, toggleVetter } from '../../../application/chain-settings.ts';
-import { chainFor } from '../../../application/run-vetting.ts';
-import { liveOr404 } from '../../../application/marketplaces.ts';
+import { changeChain, chainSettingsOf, toggleVetter } from '../../../application/vetting/chain-settings.use-case.ts';
+import { chainFor } from '../../../application/vetting/run-vetting.ts';
+import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
 import { chainModes } from '../../../domain/vetting/vetting.events.ts';
 import { vetterToggles } from '../../../projections/vetting/vetting.queries.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';

@@ -1,4 +1,4 @@
-import { rerunVetting } from '../../../application/rerun-vetting.ts';
+import { rerunVetting } from '../../../application/vetting/rerun.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { revetMarketplace, revetSnapshot } from '../../../application/revet-snapshot.ts';
+import { revetMarketplace, revetSnapshot } from '../../../application/vetting/revet.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';

@@ -1,4 +1,4 @@
-import { vettingReport } from '../../../application/vetting-report.ts';
+import { vettingReport } from '../../../application/vetting/report.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { VettingReport } from '../../schemas/vetting.schema.ts';

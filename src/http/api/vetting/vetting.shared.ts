@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { reportOf } from '../../../application/vetting-report.ts';
+import type { reportOf } from '../../../application/vetting/report.use-case.ts';
 import { waiverView } from '../../schemas/vetting.schema.ts';
 
 export const tags = ['vetting'];

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { liveOr404 } from '../../../application/marketplaces.ts';
-import { createWaiver, revokeWaiver } from '../../../application/waivers.ts';
+import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
+import { createWaiver, revokeWaiver } from '../../../application/vetting/waivers.use-case.ts';
 import { waiversOf } from '../../../projections/vetting/vetting.queries.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

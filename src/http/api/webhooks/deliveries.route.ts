@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { listDeliveries } from '../../../application/webhook-subscribers.ts';
+import { listDeliveries } from '../../../application/outbound/webhook-subscribers.use-case.ts';
 import { deliveryStates } from '../../../projections/webhooks/deliveries.queries.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';

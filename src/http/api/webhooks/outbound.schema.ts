@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import type { exportEntry } from '../../../application/audit-sink-push.ts';
+import type { exportEntry } from '../../../application/outbound/audit-sink-push.duty.ts';
 import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/marketplace.events.ts';
 import { deletionReasons, ingestTriggers } from '../../../domain/snapshot/snapshot.events.ts';
 import type { WebhookEventKind } from '../../../domain/webhook/event-kinds.ts';

@@ -4,7 +4,7 @@ import {
   deleteWebhookSubscriber,
   listWebhookSubscribers,
   webhookEventKindList,
-} from '../../../application/webhook-subscribers.ts';
+} from '../../../application/outbound/webhook-subscribers.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses, Timestamp } from '../../schemas/common.schema.ts';

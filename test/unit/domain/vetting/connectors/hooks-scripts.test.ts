@@ -3,7 +3,7 @@
 import t from 'tap';
 import { loadScriptReading } from '../../../../../src/adapters/vetting/script-reading.ts';
 import { hooksScanner } from '../../../../../src/domain/vetting/connectors/hooks.connector.ts';
-import { stateOf, type Finding } from '../../../../../src/domain/vetting/findings.ts';
+import { stateOf, type Finding } from '../../../../../src/domain/kernel/findings.ts';
 import { scanInput, type FileContent, json, lineWith } from '../../../../support/scan-input.ts';
 
 const M = '.claude-plugin/marketplace.json';

@@ -3,7 +3,7 @@ import { loadScriptReading } from '../../../../../src/adapters/vetting/script-re
 import { loadShellParser } from '../../../../../src/adapters/vetting/shell-parser.ts';
 import { hooksConnector, hooksScanner } from '../../../../../src/domain/vetting/connectors/hooks.connector.ts';
 import { scriptRisks } from '../../../../../src/domain/vetting/connectors/hooks-shell.ts';
-import { stateOf, type Finding } from '../../../../../src/domain/vetting/findings.ts';
+import { stateOf, type Finding } from '../../../../../src/domain/kernel/findings.ts';
 import { scanInput, type FileContent, json, lineWith } from '../../../../support/scan-input.ts';
 
 const M = '.claude-plugin/marketplace.json';

@@ -3,7 +3,7 @@ import {
   codePointName,
   instructionsConnector,
 } from '../../../../../src/domain/vetting/connectors/instructions.connector.ts';
-import { stateOf, type Finding } from '../../../../../src/domain/vetting/findings.ts';
+import { stateOf, type Finding } from '../../../../../src/domain/kernel/findings.ts';
 import { scanInput, type FileContent } from '../../../../support/scan-input.ts';
 import { explain, loadCorpus, scoreCase } from '../../../../support/vetting-corpus.ts';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { manifestConnector } from '../../../../../src/domain/vetting/connectors/manifest.connector.ts';
-import { stateOf, type Finding } from '../../../../../src/domain/vetting/findings.ts';
+import { stateOf, type Finding } from '../../../../../src/domain/kernel/findings.ts';
 import { scanInput, type FileContent, json, lineWith } from '../../../../support/scan-input.ts';
 
 const M = '.claude-plugin/marketplace.json';

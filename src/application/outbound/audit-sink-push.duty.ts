@@ -1,0 +1,114 @@
+import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
+import { metadataOf } from '../kernel/run-command.ts';
+import { fact } from '../../domain/events.ts';
+import { streams } from '../../domain/kernel/streams.ts';
+import { latestCheckpoint } from '../../projections/ledger/checkpoints.queries.ts';
+import { ledgerAfter, ledgerSpanAfter, type LedgerEntry } from '../../projections/ledger/ledger.queries.ts';
+import type { DueBatch } from '../../projections/webhooks/deliveries.queries.ts';
+import { idleSinks, type IdleSink } from '../../projections/webhooks/sinks.queries.ts';
+import { periodicDuty, type WakeableDuty } from '../kernel/periodic-duty.ts';
+import type { Ports } from '../kernel/ports.ts';
+import { systemMeta } from '../kernel/system-meta.use-case.ts';
+
+/** gateway.audit-export.* as the push uses them. */
+export type AuditPushSettings = Readonly<{
+  enabled: boolean;
+  pollIntervalMs: number;
+  lagMs: number;
+  batchSize: number;
+}>;
+
+export type AuditPushPorts = Pick<Ports, 'pool' | 'clock' | 'logger' | 'store' | 'waiter'>;
+
+/** docs/audit.md, Entries: the export's form (snake case, no credential_kind), for the pull export and sink batches. */
+export const exportEntry = (e: LedgerEntry) => ({
+  id: e.id,
+  ts: e.ts,
+  source: e.source,
+  principal: e.principal,
+  actor_type: e.actorType,
+  marketplace: e.marketplace,
+  marketplace_id: e.marketplaceId,
+  event: e.event,
+  ref: e.ref,
+  sha: e.sha,
+  detail: e.detail,
+  token_id: e.tokenId,
+  hash: e.hash,
+  prev_hash: e.prevHash,
+});
+
+/**
+ * The body of an audit batch, built when it is sent: `{type: 'audit.batch', timestamp, data: {sink, from, to,
+ * entries[], checkpoint}}`. The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
+ */
+export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
+  const entries = await ledgerAfter(deps.pool, batch.from, batch.to - batch.from);
+  // The latest signed head when the batch was offered goes with it, so a sink can check the chain
+  // it receives, and every attempt still sends the same bytes.
+  const checkpoint = await latestCheckpoint(deps.pool, batch.at);
+  const data = { sink: batch.sink, from: batch.from, to: batch.to, entries: entries.map(exportEntry), checkpoint };
+  return JSON.stringify({ type: 'audit.batch', timestamp: batch.at, data });
+}
+
+/** Offers a sink its next batch, recorded as audit-batch-offered; returns the position appended, or null. */
+async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: IdleSink): Promise<bigint | null> {
+  const now = deps.clock.now();
+  // The push withholds entries younger than the commit-settling lag, like the pull export.
+  const cutoff = new Date(now.getTime() - settings.lagMs).toISOString();
+  const span = await ledgerSpanAfter(deps.pool, sink.cursor, sink.batchSize ?? settings.batchSize, cutoff);
+  if (!span) return null;
+  const at = now.toISOString();
+  const offered = fact('audit-batch-offered', {
+    sinkId: sink.id,
+    name: sink.name,
+    from: sink.cursor,
+    to: span.to,
+    count: span.count,
+    at,
+  });
+  const meta = { ...systemMeta(deps, 'audit-push'), at };
+  const { position } = await appendFacts(deps.store, streams.sinkBatches(sink.id), [offered], metadataOf(meta), 'any');
+  return position;
+}
+
+/**
+ * One offer pass: each enabled sink with no batch in flight is offered the next batch after its cursor (up
+ * to its batch size of settled entries); the deliveries reactor makes it a pending delivery of kind
+ * audit.batch, which the webhook dispatcher sends, moving the cursor once it is delivered. The pass ends
+ * when the reactor has applied its offers. Returns the batches offered.
+ */
+export async function auditPushPass(deps: AuditPushPorts, settings: AuditPushSettings): Promise<number> {
+  let last = 0n;
+  let offered = 0;
+  for (const sink of await idleSinks(deps.pool)) {
+    const position = await offerTo(deps, settings, sink);
+    if (position === null) continue;
+    offered += 1;
+    last = position;
+  }
+  if (offered > 0) await deps.waiter.waitFor(last, ['webhook-deliveries']);
+  return offered;
+}
+
+/**
+ * The leader's audit push: a pass every poll-interval, never two at once; nothing when push is disabled.
+ * `onOffered` is told when a pass offered batches (the dispatcher sends them at once); `wake` runs a pass now.
+ */
+export function auditPushDuty(
+  deps: AuditPushPorts,
+  settings: AuditPushSettings,
+  onOffered: () => void = () => {},
+): WakeableDuty {
+  return periodicDuty({
+    log: deps.logger.child({ component: 'audit-push' }),
+    intervalMs: settings.pollIntervalMs,
+    disabled: settings.enabled ? null : 'gateway.audit-export.enabled is false: audit sinks are not pushed',
+    failure: 'audit push pass failed',
+    pass: async () => {
+      const offered = await auditPushPass(deps, settings);
+      if (offered > 0) onOffered();
+      return offered;
+    },
+  });
+}

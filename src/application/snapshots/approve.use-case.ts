@@ -1,0 +1,96 @@
+import { isAdmin, type RoleAssignment } from '../../domain/role/permissions.ts';
+import type { CommandMeta } from '../../domain/kernel/decider.ts';
+import { marketplaceDecider } from '../../domain/marketplace/marketplace.decider.ts';
+import { streams } from '../../domain/kernel/streams.ts';
+import type { ApproveInputs } from '../../domain/snapshot/approve-gate.ts';
+import { evaluate } from '../../domain/vetting/outcome.ts';
+import { policyRules } from '../../projections/policy/policy.queries.ts';
+import { withdrawnShas } from '../../projections/snapshots/snapshots.queries.ts';
+import { latestRun, waiversOf } from '../../projections/vetting/vetting.queries.ts';
+import { type AddressedSnapshot } from './addressed-snapshot.ts';
+import { execute } from '../kernel/execute.ts';
+import { policyDenials, policyVariablesOf, snapshotTreeFacts } from '../policy/evaluation.ts';
+import type { Actor } from '../kernel/ports.ts';
+import { reject } from '../kernel/rejected.ts';
+
+import { approverOf, decidedRow, readModels, type Decided, type DecidePorts } from './decision.ts';
+
+/**
+ * Everything the approve gate depends on beyond the snapshot's own history, each read once: the latest
+ * vetting run, the marketplace's waivers, withdrawn commits, and the enabled policy rules with the
+ * variables they see (the tree is read only when a rule is enabled).
+ */
+async function approvalInputs(
+  deps: DecidePorts,
+  subject: AddressedSnapshot & { roles: RoleAssignment[] },
+  actor: Actor,
+  overrideReason: string | null,
+  at: string,
+): Promise<ApproveInputs> {
+  const { snapshot, marketplace, roles } = subject;
+  const [run, waivers, withdrawn, rules] = await Promise.all([
+    latestRun(deps.pool, snapshot.id),
+    waiversOf(deps.pool, marketplace.id),
+    withdrawnShas(deps.pool, marketplace.name),
+    policyRules(deps.pool, true),
+  ]);
+  const minimumReleaseAgeMs = deps.marketplaces.minimumReleaseAgeMs;
+  const denials =
+    rules.length === 0
+      ? []
+      : await policyDenials(
+          deps,
+          rules,
+          policyVariablesOf(
+            {
+              snapshot,
+              marketplace,
+              tree: await snapshotTreeFacts(deps, snapshot),
+              run,
+              waivers,
+              approver: { principal: actor.principal, roles },
+              minimumReleaseAgeMs,
+            },
+            at,
+          ),
+        );
+  const vetting = evaluate(run?.verdicts ?? null, snapshot.sha, waivers, at);
+  return {
+    minimumReleaseAgeMs,
+    withdrawnShas: withdrawn,
+    overrideReason,
+    policyDenials: denials,
+    vetting: { outcome: vetting.outcome, uncovered: vetting.uncovered, unanswered: vetting.unanswered },
+  };
+}
+
+/**
+ * Approve a held or revoked snapshot: the approver's roles, the gate's inputs, one decision in the
+ * marketplace's stream (refusals may record policy-denied), and the row as approved.
+ */
+export async function approveSnapshot(
+  deps: DecidePorts,
+  snapshotId: number,
+  actor: Actor,
+  overrideReason: string | null,
+  meta: CommandMeta,
+): Promise<Decided> {
+  const subject = await approverOf(deps, snapshotId, actor);
+  if (overrideReason !== null && !isAdmin(subject.roles))
+    throw reject('forbidden', 'overriding a BLOCKED vetting outcome needs the admin role');
+  const inputs = await approvalInputs(deps, subject, actor, overrideReason, meta.at);
+  const decision = await execute(
+    deps,
+    marketplaceDecider,
+    streams.marketplace(subject.marketplace.id),
+    {
+      type: 'approve-snapshot',
+      data: { snapshotId, inputs },
+      meta,
+    },
+    readModels,
+  );
+  const approved = decision.events.find((e) => e.type === 'snapshot-approved');
+  if (approved?.type !== 'snapshot-approved') throw new Error('approval accepted without snapshot-approved');
+  return { snapshot: decidedRow(subject.snapshot, approved) };
+}
