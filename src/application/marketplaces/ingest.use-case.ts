@@ -8,7 +8,7 @@ import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { streams } from '../../domain/kernel/streams.ts';
 import { canonicalUrl, registrationRefusal } from '../../domain/marketplace/trust-boundary.ts';
 import { externalHostRefusal, externalHostsKey } from '../../domain/outbound/external-hosts.ts';
-import { selectPlugins, unmatchedPatterns, type LeftOut } from '../../domain/marketplace/selection.ts';
+import { selectPlugins, unmatchedPatterns, type LeftOut } from '../../domain/snapshot/selection.ts';
 import { leftOutDirectories } from '../../domain/snapshot/curated-tree.ts';
 import {
   externalSourcesOverLimit,

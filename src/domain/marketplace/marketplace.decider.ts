@@ -11,10 +11,10 @@ import {
   type SnapshotsState,
 } from '../snapshot/snapshot.decider.ts';
 import type { UnresolvedSource } from '../plugin/manifest-policy.ts';
-import type { LeftOut } from './selection.ts';
+import type { LeftOut } from '../snapshot/selection.ts';
 import type { IngestTrigger, SnapshotEvent } from '../snapshot/snapshot.events.ts';
 import type { MarketplaceEvent, MarketplaceOrigin, PushPolicy, SyncMode } from './marketplace.events.ts';
-import { checkSelection, sameSelection, type PluginSelection } from './selection.ts';
+import { checkSelection, sameSelection, type PluginSelection } from '../snapshot/selection.ts';
 
 export type RegisterMarketplace = Command<
   'register-marketplace',

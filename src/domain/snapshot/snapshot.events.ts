@@ -1,6 +1,6 @@
 import type { Event, Instant } from '../kernel/decider.ts';
 import type { UnresolvedSource } from '../plugin/manifest-policy.ts';
-import type { LeftOut } from '../marketplace/selection.ts';
+import type { LeftOut } from './selection.ts';
 
 export const snapshotStates = ['held', 'approved', 'rejected', 'revoked'] as const;
 export type SnapshotState = (typeof snapshotStates)[number];

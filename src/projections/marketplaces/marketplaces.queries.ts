@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
-import type { PluginSelection } from '../../domain/marketplace/selection.ts';
+import type { PluginSelection } from '../../domain/snapshot/selection.ts';
 
 const StoredSelection = z.object({
   include: z.array(z.string()),

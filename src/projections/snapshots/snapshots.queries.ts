@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import type { UnresolvedSource } from '../../domain/plugin/manifest-policy.ts';
-import type { LeftOut } from '../../domain/marketplace/selection.ts';
+import type { LeftOut } from '../../domain/snapshot/selection.ts';
 import type { SnapshotState } from '../../domain/snapshot/snapshot.events.ts';
 
 const SnapshotRow = z.object({

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { pluginSelectionOf, setPluginSelection } from '../../../application/marketplaces/plugin-selection.use-case.ts';
-import { selectionLimits } from '../../../domain/marketplace/selection.ts';
+import { selectionLimits } from '../../../domain/snapshot/selection.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';

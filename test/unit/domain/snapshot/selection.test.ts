@@ -10,7 +10,7 @@ import {
   selectionLimits,
   selectPlugins,
   unmatchedPatterns,
-} from '../../../../src/domain/marketplace/selection.ts';
+} from '../../../../src/domain/snapshot/selection.ts';
 
 t.test('a pattern matches the whole name: * any run of characters, ? exactly one, the rest literally', async (t) => {
   const cases: [string, string, boolean][] = [
