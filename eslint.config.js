@@ -1,4 +1,50 @@
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import tseslint from 'typescript-eslint';
+
+// The portal's sections are the folders under portal/src/pages. A section imports its own folder,
+// portal/src/components/ and portal/src/api/ (queries more than one section reads) and no other section;
+// components/ and api/ serve every section and import none. Relative imports are resolved against the
+// importing file, so `../audit/queries`, `../../pages/audit/queries` and a stylesheet are all caught.
+const portalSrc = resolve(import.meta.dirname, 'portal/src');
+const within = (folder, path) => {
+  const rel = relative(folder, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep) : null;
+};
+const sectionOf = (path) => within(resolve(portalSrc, 'pages'), path)?.[0] ?? null;
+const sharedFolder = (path) => ['components', 'api'].includes(within(portalSrc, path)?.[0]);
+
+const portalSections = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      otherSection:
+        "portal section '{{own}}' imports section '{{other}}': a section imports only its own folder, components/ and api/; move what both use to components/ (a query several sections read: api/)",
+      sharedImportsSection: "'{{other}}' is a section: components/ and api/ serve every section and import none",
+    },
+  },
+  create(context) {
+    const own = sectionOf(context.filename);
+    const shared = sharedFolder(context.filename);
+    if (own === null && !shared) return {};
+    const check = (source) => {
+      if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const other = sectionOf(resolve(dirname(context.filename), source.value));
+      if (other === null || other === own) return;
+      context.report({
+        node: source,
+        messageId: shared ? 'sharedImportsSection' : 'otherSection',
+        data: { own, other },
+      });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+    };
+  },
+};
 
 export default tseslint.config(
   {
@@ -53,6 +99,11 @@ export default tseslint.config(
         { selector: "MemberExpression[object.name='process']", message: 'no process access in src/domain' },
       ],
     },
+  },
+  {
+    files: ['portal/src/**/*.{ts,tsx}'],
+    plugins: { portal: { rules: { sections: portalSections } } },
+    rules: { 'portal/sections': 'error' },
   },
   {
     // No process.env outside the configuration and system adapters (STYLE.md 2.10).
