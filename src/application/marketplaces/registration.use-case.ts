@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { UpstreamError } from '../../adapters/git/git-store.ts';
-import { normalizedCloneUrl } from '../../domain/marketplace/forge.ts';
+import { normalizedCloneUrl } from '../../domain/kernel/forge.ts';
 import { marketplaceDecider } from '../../domain/marketplace/marketplace.decider.ts';
 import { marketplaceNameDecider, type StaleHolder } from '../../domain/marketplace/marketplace-name.decider.ts';
 import type { MarketplaceOrigin, PushPolicy, SyncMode } from '../../domain/marketplace/marketplace.events.ts';

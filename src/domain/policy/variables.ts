@@ -4,7 +4,7 @@
 // the evaluation instant.
 import type { Instant } from '../kernel/decider.ts';
 import type { SnapshotState } from '../snapshot/snapshot.events.ts';
-import { forgeOf } from '../marketplace/forge.ts';
+import { forgeOf } from '../kernel/forge.ts';
 import type { InventoryComponent, InventoryPlugin } from '../plugin/inventory.ts';
 import type { Finding } from '../kernel/findings.ts';
 import type { LicenseEntry } from '../vetting/license.ts';

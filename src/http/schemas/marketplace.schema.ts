@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { forgeOf } from '../../domain/marketplace/forge.ts';
+import { forgeOf } from '../../domain/kernel/forge.ts';
 import { snapshotStates } from '../../domain/snapshot/snapshot.events.ts';
 import type { MarketplaceRecord, MarketplaceSelection } from '../../projections/marketplaces/marketplaces.queries.ts';
 import type { SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
