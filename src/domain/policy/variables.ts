@@ -3,7 +3,7 @@
 // fields, so a field is added, never renamed or removed. Pure: the caller loads everything, including
 // the evaluation instant.
 import type { Instant } from '../kernel/decider.ts';
-import type { SnapshotState } from '../snapshot/snapshot.events.ts';
+import type { SnapshotState } from '../kernel/snapshot-state.ts';
 import { forgeOf } from '../kernel/forge.ts';
 import type { InventoryComponent, InventoryPlugin } from '../plugin/inventory.ts';
 import type { Finding } from '../kernel/findings.ts';

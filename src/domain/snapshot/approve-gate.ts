@@ -2,7 +2,7 @@ import type { PolicyDenied } from '../policy/policy.events.ts';
 import type { Instant, Rejection } from '../kernel/decider.ts';
 import type { EffectiveOutcome } from '../vetting/outcome.ts';
 import type { Uncovered } from '../vetting/vetting.events.ts';
-import type { SnapshotState } from './snapshot.events.ts';
+import type { SnapshotState } from '../kernel/snapshot-state.ts';
 
 export type GateSnapshot = Readonly<{
   snapshotId: number;

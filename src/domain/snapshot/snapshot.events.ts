@@ -1,9 +1,7 @@
 import type { Event, Instant } from '../kernel/decider.ts';
+import type { SnapshotState } from '../kernel/snapshot-state.ts';
 import type { UnresolvedSource } from '../plugin/manifest-policy.ts';
 import type { LeftOut } from './selection.ts';
-
-export const snapshotStates = ['held', 'approved', 'rejected', 'revoked'] as const;
-export type SnapshotState = (typeof snapshotStates)[number];
 
 export const ingestTriggers = ['on-demand', 'scheduled', 'webhook', 'push'] as const;
 export type IngestTrigger = (typeof ingestTriggers)[number];

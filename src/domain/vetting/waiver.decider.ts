@@ -1,5 +1,5 @@
 import { accept, refuse, type Command, type Decider, type Instant } from '../kernel/decider.ts';
-import type { SnapshotState } from '../snapshot/snapshot.events.ts';
+import type { SnapshotState } from '../kernel/snapshot-state.ts';
 import type { WaiverCreated, WaiverLapsed, WaiverRevoked, WaiverScope } from './vetting.events.ts';
 
 // Waivers of one marketplace live in its waiver stream (streams.waivers(marketplaceId)).

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { forgeOf } from '../../domain/kernel/forge.ts';
-import { snapshotStates } from '../../domain/snapshot/snapshot.events.ts';
+import { snapshotStates } from '../../domain/kernel/snapshot-state.ts';
 import type { MarketplaceRecord, MarketplaceSelection } from '../../projections/marketplaces/marketplaces.queries.ts';
 import type { SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
 import { literalUnion, NullableTimestamp, Timestamp } from './common.schema.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import type { UnresolvedSource } from '../../domain/plugin/manifest-policy.ts';
 import type { LeftOut } from '../../domain/snapshot/selection.ts';
-import type { SnapshotState } from '../../domain/snapshot/snapshot.events.ts';
+import type { SnapshotState } from '../../domain/kernel/snapshot-state.ts';
 
 const SnapshotRow = z.object({
   id: z.bigint(),
