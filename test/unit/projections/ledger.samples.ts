@@ -230,7 +230,7 @@ const accessSamples = [
   sample(
     'info-refs, nothing resolved',
     fact('info-refs', { marketplaceId: null, marketplace: 'gone', ref: null, sha: null, credentialKind: 'pat' }),
-    { ...fetcher, source: undefined },
+    { principal: 'bob', actorType: 'human', credentialId: 12 },
   ),
   sample(
     'upload-pack',
