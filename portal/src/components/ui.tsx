@@ -136,3 +136,20 @@ export function StateBadge({ state, label }: { state: string; label?: string }) 
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty muted">{children}</p>;
 }
+
+/** A table's column heads; a column shown only to some is false or null where it is left out. */
+export function ColumnHeads({ columns }: { columns: ReadonlyArray<string | false | null> }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column) =>
+          column ? (
+            <th key={column} scope="col">
+              {column}
+            </th>
+          ) : null,
+        )}
+      </tr>
+    </thead>
+  );
+}

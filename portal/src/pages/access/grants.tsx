@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
-import { Empty, Loaded, ProblemNotice, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, ProblemNotice, When } from '../../components/ui';
 import { humanize } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
 import { grantsQuery, marketplacesQuery, type Grant } from './queries';
@@ -113,16 +113,7 @@ export function RoleGrants() {
             <Empty>No role has been granted.</Empty>
           ) : (
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Principal</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Marketplace</th>
-                  <th scope="col">Granted by</th>
-                  <th scope="col">Granted</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
+              <ColumnHeads columns={['Principal', 'Role', 'Marketplace', 'Granted by', 'Granted', 'Actions']} />
               <tbody>
                 {list.map((grant) => (
                   <GrantRow key={grant.id} grant={grant} />

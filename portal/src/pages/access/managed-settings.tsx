@@ -5,7 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { CopyField, Loaded } from '../../components/ui';
+import { ColumnHeads, CopyField, Loaded } from '../../components/ui';
 import { NameChecklist } from './checklist';
 import {
   managedSettingsPath,
@@ -73,12 +73,7 @@ function TokenReach({
         </p>
       ) : null}
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Registered</th>
-            <th scope="col">Your tokens that can fetch it</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Registered', 'Your tokens that can fetch it']} />
         <tbody>
           {reach.map((r) => (
             <ReachRow key={r.name} reach={r} />

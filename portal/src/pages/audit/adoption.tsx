@@ -3,7 +3,7 @@
 // marketplace a bar chart of fetches per snapshot with the numbers in a table.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Empty, Loaded, Page, Sha, shortSha, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Page, Sha, shortSha, When } from '../../components/ui';
 import { BarChart } from './bar-chart';
 import { adoptionQuery, stalenessQuery, type Adoption, type Stale } from './queries';
 import { AuditTabs } from './tabs';
@@ -33,15 +33,7 @@ function MarketplaceAdoption({ entry, days }: { entry: Adoption; days: number })
         bars={entry.snapshots.map((s) => ({ label: shortSha(s.sha), value: s.fetches, highlight: s.current }))}
       />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Commit</th>
-            <th scope="col">Served now</th>
-            <th scope="col">Fetches</th>
-            <th scope="col">Identities</th>
-            <th scope="col">Last fetch</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Commit', 'Served now', 'Fetches', 'Identities', 'Last fetch']} />
         <tbody>
           {entry.snapshots.map((s) => (
             <tr key={s.sha}>
@@ -66,15 +58,7 @@ function Staleness({ stale }: { stale: readonly Stale[] }) {
   if (stale.length === 0) return <Empty>Every identity&apos;s latest fetch took the served commit.</Empty>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Identity</th>
-          <th scope="col">Marketplace</th>
-          <th scope="col">Took</th>
-          <th scope="col">Served now</th>
-          <th scope="col">Last fetch</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Identity', 'Marketplace', 'Took', 'Served now', 'Last fetch']} />
       <tbody>
         {stale.map((s) => (
           <tr key={`${s.principal}/${s.marketplace}`}>

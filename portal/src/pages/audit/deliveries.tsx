@@ -2,7 +2,7 @@
 // lifecycle webhooks and audit sink batches alike ("their attempts appear with webhook deliveries").
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Empty, Loaded, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, StateBadge, When } from '../../components/ui';
 import { humanize } from '../../components/labels';
 import { deliveriesQuery, type DeliveryFilter, type DeliveryState } from './queries';
 
@@ -31,17 +31,9 @@ export function Deliveries({ filter, title }: { filter: Omit<DeliveryFilter, 'st
             <Empty>No deliveries{state ? ` ${state}` : ''}.</Empty>
           ) : (
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Delivery</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Next attempt</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
+              <ColumnHeads
+                columns={['Delivery', 'Event', 'State', 'Attempts', 'Last answer', 'Next attempt', 'Updated']}
+              />
               <tbody>
                 {deliveries.map((d) => (
                   <tr key={d.id}>

@@ -6,7 +6,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { humanize } from '../../components/labels';
 import { eventLabel, groupLedger, type EntryGroup } from '../../components/ledger-groups';
 import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
-import { Empty, Loaded, Page, Sha, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Page, Sha, When } from '../../components/ui';
 import { ExportPanel } from './export';
 import { filterOf, isFiltered, ledgerHref, readLedgerSearch, type LedgerAt } from './ledger-address';
 import { LedgerFilterForm } from './ledger-filter';
@@ -102,18 +102,7 @@ function Entries({ entries, grouped }: { entries: LedgerEntry[]; grouped: boolea
   return (
     <div className="audit-scroll">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Entry</th>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">Marketplace</th>
-            <th scope="col">Principal</th>
-            <th scope="col">Ref</th>
-            <th scope="col">Commit</th>
-            <th scope="col">Detail</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Entry', 'Time', 'Event', 'Marketplace', 'Principal', 'Ref', 'Commit', 'Detail']} />
         {grouped ? (
           groupLedger(entries).map((group) =>
             group.entries.length === 1 ? (

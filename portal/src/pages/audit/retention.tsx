@@ -3,7 +3,7 @@
 // scheduler is enabled").
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
-import { Empty, Loaded, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
 import { humanize, labelFrom, snapshotStateLabels } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
 import { retentionKey, retentionQuery, type RetentionCandidate } from './queries';
@@ -12,17 +12,7 @@ function Candidates({ candidates }: { candidates: readonly RetentionCandidate[] 
   if (candidates.length === 0) return <Empty>An evaluation pass now would soft-delete nothing.</Empty>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Snapshot</th>
-          <th scope="col">Marketplace</th>
-          <th scope="col">Commit</th>
-          <th scope="col">State</th>
-          <th scope="col">Criterion</th>
-          <th scope="col">Captured</th>
-          <th scope="col">Last fetch</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Snapshot', 'Marketplace', 'Commit', 'State', 'Criterion', 'Captured', 'Last fetch']} />
       <tbody>
         {candidates.map((c) => (
           <tr key={c.snapshotId}>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
-import { Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
 import { humanize } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
 import { RetentionPanel } from './retention';
@@ -25,14 +25,7 @@ function Estate({ report }: { report: EstateReport }) {
         <Empty>The estate file declares nothing.</Empty>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Kind</th>
-              <th scope="col">Name</th>
-              <th scope="col">Action</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Kind', 'Name', 'Action', 'Detail']} />
           <tbody>
             {report.entries.map((e, i) => (
               <tr key={`${e.kind}-${e.name}-${String(i)}`}>
@@ -127,16 +120,7 @@ function Mirror({ reports }: { reports: readonly MirrorReport[] }) {
   if (reports.length === 0) return <Empty>Nothing is served, so nothing is mirrored.</Empty>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">State</th>
-          <th scope="col">Served</th>
-          <th scope="col">Mirror</th>
-          <th scope="col">Drift</th>
-          <th scope="col">Last attempt</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Name', 'State', 'Served', 'Mirror', 'Drift', 'Last attempt']} />
       <tbody>
         {reports.map((report) => (
           <MirrorRow key={report.marketplace ?? ''} report={report} />

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { humanize } from '../../components/labels';
-import { Empty, Loaded, Page, Sha, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Page, Sha, When } from '../../components/ui';
 import { credentialKinds } from './entry';
 import { instantOfInput, localInput } from './ledger-filter';
 import { holdersQuery, servedQuery, type HoldersAt, type ServedAt } from './queries';
@@ -50,16 +50,7 @@ function Holders({ answer }: { answer: HoldersAt }) {
     return <Empty>Nobody had fetched this commit by then (a ref listing transfers nothing and is not counted).</Empty>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Principal</th>
-          <th scope="col">Fetches</th>
-          <th scope="col">First fetch</th>
-          <th scope="col">Last fetch</th>
-          <th scope="col">Through</th>
-          <th scope="col">Credentials</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Principal', 'Fetches', 'First fetch', 'Last fetch', 'Through', 'Credentials']} />
       <tbody>
         {answer.holders.map((h) => (
           <tr key={h.principal}>
@@ -145,15 +136,7 @@ function Answer({ answer }: { answer: ServedAt }) {
         <Empty>No marketplace was registered then.</Empty>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Marketplace</th>
-              <th scope="col">Served commit</th>
-              <th scope="col">Snapshot</th>
-              <th scope="col">Since</th>
-              <th scope="col">Holders</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Marketplace', 'Served commit', 'Snapshot', 'Since', 'Holders']} />
           {answer.marketplaces.map((served) => (
             <ServedRow key={served.marketplaceId} served={served} at={answer.at} />
           ))}

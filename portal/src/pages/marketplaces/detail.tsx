@@ -8,7 +8,7 @@ import { cloneUrl } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { IngestNow } from '../../components/ingest-now';
 import { humanize, ingestOutcomeLabels, labelFrom, snapshotStateLabels } from '../../components/labels';
-import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { RemoveMarketplace, SyncModeForm } from './actions';
 import { Flash, readFlash } from './flash';
 import { IngestProgressPanel } from './progress';
@@ -140,16 +140,7 @@ function Snapshots({ m }: { m: Marketplace }) {
   if (snapshots.length === 0) return <Empty>No snapshot yet: ingest to capture the upstream’s default branch.</Empty>;
   return (
     <table className="mp-table">
-      <thead>
-        <tr>
-          <th scope="col">Snapshot</th>
-          <th scope="col">State</th>
-          <th scope="col">Commit</th>
-          <th scope="col">Upstream commit</th>
-          <th scope="col">Captured</th>
-          <th scope="col">Decided</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Snapshot', 'State', 'Commit', 'Upstream commit', 'Captured', 'Decided']} />
       <tbody>
         {snapshots.map((s) => (
           <tr key={s.id}>

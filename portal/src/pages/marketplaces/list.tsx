@@ -6,7 +6,7 @@ import { useDeferredValue, useMemo, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { useSession } from '../../api/session';
 import { humanize, labelFrom, marketplaceStatusLabels } from '../../components/labels';
-import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { RegisterMarketplace } from './register';
 import {
   heldCount,
@@ -111,17 +111,9 @@ function MarketplaceTable({ marketplaces }: { marketplaces: readonly Marketplace
           <caption className="mp-caption">
             Live marketplaces{visible.length < matching.length ? ` (first ${visible.length})` : ''}
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Upstream</th>
-              <th scope="col">Served commit</th>
-              <th scope="col">Sync</th>
-              <th scope="col">Waiting for review</th>
-              <th scope="col">Last ingest</th>
-            </tr>
-          </thead>
+          <ColumnHeads
+            columns={['Name', 'Status', 'Upstream', 'Served commit', 'Sync', 'Waiting for review', 'Last ingest']}
+          />
           <tbody>
             {visible.map((row) => (
               <MarketplaceRow key={row.marketplace.id} row={row} />

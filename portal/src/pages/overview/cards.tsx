@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { humanize } from '../../components/labels';
 import { eventLabel, groupLedger } from '../../components/ledger-groups';
 import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
-import { Empty, Loaded, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, When } from '../../components/ui';
 import { adoptionQuery, adoptionRows, recentActivityQuery, recentEntries, type Adoption } from './queries';
 
 export function RecentActivity() {
@@ -19,14 +19,7 @@ export function RecentActivity() {
             <Empty>The ledger is empty.</Empty>
           ) : (
             <table className="mp-table">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Activity</th>
-                  <th scope="col">Marketplace</th>
-                  <th scope="col">Who</th>
-                </tr>
-              </thead>
+              <ColumnHeads columns={['When', 'Activity', 'Marketplace', 'Who']} />
               {groupLedger(page.entries)
                 .slice(0, recentEntries)
                 .map((group) => {
@@ -106,15 +99,7 @@ export function AdoptionGlance() {
           const top = [...rows].sort((a, b) => b.fetches - a.fetches).slice(0, adoptionRows);
           return (
             <table className="mp-table">
-              <thead>
-                <tr>
-                  <th scope="col">Marketplace</th>
-                  <th scope="col">Fetches</th>
-                  <th scope="col">Identities</th>
-                  <th scope="col">On the served commit</th>
-                  <th scope="col">Last fetch</th>
-                </tr>
-              </thead>
+              <ColumnHeads columns={['Marketplace', 'Fetches', 'Identities', 'On the served commit', 'Last fetch']} />
               <tbody>
                 {top.map((a) => (
                   <tr key={a.marketplace}>

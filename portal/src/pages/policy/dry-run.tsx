@@ -2,7 +2,7 @@
 // and why. The gateway evaluates the expression as the approve gate would; nothing is stored or recorded.
 import { useMutation } from '@tanstack/react-query';
 import { api, data, type Body } from '../../api/client';
-import { Empty, ProblemNotice, Sha, StateBadge } from '../../components/ui';
+import { ColumnHeads, Empty, ProblemNotice, Sha, StateBadge } from '../../components/ui';
 
 type Answer = Body<'/api/v1/policy/dry-run', 'post'>;
 type Verdict = Answer['snapshots'][number];
@@ -22,15 +22,7 @@ function Denied({ snapshots }: { snapshots: Verdict[] }) {
   return (
     <table>
       <caption className="muted">Snapshots this rule would deny</caption>
-      <thead>
-        <tr>
-          <th scope="col">Snapshot</th>
-          <th scope="col">Marketplace</th>
-          <th scope="col">Commit</th>
-          <th scope="col">State</th>
-          <th scope="col">Why</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Snapshot', 'Marketplace', 'Commit', 'State', 'Why']} />
       <tbody>
         {snapshots.map((s) => (
           <tr key={s.id}>

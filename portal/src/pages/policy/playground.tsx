@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../api/session';
-import { Loaded, ProblemNotice } from '../../components/ui';
+import { ColumnHeads, Loaded, ProblemNotice } from '../../components/ui';
 import { marketplacesQuery, playground, rulesQuery, type Marketplace, type Rule, type Verdict } from './queries';
 
 type Decision = Readonly<{ label: string; rule: boolean; expression: string; enabled: boolean; verdict: Verdict }>;
@@ -37,13 +37,7 @@ function snapshotChoices(marketplaces: Marketplace[], approves: (m: string) => b
 function Decisions({ decisions }: { decisions: readonly Decision[] }) {
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Rule</th>
-          <th scope="col">Expression</th>
-          <th scope="col">Decision</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Rule', 'Expression', 'Decision']} />
       <tbody>
         {decisions.map((d) => (
           <tr key={d.label}>

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
-import { Empty, Loaded, ProblemNotice, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, ProblemNotice, When } from '../../components/ui';
 import { ConfirmButton } from '../../components/confirm-button';
 import { RuleEditor } from './editor';
 import { rulesQuery, type Rule } from './queries';
@@ -49,16 +49,7 @@ function RuleTable({ rules, admin, onEdit }: { rules: Rule[]; admin: boolean; on
   if (rules.length === 0) return <Empty>No policy rule: approvals are decided by vetting alone.</Empty>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Description</th>
-          <th scope="col">Expression</th>
-          <th scope="col">State</th>
-          <th scope="col">Last change</th>
-          {admin ? <th scope="col">Actions</th> : null}
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Name', 'Description', 'Expression', 'State', 'Last change', admin ? 'Actions' : null]} />
       <tbody>
         {rules.map((rule) => (
           <RuleRow key={rule.id} rule={rule} admin={admin} onEdit={() => onEdit(rule)} />

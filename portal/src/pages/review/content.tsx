@@ -5,7 +5,7 @@
 // can newly do once installed (the content diff's capability changes, capabilities.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { humanize } from '../../components/labels';
-import { Empty, Loaded, Sha, StateBadge } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Sha, StateBadge } from '../../components/ui';
 import { CapabilityChanges } from './capabilities';
 import { contentDiffQuery, contentQuery, type Inventory as InventoryData, type Plugin } from './queries';
 
@@ -44,14 +44,7 @@ function TrustTable({ added }: { added: readonly Added[] }) {
   if (!added.length) return <Empty>No new hook, server, command or agent.</Empty>;
   return (
     <table className="consent">
-      <thead>
-        <tr>
-          <th scope="col">Kind</th>
-          <th scope="col">Plugin</th>
-          <th scope="col">What</th>
-          <th scope="col">Runs or path</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Kind', 'Plugin', 'What', 'Runs or path']} />
       <tbody>
         {added.map((a, i) => (
           <tr key={i} className={a.kind === 'Hook' || a.kind === 'MCP server' ? 'consent-strong' : undefined}>
@@ -128,13 +121,7 @@ export function Consent({ id }: { id: number }) {
               .join(', ')}
           </p>
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Plugin</th>
-                <th scope="col">Skill</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={['Plugin', 'Skill', 'Status']} />
             <tbody>
               {d.plugins.flatMap((p) =>
                 p.skills.length

@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { useSession } from '../../api/session';
 import { humanize, labelFrom, verdictLabels, vettingOutcomeLabels } from '../../components/labels';
-import { Empty, Loaded, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, StateBadge, When } from '../../components/ui';
 import { closed } from './decided';
 import { fileHref, severityRank, vettingQuery, type Located, type Snapshot, type VettingReport } from './queries';
 import { WaiverForm, Waivers, type Waivable } from './waivers';
@@ -47,15 +47,7 @@ function Uncovered({ report, id, canWaive }: { report: VettingReport; id: number
     <>
       <h2>Blocking findings</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Severity</th>
-            <th scope="col">Rule</th>
-            <th scope="col">Where</th>
-            <th scope="col">Finding</th>
-            {canWaive ? <th scope="col">Waiver</th> : null}
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Severity', 'Rule', 'Where', 'Finding', canWaive ? 'Waiver' : null]} />
         <tbody>
           {report.uncovered.map((f, i) => (
             <tr key={`${f.ruleId}-${f.location}-${String(i)}`}>

@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
 import { humanize } from '../../components/labels';
-import { Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { splitLocation } from './queries';
 
 export type Waivable = Readonly<{ ruleId: string; location: string; connector: string }>;
@@ -133,17 +133,9 @@ export function Waivers({ marketplace, id, canRevoke }: { marketplace: string; i
         {(waivers) =>
           waivers.length ? (
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Rule</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Justification</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">State</th>
-                  {canRevoke ? <th scope="col">Revoke</th> : null}
-                </tr>
-              </thead>
+              <ColumnHeads
+                columns={['Rule', 'Scope', 'Justification', 'By', 'Expires', 'State', canRevoke ? 'Revoke' : null]}
+              />
               <tbody>
                 {waivers.map((w) => (
                   <tr key={w.id}>
