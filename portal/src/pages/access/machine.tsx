@@ -2,13 +2,12 @@
 // allowlist, a principal the ledger attributes its actions to, and a mandatory expiry. Every one is
 // listed, whoever provisioned it; the secret is shown once, at provisioning and at rotation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, data } from '../../api/client';
-import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, CopyField, Empty, Loaded, When } from '../../components/ui';
 import { NameChecklist } from './checklist';
-import { humanize } from '../../components/labels';
-import { CredentialActions } from './credential-actions';
-import { expiresAtOf, machineExpiries, stateOf } from './expiry';
+import { CredentialCells, IssueForm } from './credentials';
+import { machineExpiries } from './expiry';
 import { apiScopeNames, machineQuery, type Token } from './queries';
 
 type Secret = Readonly<{ name: string; principal: string; token: string }>;
@@ -47,14 +46,9 @@ function ProvisionMachine({ onIssued }: { onIssued: (s: Secret) => void }) {
   const [principal, setPrincipal] = useState('');
   const [name, setName] = useState('');
   const [apiScopes, setApiScopes] = useState<string[]>([]);
-  const [expiry, setExpiry] = useState('90');
   const provision = useMutation({
-    mutationFn: () =>
-      data(
-        api.POST('/api/v1/tokens/machine', {
-          body: { principal, name, apiScopes, expiresAt: expiresAtOf(machineExpiries, expiry) ?? '' },
-        }),
-      ),
+    mutationFn: (expiresAt: string | null) =>
+      data(api.POST('/api/v1/tokens/machine', { body: { principal, name, apiScopes, expiresAt: expiresAt ?? '' } })),
     onSuccess: (token) => {
       onIssued({ name: token.name, principal: token.principal ?? principal, token: token.token ?? '' });
       setPrincipal('');
@@ -63,13 +57,14 @@ function ProvisionMachine({ onIssued }: { onIssued: (s: Secret) => void }) {
       void queries.invalidateQueries({ queryKey: machineQuery.queryKey });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    provision.mutate();
-  };
   return (
-    <form className="stack" onSubmit={submit} aria-labelledby="provision-title">
-      <h3 id="provision-title">New machine credential</h3>
+    <IssueForm
+      id="provision"
+      title="New machine credential"
+      choices={machineExpiries}
+      issue={provision}
+      submit="Provision credential"
+    >
       <label htmlFor="machine-principal">Principal</label>
       <input
         id="machine-principal"
@@ -87,40 +82,12 @@ function ProvisionMachine({ onIssued }: { onIssued: (s: Secret) => void }) {
         chosen={apiScopes}
         onChange={setApiScopes}
       />
-      <label htmlFor="machine-expiry">Expires after</label>
-      <select id="machine-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-        {machineExpiries.map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.label}
-          </option>
-        ))}
-      </select>
-      <ProblemNotice error={provision.error} />
-      <div>
-        <button type="submit" disabled={provision.isPending}>
-          Provision credential
-        </button>
-      </div>
-    </form>
+    </IssueForm>
   );
 }
 
 function MachineRow({ token, onIssued }: { token: Token; onIssued: (s: Secret) => void }) {
-  const queries = useQueryClient();
-  const refresh = () => void queries.invalidateQueries({ queryKey: machineQuery.queryKey });
-  const id = token.id;
-  const rotate = useMutation({
-    mutationFn: () => data(api.POST('/api/v1/tokens/machine/{id}/rotate', { params: { path: { id } } })),
-    onSuccess: (t) => {
-      onIssued({ name: t.name, principal: t.principal ?? '', token: t.token ?? '' });
-      refresh();
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: () => data(api.DELETE('/api/v1/tokens/machine/{id}', { params: { path: { id } } })),
-    onSuccess: refresh,
-  });
-  const state = stateOf(token);
+  const path = { params: { path: { id: token.id } } };
   return (
     <tr>
       <th scope="row">{token.name}</th>
@@ -130,11 +97,13 @@ function MachineRow({ token, onIssued }: { token: Token; onIssued: (s: Secret) =
       <td>
         <When at={token.expiresAt} />
       </td>
-      <td>{token.lastUsedAt ? <When at={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
-      <td>
-        <StateBadge state={state} label={humanize(state)} />
-      </td>
-      <CredentialActions name={token.name} active={state === 'active'} rotate={rotate} revoke={revoke} />
+      <CredentialCells
+        credential={token}
+        list={machineQuery.queryKey}
+        rotate={() => data(api.POST('/api/v1/tokens/machine/{id}/rotate', path))}
+        revoke={() => data(api.DELETE('/api/v1/tokens/machine/{id}', path))}
+        onRotated={(t) => onIssued({ name: t.name, principal: t.principal ?? '', token: t.token ?? '' })}
+      />
     </tr>
   );
 }
@@ -152,18 +121,18 @@ export function MachineCredentials() {
             <Empty>No machine credential has been provisioned.</Empty>
           ) : (
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Principal</th>
-                  <th scope="col">API scopes</th>
-                  <th scope="col">Provisioned by</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
+              <ColumnHeads
+                columns={[
+                  'Name',
+                  'Principal',
+                  'API scopes',
+                  'Provisioned by',
+                  'Expires',
+                  'Last used',
+                  'State',
+                  'Actions',
+                ]}
+              />
               <tbody>
                 {[...list]
                   .sort((a, b) => b.id - a.id)

@@ -4,13 +4,12 @@
 // settings register the catalog, the form offers it first and warns about a scope that leaves it out
 // (decision 423). `?scope=<name>` opens the form with that name ticked.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useSearch } from 'wouter';
 import { api, data } from '../../api/client';
-import { Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
-import { humanize } from '../../components/labels';
-import { CredentialActions } from './credential-actions';
-import { expiresAtOf, personalExpiries, stateOf } from './expiry';
+import { ColumnHeads, Empty, Loaded, When } from '../../components/ui';
+import { CredentialCells, IssueForm } from './credentials';
+import { personalExpiries, stateOf } from './expiry';
 import { ShownOnce, type Issued } from './shown-once';
 import { marketplacesQuery, tokensQuery, useCatalogName, type Marketplace, type Token } from './queries';
 import { NameChecklist } from './checklist';
@@ -40,15 +39,10 @@ function CreateToken({ marketplaces, onIssued }: { marketplaces: Marketplace[]; 
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(asked ? [asked] : []);
   const [pushScopes, setPushScopes] = useState<string[]>([]);
-  const [expiry, setExpiry] = useState('90');
   const hosted = marketplaces.filter((m) => m.url === null).map((m) => m.name);
   const create = useMutation({
-    mutationFn: () =>
-      data(
-        api.POST('/api/v1/tokens', {
-          body: { name, scopes, pushScopes, expiresAt: expiresAtOf(personalExpiries, expiry) },
-        }),
-      ),
+    mutationFn: (expiresAt: string | null) =>
+      data(api.POST('/api/v1/tokens', { body: { name, scopes, pushScopes, expiresAt } })),
     onSuccess: (token) => {
       onIssued({ name: token.name, token: token.token ?? '', scopes: token.scopes, rotated: false });
       setName('');
@@ -57,13 +51,8 @@ function CreateToken({ marketplaces, onIssued }: { marketplaces: Marketplace[]; 
       void queries.invalidateQueries({ queryKey: tokensQuery.queryKey });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <form className="stack" onSubmit={submit} aria-labelledby="create-token-title">
-      <h3 id="create-token-title">New token</h3>
+    <IssueForm id="create-token" title="New token" choices={personalExpiries} issue={create} submit="Create token">
       <label htmlFor="token-name">Name</label>
       <input id="token-name" required value={name} onChange={(e) => setName(e.target.value)} placeholder="laptop" />
       <NameChecklist
@@ -84,39 +73,12 @@ function CreateToken({ marketplaces, onIssued }: { marketplaces: Marketplace[]; 
           onChange={setPushScopes}
         />
       ) : null}
-      <label htmlFor="token-expiry">Expires after</label>
-      <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-        {personalExpiries.map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.label}
-          </option>
-        ))}
-      </select>
-      <ProblemNotice error={create.error} />
-      <div>
-        <button type="submit" disabled={create.isPending}>
-          Create token
-        </button>
-      </div>
-    </form>
+    </IssueForm>
   );
 }
 
 function TokenRow({ token, onIssued }: { token: Token; onIssued: (i: Issued) => void }) {
-  const queries = useQueryClient();
-  const refresh = () => void queries.invalidateQueries({ queryKey: tokensQuery.queryKey });
-  const rotate = useMutation({
-    mutationFn: () => data(api.POST('/api/v1/tokens/{id}/rotate', { params: { path: { id: token.id } } })),
-    onSuccess: (rotated) => {
-      onIssued({ name: rotated.name, token: rotated.token ?? '', scopes: rotated.scopes, rotated: true });
-      refresh();
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: () => data(api.DELETE('/api/v1/tokens/{id}', { params: { path: { id: token.id } } })),
-    onSuccess: refresh,
-  });
-  const state = stateOf(token);
+  const path = { params: { path: { id: token.id } } };
   return (
     <tr>
       <th scope="row">
@@ -129,11 +91,13 @@ function TokenRow({ token, onIssued }: { token: Token; onIssued: (i: Issued) => 
         <When at={token.createdAt} />
       </td>
       <td>{token.expiresAt ? <When at={token.expiresAt} /> : <span className="muted">never</span>}</td>
-      <td>{token.lastUsedAt ? <When at={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
-      <td>
-        <StateBadge state={state} label={humanize(state)} />
-      </td>
-      <CredentialActions name={token.name} active={state === 'active'} rotate={rotate} revoke={revoke} />
+      <CredentialCells
+        credential={token}
+        list={tokensQuery.queryKey}
+        rotate={() => data(api.POST('/api/v1/tokens/{id}/rotate', path))}
+        revoke={() => data(api.DELETE('/api/v1/tokens/{id}', path))}
+        onRotated={(t) => onIssued({ name: t.name, token: t.token ?? '', scopes: t.scopes, rotated: true })}
+      />
     </tr>
   );
 }
@@ -142,18 +106,7 @@ function TokenTable({ tokens, onIssued }: { tokens: Token[]; onIssued: (i: Issue
   if (tokens.length === 0) return <Empty>You have no tokens yet.</Empty>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Fetch</th>
-          <th scope="col">Publish</th>
-          <th scope="col">Created</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Last used</th>
-          <th scope="col">State</th>
-          <th scope="col">Actions</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Name', 'Fetch', 'Publish', 'Created', 'Expires', 'Last used', 'State', 'Actions']} />
       <tbody>
         {tokens.map((token) => (
           <TokenRow key={token.id} token={token} onIssued={onIssued} />
