@@ -41,3 +41,14 @@ export const ingestRejection = (m: Marketplace): Snapshot | undefined => {
   const newest = newestSnapshot(m);
   return newest && rejectedAtIngest(newest) && m.lastIngestOutcome !== 'failed' ? newest : undefined;
 };
+
+/** The marketplaces whose newest snapshot the ingest rejected, with that snapshot, newest first. */
+export const ingestRejections = (
+  marketplaces: readonly Marketplace[],
+): Array<Readonly<{ marketplace: Marketplace; snapshot: Snapshot }>> =>
+  marketplaces
+    .flatMap((marketplace) => {
+      const snapshot = ingestRejection(marketplace);
+      return snapshot ? [{ marketplace, snapshot }] : [];
+    })
+    .sort((a, b) => b.snapshot.id - a.snapshot.id);

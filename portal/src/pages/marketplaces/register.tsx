@@ -13,30 +13,27 @@ import { marketplacesKey } from './queries';
 type Origin = 'upstream' | 'hosted';
 type PushPolicy = 'append-only' | 'allow-rewrite';
 
+const origins: ReadonlyArray<{ origin: Origin; label: string }> = [
+  { origin: 'upstream', label: 'Upstream: the gateway reads a repository’s default branch' },
+  { origin: 'hosted', label: 'Hosted: publishers push to the gateway' },
+];
+
 function OriginChoice({ origin, onChange }: { origin: Origin; onChange: (o: Origin) => void }) {
   return (
     <fieldset className="mp-fieldset">
       <legend>Origin</legend>
-      <div className="row">
-        <input
-          type="radio"
-          id="register-origin-upstream"
-          name="origin"
-          checked={origin === 'upstream'}
-          onChange={() => onChange('upstream')}
-        />
-        <label htmlFor="register-origin-upstream">Upstream: the gateway reads a repository’s default branch</label>
-      </div>
-      <div className="row">
-        <input
-          type="radio"
-          id="register-origin-hosted"
-          name="origin"
-          checked={origin === 'hosted'}
-          onChange={() => onChange('hosted')}
-        />
-        <label htmlFor="register-origin-hosted">Hosted: publishers push to the gateway</label>
-      </div>
+      {origins.map(({ origin: option, label }) => (
+        <div className="row" key={option}>
+          <input
+            type="radio"
+            id={`register-origin-${option}`}
+            name="origin"
+            checked={origin === option}
+            onChange={() => onChange(option)}
+          />
+          <label htmlFor={`register-origin-${option}`}>{label}</label>
+        </div>
+      ))}
     </fieldset>
   );
 }

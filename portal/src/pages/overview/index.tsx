@@ -4,7 +4,7 @@
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import {
-  ingestRejection,
+  ingestRejections,
   marketplacesQuery,
   servedSnapshot,
   type Marketplace,
@@ -12,7 +12,7 @@ import {
 } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
-import { Empty, Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
 import { AdoptionGlance, RecentActivity } from './cards';
 import { vettingLookups, vettingQuery, type Vetting } from './queries';
 import './overview.css';
@@ -70,13 +70,7 @@ function ServedTable({ marketplaces }: { marketplaces: readonly Marketplace[] })
         <Empty>Nothing is served yet: a marketplace is served once one of its snapshots is approved.</Empty>
       ) : (
         <table className="mp-table">
-          <thead>
-            <tr>
-              <th scope="col">Marketplace</th>
-              <th scope="col">Served commit</th>
-              <th scope="col">Approved</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Marketplace', 'Served commit', 'Approved']} />
           <tbody>
             {served.slice(0, servedRows).map((m) => {
               const snapshot = servedSnapshot(m);
@@ -127,15 +121,7 @@ function HeldTable({
         <Empty>None.</Empty>
       ) : (
         <table className="mp-table">
-          <thead>
-            <tr>
-              <th scope="col">Snapshot</th>
-              <th scope="col">Marketplace</th>
-              <th scope="col">Upstream commit</th>
-              <th scope="col">Vetting</th>
-              <th scope="col">Captured</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Snapshot', 'Marketplace', 'Upstream commit', 'Vetting', 'Captured']} />
           <tbody>
             {rows.map(({ marketplace, snapshot }) => {
               const outcome = vetting.get(snapshot.id)?.outcome;
@@ -172,12 +158,7 @@ function HeldTable({
 
 /** Marketplaces whose newest snapshot the ingest captured as rejected: nothing new reaches their users. */
 function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace[] }) {
-  const rows = marketplaces
-    .flatMap((m) => {
-      const snapshot = ingestRejection(m);
-      return snapshot ? [{ marketplace: m.name, snapshot }] : [];
-    })
-    .sort((a, b) => b.snapshot.id - a.snapshot.id);
+  const rows = ingestRejections(marketplaces);
   return (
     <section aria-labelledby="rejected-title">
       <h2 id="rejected-title">Rejected at ingest</h2>
@@ -185,19 +166,12 @@ function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace
         <Empty>None: every last ingest captured a commit that can be reviewed.</Empty>
       ) : (
         <table className="mp-table">
-          <thead>
-            <tr>
-              <th scope="col">Marketplace</th>
-              <th scope="col">Snapshot</th>
-              <th scope="col">Why</th>
-              <th scope="col">Captured</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Marketplace', 'Snapshot', 'Why', 'Captured']} />
           <tbody>
             {rows.map(({ marketplace, snapshot }) => (
               <tr key={snapshot.id}>
                 <th scope="row">
-                  <Link href={`~/marketplaces/${marketplace}`}>{marketplace}</Link>
+                  <Link href={`~/marketplaces/${marketplace.name}`}>{marketplace.name}</Link>
                 </th>
                 <td>
                   <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link>{' '}

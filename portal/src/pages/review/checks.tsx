@@ -2,11 +2,10 @@
 // name collisions, and (for a session that may read the rules) the enabled policy rules that would deny
 // approving it now, each evaluated in the playground (nothing stored or recorded).
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
 import { humanize } from '../../components/labels';
-import { Empty, Loaded, Sha, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Sha, StateBadge, When } from '../../components/ui';
 import {
   collisionsQuery,
   fourEyesQuery,
@@ -16,19 +15,7 @@ import {
   snapshotKey,
   type Located,
 } from './queries';
-
-function Facts({ rows }: { rows: ReadonlyArray<readonly [string, ReactNode]> }) {
-  return (
-    <dl className="summary">
-      {rows.map(([term, value]) => (
-        <div key={term}>
-          <dt>{term}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
+import { Facts } from './facts';
 
 function Licenses({ id }: { id: number }) {
   const report = useQuery(licensesQuery(id));
@@ -37,14 +24,7 @@ function Licenses({ id }: { id: number }) {
       {(r) =>
         r.licenses.length ? (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">License</th>
-                <th scope="col">Source</th>
-                <th scope="col">Where</th>
-                <th scope="col">Evaluation</th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={['License', 'Source', 'Where', 'Evaluation']} />
             <tbody>
               {r.licenses.map((l, i) => (
                 <tr key={i}>

@@ -4,10 +4,10 @@
 // upstream rather than a decision.
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { ingestRejection } from '../../api/marketplaces';
+import { ingestRejections } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
-import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { awaitsReview, marketplacesQuery, vettingQuery, type Marketplace, type Snapshot } from './queries';
 import './review.css';
 
@@ -35,16 +35,7 @@ function QueueTable({ held }: { held: readonly Held[] }) {
         {blocked ? `, ${String(blocked)} blocked by vetting` : ''}.
       </p>
       <table className="review-queue">
-        <thead>
-          <tr>
-            <th scope="col">Snapshot</th>
-            <th scope="col">Marketplace</th>
-            <th scope="col">Commit</th>
-            <th scope="col">Vetting</th>
-            <th scope="col">Captured</th>
-            <th scope="col">Ingested by</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Snapshot', 'Marketplace', 'Commit', 'Vetting', 'Captured', 'Ingested by']} />
         <tbody>
           {held.map(({ marketplace, snapshot }, i) => {
             const outcome = outcomes[i]?.data?.outcome;
@@ -77,10 +68,7 @@ function QueueTable({ held }: { held: readonly Held[] }) {
 
 /** The session's marketplaces whose newest snapshot the ingest rejected: nothing to decide, something to fix. */
 function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace[] }) {
-  const rows = marketplaces.flatMap((marketplace) => {
-    const snapshot = ingestRejection(marketplace);
-    return snapshot ? [{ marketplace, snapshot }] : [];
-  });
+  const rows = ingestRejections(marketplaces);
   if (rows.length === 0) return null;
   return (
     <section aria-labelledby="queue-rejected-title">
@@ -90,13 +78,7 @@ function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace
         marketplace.json breaks the rules: fix it upstream, then ingest again.
       </p>
       <table className="review-queue">
-        <thead>
-          <tr>
-            <th scope="col">Snapshot</th>
-            <th scope="col">Why</th>
-            <th scope="col">Captured</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Snapshot', 'Why', 'Captured']} />
         <tbody>
           {rows.map(({ marketplace, snapshot }) => (
             <tr key={snapshot.id}>

@@ -10,6 +10,7 @@ import { useSession } from '../../api/session';
 import { labelFrom, snapshotStateLabels, vettingOutcomeLabels } from '../../components/labels';
 import { Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
 import { DecidedBy, DecisionRecord } from './decided';
+import { Facts } from './facts';
 import { Decisions } from './decisions';
 import { Checks } from './checks';
 import { Consent, Inventory } from './content';
@@ -67,16 +68,7 @@ function Summary({ located }: { located: Located }) {
     ['Ingested by', snapshot.ingestedBy ?? 'unknown'],
     ['Decided', <DecidedBy key="d" snapshot={snapshot} />],
   ];
-  return (
-    <dl className="summary">
-      {rows.map(([term, value]) => (
-        <div key={term}>
-          <dt>{term}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <Facts rows={rows} />;
 }
 
 function Section({ tab, located }: { tab: Tab; located: Located }) {
