@@ -63,7 +63,7 @@ function* drafts(count: number): Generator<LedgerDraft> {
       sha: hexOf(random, 40),
       detail: null,
       tokenId: 1 + (i % 2000),
-      credentialKind: 'pat',
+      credential_kind: 'pat',
     };
   }
 }

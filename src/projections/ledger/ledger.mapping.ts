@@ -20,8 +20,6 @@ import { tokenLedger } from './mapping/token.ledger.ts';
 import { vettingLedger } from './mapping/vetting.ledger.ts';
 import { webhookLedger } from './mapping/webhook.ledger.ts';
 
-export type { LedgerDraft } from './ledger.fields.ts';
-
 /**
  * What every event contributes to the ledger, one table per concept (mapping/*.ledger.ts). Typed as the table of
  * the whole DomainEvent union, so an event type that no concept's table maps (or marks noLedgerEntry) does not
@@ -75,6 +73,6 @@ export function ledgerDrafts(recorded: RecordedEvent): LedgerDraft[] {
     sha: fields.sha ?? null,
     detail: fields.detail ?? null,
     tokenId: meta.credentialId ?? null,
-    credentialKind: fields.credentialKind ?? null,
+    credential_kind: fields.credential_kind ?? null,
   }));
 }

@@ -67,7 +67,7 @@ export function ledgerRows(drafts: readonly LedgerDraft[], lastId: number, lastH
     const row = {
       ...fields,
       position: draft.position.toString(),
-      credential_kind: draft.credentialKind,
+      credential_kind: draft.credential_kind,
       hash,
       prev_hash: prev,
     };

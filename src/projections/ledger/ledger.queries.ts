@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods, type DatabasePool } from '../../adapters/postgres/pool.ts';
+import type { LedgerEntry } from './ledger.fields.ts';
+
+export type { LedgerEntry } from './ledger.fields.ts';
 
 const LedgerRow = z.object({
   id: z.bigint(),
@@ -18,25 +21,6 @@ const LedgerRow = z.object({
   hash: z.string(),
   prev_hash: z.string(),
 });
-
-export type LedgerEntry = Readonly<{
-  id: number;
-  ts: string;
-  source: string;
-  principal: string;
-  actorType: string;
-  marketplace: string;
-  marketplaceId: number | null;
-  event: string;
-  ref: string | null;
-  sha: string | null;
-  detail: string | null;
-  tokenId: number | null;
-  credential_kind: string | null;
-  /** The chain (ledger.chain.ts, docs/audit.md), beside the entry's own fields. */
-  hash: string;
-  prevHash: string;
-}>;
 
 const columns = sql.fragment`id, ts, source, principal, actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, credential_kind, hash, prev_hash`;
 

@@ -72,7 +72,7 @@ t.test('spec, Events: machine credential lifecycle entries; the actor is the adm
     ref: null,
     sha: null,
     tokenId: null,
-    credentialKind: null,
+    credential_kind: null,
   });
   t.match(created.detail, /principal=ci-bot/, "the detail names the credential's principal");
   t.equal(one(recorded('token-issued', machineIssued({ rotatedFrom: 4 }))).event, 'machine-credential-rotated');
@@ -188,7 +188,7 @@ t.test(
     const entry = one(
       recorded('roles-read', { grants: 1 }, { principal: 'ci-bot', actorType: 'machine', credentialId: 12 }),
     );
-    t.match(entry, { principal: 'ci-bot', actorType: 'machine', tokenId: 12, source: 'admin', credentialKind: null });
+    t.match(entry, { principal: 'ci-bot', actorType: 'machine', tokenId: 12, source: 'admin', credential_kind: null });
     const human = one(recorded('roles-read', { grants: 1 }, { principal: 'root' }));
     t.match(
       human,

@@ -39,7 +39,7 @@ t.test('an administrative act: source admin, the acting principal, no credential
     // Detail "withdrew {n} approved snapshot(s); reason"
     detail: 'withdrew 2 approved snapshots; retired upstream',
     tokenId: null,
-    credentialKind: null,
+    credential_kind: null,
   });
   t.equal(
     ledgerDrafts(
@@ -85,7 +85,7 @@ t.test('a fetch: the client address as source, the token, one upload-pack entry 
   );
   t.ok(
     entries.every(
-      (e) => e.source === '10.0.0.7' && e.tokenId === 12 && e.credentialKind === 'pat' && e.actorType === 'machine',
+      (e) => e.source === '10.0.0.7' && e.tokenId === 12 && e.credential_kind === 'pat' && e.actorType === 'machine',
     ),
   );
   const [info] = ledgerDrafts(
@@ -95,7 +95,7 @@ t.test('a fetch: the client address as source, the token, one upload-pack entry 
       meta,
     ),
   );
-  t.match(info, { event: 'info-refs', ref: 'refs/heads/main', credentialKind: 'idp', source: '10.0.0.7' });
+  t.match(info, { event: 'info-refs', ref: 'refs/heads/main', credential_kind: 'idp', source: '10.0.0.7' });
 });
 
 t.test('events that are not acts on the ledger, and unknown types, add no entry', async (t) => {

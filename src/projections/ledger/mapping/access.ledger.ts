@@ -9,7 +9,7 @@ export const accessLedger: LedgerTable<AccessEvent> = {
       marketplaceId: d.marketplaceId,
       ref: d.ref,
       sha: d.sha,
-      credentialKind: d.credentialKind,
+      credential_kind: d.credentialKind,
     },
   ],
   'upload-pack': ({ data: d }) =>
@@ -18,6 +18,6 @@ export const accessLedger: LedgerTable<AccessEvent> = {
       marketplaceId: d.marketplaceId,
       ref: want.ref,
       sha: want.sha,
-      credentialKind: d.credentialKind,
+      credential_kind: d.credentialKind,
     })),
 };
