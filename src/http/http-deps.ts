@@ -11,7 +11,7 @@ import type { OidcProvider } from '../adapters/identity/oidc.ts';
 import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { IngestRegistry } from '../application/marketplaces/ingest-registry.ts';
 import type { Ports } from '../application/kernel/ports.ts';
-import type { CatalogBuilder } from '../projections/catalog/catalog-builder.ts';
+import type { CatalogService } from '../application/catalog/catalog-reads.use-case.ts';
 import type { RateLimitSettings } from './limits/rate-limit-settings.ts';
 
 export type HttpApp = FastifyInstance<
@@ -32,7 +32,7 @@ export type HttpDeps = Ports &
     sessions: SessionStore;
     identity: OidcProvider | null;
     /** Builds and serves the virtual catalog; null when it is disabled. */
-    catalogBuilder: CatalogBuilder | null;
+    catalogBuilder: CatalogService | null;
     facade: Readonly<{ idpBearerEnabled: boolean }>;
     auditExport: Readonly<{ defaultPageSize: number; maxPageSize: number; lagMs: number }>;
     /** The key that signs ledger checkpoints (docs/audit.md); absent in tools and tests that build deps by hand. */

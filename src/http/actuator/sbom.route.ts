@@ -1,5 +1,5 @@
 import { reject } from '../../application/kernel/rejected.ts';
-import { readSbom, sbomFile } from '../../adapters/system/sbom.ts';
+import { buildSbom, buildSbomFile } from '../../application/kernel/build-artifacts.use-case.ts';
 import type { HttpApp } from '../http-deps.ts';
 
 /**
@@ -7,8 +7,8 @@ import type { HttpApp } from '../http-deps.ts';
  * accept: a session or a machine credential, like /actuator/prometheus). The running build's document is
  * read once, when the gateway starts; a build without one answers the problem sbom-not-built.
  */
-export function sbomRoute(app: HttpApp, file: string = sbomFile()): void {
-  const sbom = readSbom(file);
+export function sbomRoute(app: HttpApp, file: string = buildSbomFile()): void {
+  const sbom = buildSbom(file);
   app.get(
     '/actuator/sbom',
     {

@@ -1,8 +1,8 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { digestOf, randomHandle, constantTimeEqual, tokenSecretPattern } from '../../adapters/system/token-digests.ts';
+import { randomHandle, constantTimeEqual, tokenSecretPattern } from '../../adapters/system/token-digests.ts';
 import { scopeFor } from '../../domain/access/api-scopes.ts';
-import { activeTokenByDigest } from '../../projections/tokens/tokens.queries.ts';
+import { activeTokenOf } from '../../application/access/token-reads.use-case.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { instanceOf, problemFor, sendProblem } from '../problems.ts';
 import type { Caller } from './caller.ts';
@@ -44,7 +44,7 @@ function deny(
 /** The caller a bearer credential names, or null. A personal access token reaches no /api/** endpoint. */
 async function machineCaller(deps: HttpDeps, secret: string): Promise<Caller | null> {
   if (!tokenSecretPattern.test(secret)) return null;
-  const token = await activeTokenByDigest(deps.pool, digestOf(secret), deps.clock.instant());
+  const token = await activeTokenOf(deps, secret);
   if (!token || token.apiScopes.length === 0) return null;
   return {
     via: 'machine',

@@ -1,9 +1,9 @@
 import type { OidcProvider } from '../../adapters/identity/oidc.ts';
 import type { DatabasePool } from '../../adapters/postgres/pool.ts';
 import type { Clock } from '../../adapters/system/clock.ts';
-import { digestOf, tokenSecretPattern } from '../../adapters/system/token-digests.ts';
+import { tokenSecretPattern } from '../../adapters/system/token-digests.ts';
 import type { CredentialKind } from '../../domain/access/access.events.ts';
-import { activeTokenByDigest } from '../../projections/tokens/tokens.queries.ts';
+import { activeTokenOf } from '../../application/access/token-reads.use-case.ts';
 import type { TokenUseRecorder } from '../../application/access/token-use.ts';
 
 /** Who fetches through /git/** or asks /status/v1/**, and what they may see. */
@@ -47,7 +47,7 @@ export async function authenticateFacade(
   if (/^basic /i.test(authorization)) {
     const secret = basicPassword(authorization);
     if (secret === null || !tokenSecretPattern.test(secret)) return null;
-    const token = await activeTokenByDigest(deps.pool, digestOf(secret), deps.clock.instant());
+    const token = await activeTokenOf(deps, secret);
     if (!token || token.apiScopes.length > 0) return null;
     deps.tokenUse.record(token.id, token.principal, 'human');
     return {

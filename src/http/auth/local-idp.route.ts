@@ -4,7 +4,11 @@
 import type { IncomingMessage } from 'node:http';
 import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
-import { localIdpPath, type LocalIdp } from '../../adapters/identity/local-idp/local-idp.ts';
+import {
+  checkLocalPassword,
+  localIssuerPath as localIdpPath,
+  type LocalIdp,
+} from '../../application/access/sign-in.use-case.ts';
 import {
   errorPage,
   loginPage,
@@ -73,7 +77,7 @@ function loginPageRoutes(app: HttpApp, idp: LocalIdp, attempts: SignInAttempts):
         void reply.header('retry-after', String(refusal.retryAfterSeconds));
         return sendPage(reply, 429, loginPage({ ...form, error: refusal.message }));
       }
-      if (!(await attempts.check(address, username, () => idp.checkPassword(username, password)))) {
+      if (!(await attempts.check(address, username, () => checkLocalPassword(idp, username, password)))) {
         request.log.warn('built-in sign-in refused: wrong user name or password'); // what was typed is never logged
         return sendPage(reply, 401, loginPage({ ...form, error: 'The user name or password is not right.' }));
       }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { IdentityError, type OidcProvider } from '../../adapters/identity/oidc.ts';
+import type { OidcProvider } from '../../adapters/identity/oidc.ts';
+import { signInRefusalCause } from '../../application/access/sign-in.use-case.ts';
 import { randomHandle } from '../../adapters/system/token-digests.ts';
 import { boundClaims } from '../../domain/access/claims.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
@@ -132,7 +133,7 @@ function callbackRoute(app: HttpApp, deps: HttpDeps): void {
           codeVerifier: pending.codeVerifier,
         });
       } catch (error) {
-        request.log.warn({ err: error instanceof IdentityError ? error.cause : error }, 'sign-in refused');
+        request.log.warn({ err: signInRefusalCause(error) }, 'sign-in refused');
         throw reject(
           'unauthenticated',
           'the identity provider did not confirm the sign-in; start again at /oauth2/authorization/idp',

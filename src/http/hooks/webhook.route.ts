@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { isMarketplaceName } from '../../domain/kernel/names.ts';
-import { liveMarketplaceByName, sealedWebhookSecret } from '../../projections/marketplaces/marketplaces.queries.ts';
+import { webhookTarget } from '../../application/marketplaces/marketplace-reads.use-case.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/kernel/rejected.ts';
 import { problemResponses } from '../schemas/common.schema.ts';
@@ -58,8 +58,9 @@ export function webhookRoutes(app: HttpApp, deps: HttpDeps): void {
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const notFound = () =>
           reject('marketplace-not-found', `no marketplace '${name}' accepts webhooks with this signature`);
-        const marketplace = isMarketplaceName(name) ? await liveMarketplaceByName(deps.pool, name) : null;
-        const sealed = marketplace ? await sealedWebhookSecret(deps.pool, marketplace.id) : null;
+        const { marketplace, sealed } = isMarketplaceName(name)
+          ? await webhookTarget(deps, name)
+          : { marketplace: null, sealed: null };
         // The HMAC is computed even without a secret, so a miss costs the same as a bad signature.
         const secret = sealed === null ? 'no secret' : deps.secrets.open(sealed);
         const header = request.headers['x-hub-signature-256'];

@@ -2,18 +2,13 @@ import staticFiles from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../adapters/system/package-root.ts';
+import { portalDirectory } from '../../application/kernel/build-artifacts.use-case.ts';
 import type { HttpApp, HttpDeps } from '../http-deps.ts';
 import { reject } from '../../application/kernel/rejected.ts';
 import { sessionCookie } from '../auth/cookies.ts';
 
 /** The portal's client-side sections: a deep link into any of them is answered with the application. */
 export const portalSections = ['marketplaces', 'review', 'access', 'policy', 'audit'] as const;
-
-/** dist/portal under the package root, from src/http/portal (tsx) or dist/src/http/portal (built). */
-export function portalDirectory(): string {
-  return join(packageRoot, 'dist', 'portal');
-}
 
 type PortalDeps = Pick<HttpDeps, 'sessions' | 'clock' | 'identity' | 'access' | 'baseUrl'>;
 

@@ -1,8 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { forgeOf } from '../../domain/kernel/forge.ts';
 import { snapshotStates } from '../../domain/kernel/snapshot-state.ts';
-import type { MarketplaceRecord, MarketplaceSelection } from '../../projections/marketplaces/marketplaces.queries.ts';
-import type { SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
+import type {
+  MarketplaceRecord,
+  MarketplaceSelection,
+  SnapshotRecord,
+} from '../../application/marketplaces/marketplace-reads.use-case.ts';
 import { literalUnion, NullableTimestamp, Timestamp } from './common.schema.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

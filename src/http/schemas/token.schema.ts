@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { TokenRecord } from '../../projections/tokens/tokens.queries.ts';
+import type { TokenRecord } from '../../application/access/token-reads.use-case.ts';
 import { NullableTimestamp, Timestamp } from './common.schema.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });

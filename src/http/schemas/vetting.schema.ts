@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { severities, verdictStates } from '../../domain/kernel/findings.ts';
 import { waiverActive } from '../../domain/vetting/outcome.ts';
 import { chainModes, vettingTriggers, waiverScopes } from '../../domain/vetting/vetting.events.ts';
-import type { WaiverRecord } from '../../projections/vetting/vetting.queries.ts';
+import type { WaiverRecord } from '../../application/vetting/vetting-reads.use-case.ts';
 import { literalUnion, NullableTimestamp, Timestamp } from './common.schema.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ledgerAfter, type LedgerEntry } from '../../../projections/ledger/ledger.queries.ts';
+import { ledgerExportPage, type LedgerEntry } from '../../../application/audit/audit-reads.use-case.ts';
 import { readLedger } from '../../../application/audit/ledger.use-case.ts';
 import { exportEntry } from '../../../application/outbound/audit-sink-push.duty.ts';
 import { callerOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
@@ -95,7 +95,7 @@ export function auditRoutes(app: HttpApp, deps: HttpDeps): void {
       await requireAuditorOrAdmin(deps, request);
       const after = request.query.after ?? 0;
       const cutoff = new Date(deps.clock.now().getTime() - lagMs).toISOString();
-      const entries = await ledgerAfter(deps.pool, after, clamp(request.query.limit), cutoff);
+      const entries = await ledgerExportPage(deps, after, clamp(request.query.limit), cutoff);
       void reply.header('x-gateway-audit-cursor', String(entries.at(-1)?.id ?? after));
       return reply.type('application/x-ndjson').send(entries.map((e) => `${exportLine(e)}\n`).join(''));
     },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { checkpointsPage } from '../../../projections/ledger/checkpoints.queries.ts';
+import { checkpointPage } from '../../../application/audit/audit-reads.use-case.ts';
 import { requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { instanceOf, plainProblem, sendProblem } from '../../problems.ts';
@@ -41,10 +41,7 @@ export function auditCheckpointRoutes(app: HttpApp, deps: HttpDeps): void {
     async (request) => {
       await requireAuditorOrAdmin(deps, request);
       const limit = Math.min(Math.max(request.query.limit ?? defaultPageSize, 1), maxPageSize);
-      const rows = await checkpointsPage(deps.pool, request.query.before ?? 0, limit + 1);
-      const checkpoints = rows.slice(0, limit);
-      const last = checkpoints.at(-1);
-      return { checkpoints, ...(rows.length > limit && last ? { nextBefore: last.entryId } : {}) };
+      return checkpointPage(deps, request.query.before ?? 0, limit);
     },
   );
 

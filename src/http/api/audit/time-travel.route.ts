@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { holdersOfSnapshot, servedAtInstant } from '../../../application/audit/time-travel.use-case.ts';
-import { holderRoutes } from '../../../projections/time-travel/time-travel.queries.ts';
+import { holderRoutes } from '../../../application/audit/audit-reads.use-case.ts';
 import { requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';

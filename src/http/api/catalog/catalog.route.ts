@@ -1,9 +1,12 @@
 import { Type } from 'typebox';
+import {
+  enabledCatalog,
+  servedCatalogRevision,
+  type CatalogRevision,
+} from '../../../application/catalog/catalog-reads.use-case.ts';
 import { rebuildCatalog } from '../../../application/catalog/rebuild.use-case.ts';
-import type { CatalogBuilder, CatalogRevision } from '../../../projections/catalog/catalog-builder.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { reject } from '../../../application/kernel/rejected.ts';
 import { problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['catalog'];
@@ -35,13 +38,6 @@ const revisionView = (revision: CatalogRevision) => ({
   collisions: revision.collisions.map((c) => ({ name: c.name, marketplaces: [...c.marketplaces] })),
 });
 
-/** The catalog's builder, or the 404 of a disabled catalog (both catalog endpoints 404 when disabled). */
-function enabledCatalog(deps: HttpDeps): CatalogBuilder {
-  if (!deps.catalog.enabled || deps.catalogBuilder === null)
-    throw reject('catalog-not-found', 'the virtual catalog is disabled (gateway.catalog.enabled)');
-  return deps.catalogBuilder;
-}
-
 export function catalogRoutes(app: HttpApp, deps: HttpDeps): void {
   app.get(
     '/api/v1/catalog',
@@ -56,13 +52,7 @@ export function catalogRoutes(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       callerOf(request);
-      const revision = await enabledCatalog(deps).revision();
-      if (revision === null)
-        throw reject(
-          'catalog-not-found',
-          'the catalog has not been generated yet: no marketplace serves an approved snapshot',
-        );
-      return revisionView(revision);
+      return revisionView(await servedCatalogRevision(deps));
     },
   );
 

@@ -1,5 +1,9 @@
 import { Type } from 'typebox';
-import { managedSettings, maxChosenMarketplaces, parseChosen } from '../../../application/access/managed-settings.use-case.ts';
+import {
+  managedSettings,
+  maxChosenMarketplaces,
+  parseChosen,
+} from '../../../application/access/managed-settings.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';

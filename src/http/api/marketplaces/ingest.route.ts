@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ingestProgressOf } from '../../../application/marketplaces/ingest-registry.ts';
 import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
-import { snapshotById } from '../../../projections/snapshots/snapshots.queries.ts';
+import { snapshotWithId } from '../../../application/marketplaces/marketplace-reads.use-case.ts';
 import { callerOf, metaFor, requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
@@ -31,7 +31,7 @@ export function ingestRoutes(app: HttpApp, deps: HttpDeps): void {
       const marketplace = await liveOr404(deps, request.params.name);
       const caller = await requireApproverOf(deps, request, marketplace);
       const { snapshotId } = await deps.ingests.run(marketplace, 'on-demand', metaFor(deps, request, caller));
-      return reply.code(201).send(snapshotView((await snapshotById(deps.pool, snapshotId))!));
+      return reply.code(201).send(snapshotView((await snapshotWithId(deps, snapshotId))!));
     },
   );
   app.get(

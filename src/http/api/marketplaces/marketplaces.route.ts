@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
 import { registerMarketplace, removeMarketplace } from '../../../application/marketplaces/registration.use-case.ts';
 import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/marketplace.events.ts';
-import { liveMarketplaces } from '../../../projections/marketplaces/marketplaces.queries.ts';
-import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
+import { listMarketplaces } from '../../../application/marketplaces/marketplace-reads.use-case.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
@@ -51,12 +50,7 @@ function listMarketplacesRoute(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       callerOf(request);
-      const live = await liveMarketplaces(deps.pool);
-      const snapshots = await snapshotsOf(
-        deps.pool,
-        live.map((m) => m.id),
-      );
-      return Promise.all(live.map(async (m) => marketplaceView(m, await deps.gitStore.servedSha(m.id), snapshots)));
+      return (await listMarketplaces(deps)).map((m) => marketplaceView(m.marketplace, m.servedSha, m.snapshots));
     },
   );
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { marketplaceListing } from '../../../application/marketplaces/marketplace-reads.use-case.ts';
 import { changeSyncMode } from '../../../application/marketplaces/registration.use-case.ts';
 import { syncModes } from '../../../domain/marketplace/marketplace.events.ts';
-import { snapshotsOf } from '../../../projections/snapshots/snapshots.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
@@ -36,11 +36,8 @@ export function syncRoutes(app: HttpApp, deps: HttpDeps): void {
         request.body.mode,
         metaFor(deps, request, caller),
       );
-      const view = marketplaceView(
-        marketplace,
-        await deps.gitStore.servedSha(marketplace.id),
-        await snapshotsOf(deps.pool, [marketplace.id]),
-      );
+      const listing = await marketplaceListing(deps, marketplace);
+      const view = marketplaceView(marketplace, listing.servedSha, listing.snapshots);
       return webhookSecret === null ? view : { ...view, webhookSecret };
     },
   );

@@ -1,5 +1,9 @@
 import { Type } from 'typebox';
-import { dryRunDefaultSnapshots, dryRunMaxSnapshots, policyDryRun } from '../../../application/policy/dry-run.use-case.ts';
+import {
+  dryRunDefaultSnapshots,
+  dryRunMaxSnapshots,
+  policyDryRun,
+} from '../../../application/policy/dry-run.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';

@@ -1,12 +1,15 @@
 import { Type } from 'typebox';
-import { policyVariablesDoc } from '../../../adapters/policy/cel.ts';
 import {
   createPolicyRule,
   deletePolicyRule,
   tryPolicyExpression,
   updatePolicyRule,
 } from '../../../application/policy/rules.use-case.ts';
-import { policyRules, type PolicyRuleRecord } from '../../../projections/policy/policy.queries.ts';
+import {
+  listPolicyRules,
+  policyVariablesDoc,
+  type PolicyRuleRecord,
+} from '../../../application/policy/policy-reads.use-case.ts';
 import { callerOf, metaFor, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { dryRunRoute } from './dry-run.route.ts';
@@ -86,7 +89,7 @@ function listRulesRoute(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       await requireAuditorOrAdmin(deps, request);
-      return (await policyRules(deps.pool)).map(ruleView);
+      return (await listPolicyRules(deps)).map(ruleView);
     },
   );
 }

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { grantRole, readGrants, revokeRole } from '../../../application/access/role-grants.use-case.ts';
 import { roleNames } from '../../../domain/role/role.events.ts';
-import type { GrantRecord } from '../../../projections/roles/roles.queries.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
@@ -16,6 +15,8 @@ const GrantView = Type.Object({
   grantedBy: Type.String(),
   grantedAt: Timestamp,
 });
+
+type GrantRecord = Awaited<ReturnType<typeof readGrants>>[number];
 
 const grantView = (g: GrantRecord) => ({
   id: g.grantId,

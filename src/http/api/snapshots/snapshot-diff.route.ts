@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { changedPaths, unifiedDiffs } from '../../../adapters/git/tree-reader.ts';
+import { snapshotDiff } from '../../../application/snapshots/snapshot-preview.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { NullableString, previewed, previewLimits, tags } from './snapshots.shared.ts';
@@ -36,29 +36,6 @@ export function snapshotDiffRoute(app: HttpApp, deps: HttpDeps): void {
           'diff each (`truncated`). With nothing served, `baselineSha` is null and every file is added.',
       },
     },
-    async (request) => {
-      const { snapshot, marketplace, repo } = await previewed(deps, request, request.params.id);
-      const baselineSha = await deps.gitStore.servedSha(marketplace.id);
-      const changes = await changedPaths(repo, baselineSha, snapshot.sha);
-      const shown = changes.slice(0, previewLimits.diffEntries);
-      const paths = shown.map((c) => c.path);
-      const diffs = await unifiedDiffs(repo, baselineSha, snapshot.sha, paths, previewLimits.diffBytes);
-      return {
-        snapshotId: snapshot.id,
-        sha: snapshot.sha,
-        baselineSha,
-        truncated: changes.length > shown.length,
-        entries: shown.map((c) => {
-          const d = diffs.get(c.path);
-          return {
-            path: c.path,
-            type: c.type,
-            binary: d?.binary ?? false,
-            truncated: d?.truncated ?? false,
-            diff: d?.diff ?? '',
-          };
-        }),
-      };
-    },
+    async (request) => snapshotDiff(deps, await previewed(deps, request, request.params.id)),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { fetchersOf } from '../../../projections/vetting/vetting.queries.ts';
+import { snapshotFetchers } from '../../../application/snapshots/snapshot-reads.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { AffectedView } from '../../schemas/vetting.schema.ts';
@@ -22,7 +22,7 @@ export function snapshotFetchersRoute(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       const { snapshot, marketplace } = await previewed(deps, request, request.params.id, { readsContent: false });
-      const fetchers = await fetchersOf(deps.pool, marketplace.id, snapshot.sha);
+      const fetchers = await snapshotFetchers(deps, marketplace.id, snapshot.sha);
       return { snapshotId: snapshot.id, sha: snapshot.sha, fetchers };
     },
   );

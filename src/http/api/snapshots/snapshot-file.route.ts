@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import { isBinary, listTree, readBlobs } from '../../../adapters/git/tree-reader.ts';
+import { snapshotFile } from '../../../application/snapshots/snapshot-preview.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { reject } from '../../../application/kernel/rejected.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { previewed, previewLimits, tags } from './snapshots.shared.ts';
 
@@ -30,29 +29,6 @@ export function snapshotFileRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: File, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const { snapshot, repo } = await previewed(deps, request, request.params.id);
-      const entry = (await listTree(repo, snapshot.sha)).find(
-        (e) => e.type === 'blob' && e.path === request.query.path,
-      );
-      if (!entry) throw reject('not-found', `no file '${request.query.path}' in the tree of snapshot ${snapshot.id}`);
-      const content = (await readBlobs(repo, [entry.oid])).get(entry.oid) ?? Buffer.alloc(0);
-      const binary = isBinary(content);
-      const truncated = !binary && content.length > previewLimits.fileBytes;
-      // A cut may split a UTF-8 sequence: drop the replacement character it would decode to.
-      const text = () =>
-        content
-          .subarray(0, previewLimits.fileBytes)
-          .toString('utf8')
-          .replace(/\uFFFD$/, '');
-      return {
-        snapshotId: snapshot.id,
-        path: entry.path,
-        size: content.length,
-        binary,
-        truncated,
-        ...(binary ? {} : { text: text() }),
-      };
-    },
+    async (request) => snapshotFile(await previewed(deps, request, request.params.id), request.query.path),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { listTree } from '../../../adapters/git/tree-reader.ts';
+import { snapshotFiles } from '../../../application/snapshots/snapshot-preview.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { previewed, previewLimits, tags } from './snapshots.shared.ts';
@@ -24,15 +24,6 @@ export function snapshotFilesRoute(app: HttpApp, deps: HttpDeps): void {
           `At most ${previewLimits.files} entries, in path order; ` + '\`truncated\` is true when the listing was cut.',
       },
     },
-    async (request) => {
-      const { snapshot, repo } = await previewed(deps, request, request.params.id);
-      const blobs = (await listTree(repo, snapshot.sha)).filter((e) => e.type === 'blob');
-      return {
-        snapshotId: snapshot.id,
-        sha: snapshot.sha,
-        truncated: blobs.length > previewLimits.files,
-        entries: blobs.slice(0, previewLimits.files).map((e) => ({ path: e.path, size: e.size ?? 0 })),
-      };
-    },
+    async (request) => snapshotFiles(await previewed(deps, request, request.params.id)),
   );
 }

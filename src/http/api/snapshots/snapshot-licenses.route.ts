@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import { licenseReport, prepareSpdxReferences } from '../../../adapters/vetting/license.connector.ts';
+import { snapshotLicenses } from '../../../application/snapshots/snapshot-preview.use-case.ts';
 import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
-import { snapshotTree } from '../../../application/policy/evaluation.ts';
 import { licenseEvaluations } from '../../../domain/vetting/license.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, literalUnion, problemResponses } from '../../schemas/common.schema.ts';
@@ -39,10 +38,6 @@ export function snapshotLicensesRoute(app: HttpApp, deps: HttpDeps): void {
           'all. Recomputed on every read under gateway.vetting.license.allow and .ban.',
       },
     },
-    async (request) => {
-      const { snapshot } = await addressedSnapshot(deps, request.params.id);
-      await prepareSpdxReferences();
-      return { snapshotId: snapshot.id, sha: snapshot.sha, ...licenseReport(await snapshotTree(deps, snapshot)) };
-    },
+    async (request) => snapshotLicenses(deps, await addressedSnapshot(deps, request.params.id)),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { listTree } from '../../../adapters/git/tree-reader.ts';
+import { snapshotTreeEntries } from '../../../application/snapshots/snapshot-preview.use-case.ts';
 import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
@@ -32,12 +32,6 @@ export function snapshotTreeRoute(app: HttpApp, deps: HttpDeps): void {
         description: `At most ${previewLimits.treeEntries} entries in path order (\`truncated\`).`,
       },
     },
-    async (request) => {
-      const { snapshot, repo } = await addressedSnapshot(deps, request.params.id);
-      const entries = await listTree(repo, snapshot.sha, { trees: true });
-      const truncated = entries.length > previewLimits.treeEntries;
-      const shown = entries.slice(0, previewLimits.treeEntries);
-      return { snapshotId: snapshot.id, sha: snapshot.sha, truncated, entries: shown };
-    },
+    async (request) => snapshotTreeEntries(await addressedSnapshot(deps, request.params.id)),
   );
 }

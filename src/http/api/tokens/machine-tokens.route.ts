@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { machineCredentials } from '../../../projections/tokens/tokens.queries.ts';
+import { listMachineTokens } from '../../../application/access/token-reads.use-case.ts';
 import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
@@ -50,7 +50,7 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       await requireAdmin(deps, request);
-      return (await machineCredentials(deps.pool)).map((token) => tokenView(token));
+      return (await listMachineTokens(deps)).map((token) => tokenView(token));
     },
   );
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { tokensOwnedBy } from '../../../projections/tokens/tokens.queries.ts';
+import { tokensOf } from '../../../application/access/token-reads.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
@@ -58,7 +58,7 @@ function listOwnTokensRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      return (await tokensOwnedBy(deps.pool, callerOf(request).principal)).map((token) => tokenView(token));
+      return (await tokensOf(deps, callerOf(request).principal)).map((token) => tokenView(token));
     },
   );
 }

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { changeChain, chainSettingsOf, toggleVetter } from '../../../application/vetting/chain-settings.use-case.ts';
+import { listVetterToggles, marketplaceChainSettings } from '../../../application/vetting/vetting-reads.use-case.ts';
 import { chainFor } from '../../../application/vetting/run-vetting.ts';
 import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
 import { chainModes } from '../../../domain/vetting/vetting.events.ts';
-import { vetterToggles } from '../../../projections/vetting/vetting.queries.ts';
 import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
@@ -88,9 +88,7 @@ function marketplaceChainSettingsRoute(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       await requireAdmin(deps, request);
-      const marketplace = await liveOr404(deps, request.params.name);
-      const toggles = (await vetterToggles(deps.pool, marketplace.id)).filter((t) => t.scope === 'marketplace');
-      return { marketplace: marketplace.name, ...(await chainSettingsOf(deps, marketplace.id)), toggles };
+      return marketplaceChainSettings(deps, request.params.name);
     },
   );
 }
@@ -107,7 +105,7 @@ function vetterTogglesRoute(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       await requireAdmin(deps, request);
-      return vetterToggles(deps.pool);
+      return listVetterToggles(deps);
     },
   );
 }

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
 import { createWaiver, revokeWaiver } from '../../../application/vetting/waivers.use-case.ts';
-import { waiversOf } from '../../../projections/vetting/vetting.queries.ts';
+import { listWaivers } from '../../../application/vetting/vetting-reads.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
@@ -53,9 +52,9 @@ export function waiverRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const marketplace = await liveOr404(deps, request.params.name);
+      const waivers = await listWaivers(deps, request.params.name);
       const now = deps.clock.instant();
-      return (await waiversOf(deps.pool, marketplace.id)).map((w) => waiverView(w, now));
+      return waivers.map((w) => waiverView(w, now));
     },
   );
 
