@@ -1,14 +1,12 @@
-import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
-import { metadataOf } from '../kernel/run-command.ts';
 import { fact } from '../../domain/events.ts';
 import { streams } from '../../domain/kernel/streams.ts';
 import { latestCheckpoint } from '../../projections/ledger/checkpoints.queries.ts';
 import { ledgerAfter, ledgerSpanAfter, type LedgerEntry } from '../../projections/ledger/ledger.queries.ts';
 import type { DueBatch } from '../../projections/webhooks/deliveries.queries.ts';
 import { idleSinks, type IdleSink } from '../../projections/webhooks/sinks.queries.ts';
-import { periodicDuty, type WakeableDuty } from '../kernel/periodic-duty.ts';
+import type { WakeableDuty } from '../kernel/periodic-duty.ts';
 import type { Ports } from '../kernel/ports.ts';
-import { systemMeta } from '../kernel/system-meta.use-case.ts';
+import { outboundDuty, recordOutbound } from './signed-endpoint.ts';
 
 /** gateway.audit-export.* as the push uses them. */
 export type AuditPushSettings = Readonly<{
@@ -67,9 +65,7 @@ async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: 
     count: span.count,
     at,
   });
-  const meta = { ...systemMeta(deps, 'audit-push'), at };
-  const { position } = await appendFacts(deps.store, streams.sinkBatches(sink.id), [offered], metadataOf(meta), 'any');
-  return position;
+  return recordOutbound(deps, 'audit-push', streams.sinkBatches(sink.id), offered, at);
 }
 
 /**
@@ -100,15 +96,11 @@ export function auditPushDuty(
   settings: AuditPushSettings,
   onOffered: () => void = () => {},
 ): WakeableDuty {
-  return periodicDuty({
-    log: deps.logger.child({ component: 'audit-push' }),
+  return outboundDuty(deps, {
+    component: 'audit-push',
     intervalMs: settings.pollIntervalMs,
     disabled: settings.enabled ? null : 'gateway.audit-export.enabled is false: audit sinks are not pushed',
-    failure: 'audit push pass failed',
-    pass: async () => {
-      const offered = await auditPushPass(deps, settings);
-      if (offered > 0) onOffered();
-      return offered;
-    },
+    pass: () => auditPushPass(deps, settings),
+    after: (offered) => (offered > 0 ? onOffered() : undefined),
   });
 }

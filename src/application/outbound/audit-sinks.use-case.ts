@@ -1,4 +1,4 @@
-import { auditSinksDecider, auditSinksStream } from '../../domain/webhook/audit-sink.decider.ts';
+import { auditSinksDecider, auditSinksStream, type AuditSinkCommand } from '../../domain/webhook/audit-sink.decider.ts';
 import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import {
   auditSinkById,
@@ -6,20 +6,22 @@ import {
   ledgerHeadId,
   type AuditSinkRecord,
 } from '../../projections/webhooks/sinks.queries.ts';
-import { execute } from '../kernel/execute.ts';
 import type { Actor, Ports } from '../kernel/ports.ts';
-import { reject } from '../kernel/rejected.ts';
-import { refuseDeniedLiteral } from './outbound-checks.ts';
 import { requireAdminRole, requireAuditorRole } from '../access/standing.ts';
-import { newSigningSecret } from './signing-secret.ts';
+import { addEndpoint, changeEndpoint, endpointOrNotFound, type EndpointPorts } from './signed-endpoint.ts';
 
-const readModels = ['webhook-deliveries', 'ledger'];
+/** A sink: a signed outbound endpoint (signed-endpoint.ts) with a name, switches and a ledger cursor. */
+const sink = {
+  noun: 'audit sink',
+  url: 'sink',
+  counter: 'audit-sink',
+  decider: auditSinksDecider,
+  stream: auditSinksStream(),
+  readModels: ['webhook-deliveries', 'ledger'],
+  byId: auditSinkById,
+};
 
-export type AuditSinkPorts = Pick<
-  Ports,
-  'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces' | 'outbound'
-> &
-  Readonly<{ auditExport: Readonly<{ maxPageSize: number }> }>;
+export type AuditSinkPorts = EndpointPorts & Readonly<{ auditExport: Readonly<{ maxPageSize: number }> }>;
 
 /** What an admin may set on a sink: whether it is pushed, and its batch size (null: the setting). */
 export type SinkSwitchesBody = Readonly<{ enabled?: boolean; batchSize?: number | null }>;
@@ -32,10 +34,10 @@ const clamped = (deps: AuditSinkPorts, body: SinkSwitchesBody) => ({
     : { batchSize: body.batchSize === null ? null : Math.min(body.batchSize, deps.auditExport.maxPageSize) }),
 });
 
-async function sinkOrNotFound(deps: Pick<Ports, 'pool'>, sinkId: number): Promise<AuditSinkRecord> {
-  const sink = await auditSinkById(deps.pool, sinkId);
-  if (!sink) throw reject('not-found', `no audit sink ${sinkId}`);
-  return sink;
+/** A change of one sink, answered with the sink as it is then (404 when there is none). */
+async function changeSink(deps: AuditSinkPorts, command: AuditSinkCommand): Promise<AuditSinkRecord> {
+  await changeEndpoint(deps, sink, command);
+  return endpointOrNotFound(deps, sink, command.data.sinkId);
 }
 
 export type SinkBody = Readonly<{ name: string; url: string }> & SinkSwitchesBody;
@@ -61,20 +63,11 @@ export async function addAuditSink(
   meta: CommandMeta,
   declaredSecret: string | null,
 ): Promise<AuditSinkRecord & { secret: string }> {
-  refuseDeniedLiteral(deps, body.url, 'the sink url is outside the outbound boundary');
-  const secret = declaredSecret ?? newSigningSecret();
-  const sinkId = await deps.ids('audit-sink');
-  const data = {
-    sinkId,
-    name: body.name,
-    url: body.url,
-    sealedSecret: deps.secrets.seal(secret),
-    allowedSchemes: deps.marketplaces.allowedUrlSchemes,
-    ...clamped(deps, body),
-  };
-  const command = { type: 'create-audit-sink', data, meta } as const;
-  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
-  return { ...(await sinkOrNotFound(deps, sinkId)), secret };
+  return addEndpoint(deps, sink, body.url, declaredSecret, (sinkId, registration) => ({
+    type: 'create-audit-sink' as const,
+    data: { sinkId, name: body.name, ...registration, ...clamped(deps, body) },
+    meta,
+  }));
 }
 
 /** Every sink with its cursor, the ledger head and how far behind it is (auditor or admin); never a secret. */
@@ -92,9 +85,7 @@ export async function updateAuditSink(
   meta: CommandMeta,
 ): Promise<AuditSinkRecord> {
   await requireAdminRole(deps, actor);
-  const command = { type: 'update-audit-sink', data: { sinkId, ...clamped(deps, body) }, meta } as const;
-  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
-  return sinkOrNotFound(deps, sinkId);
+  return changeSink(deps, { type: 'update-audit-sink', data: { sinkId, ...clamped(deps, body) }, meta });
 }
 
 /** Deletes a sink and its delivery channel (admin); 404 when there is none. */
@@ -105,8 +96,7 @@ export async function deleteAuditSink(
   meta: CommandMeta,
 ): Promise<void> {
   await requireAdminRole(deps, actor);
-  const command = { type: 'delete-audit-sink', data: { sinkId }, meta } as const;
-  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
+  await changeEndpoint(deps, sink, { type: 'delete-audit-sink', data: { sinkId }, meta });
 }
 
 /** Sets a sink's cursor (admin): the next batch starts after `position`, a replay when it moves back; 422 past the ledger's head. */
@@ -121,7 +111,5 @@ export async function setAuditSinkCursor(
   // The head as of everything recorded so far: the ledger read model caught up with the store first.
   await deps.waiter.waitFor(await deps.store.head(), ['ledger']);
   const ledgerHead = await ledgerHeadId(deps.pool);
-  const command = { type: 'set-audit-sink-cursor', data: { sinkId, position, ledgerHead }, meta } as const;
-  await execute(deps, auditSinksDecider, auditSinksStream(), command, readModels);
-  return sinkOrNotFound(deps, sinkId);
+  return changeSink(deps, { type: 'set-audit-sink-cursor', data: { sinkId, position, ledgerHead }, meta });
 }

@@ -1,15 +1,13 @@
-import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
 import type { Position } from '../../adapters/eventstore/port.ts';
-import { metadataOf } from '../kernel/run-command.ts';
 import type { WebhookTransport } from '../../adapters/webhooks/transport.ts';
 import { fact } from '../../domain/events.ts';
 import { streams } from '../../domain/kernel/streams.ts';
-import { backoffAfter } from '../../domain/webhook/outbound.ts';
+import { attemptRecord } from '../../domain/webhook/signed-endpoint.ts';
 import { dueDeliveries, type DueDelivery } from '../../projections/webhooks/deliveries.queries.ts';
 import { auditBatchBody } from './audit-sink-push.duty.ts';
-import { periodicDuty, type WakeableDuty } from '../kernel/periodic-duty.ts';
+import type { WakeableDuty } from '../kernel/periodic-duty.ts';
 import type { Ports } from '../kernel/ports.ts';
-import { systemMeta } from '../kernel/system-meta.use-case.ts';
+import { outboundDuty, recordOutbound } from './signed-endpoint.ts';
 
 /** gateway.webhooks.* */
 export type WebhookSettings = Readonly<{
@@ -69,28 +67,11 @@ async function attempt(
     secret: deps.secrets.open(delivery.sealedSecret),
     timeoutMs: settings.timeoutMs,
   });
-  const number = delivery.attempts + 1;
   const at = deps.clock.instant();
-  const outcome = result.ok ? 'delivered' : number >= settings.maxAttempts ? 'failed' : 'retrying';
+  const attempted = fact('webhook-delivery-attempted', attemptRecord(delivery, result, settings, at));
+  const { outcome } = attempted.data;
   deps.metrics.deliveries.inc({ kind: delivery.batch === null ? 'webhook' : 'audit-batch', outcome });
-  const delay = backoffAfter(number, settings.baseBackoffMs, settings.maxBackoffMs);
-  const attempted = fact('webhook-delivery-attempted', {
-    deliveryId: delivery.id,
-    attempt: number,
-    outcome,
-    status: result.status,
-    error: result.error,
-    nextAttemptAt: outcome === 'retrying' ? new Date(Date.parse(at) + delay).toISOString() : null,
-    at,
-  });
-  const meta = { ...systemMeta(deps, 'webhook-dispatch'), at };
-  const { position } = await appendFacts(
-    deps.store,
-    streams.delivery(delivery.id),
-    [attempted],
-    metadataOf(meta),
-    'any',
-  );
+  const position = await recordOutbound(deps, 'webhook-dispatch', streams.delivery(delivery.id), attempted, at);
   return { position, sinkBatchDelivered: delivery.batch !== null && outcome === 'delivered' };
 }
 
@@ -105,15 +86,11 @@ export function webhookDispatchDuty(
   transport: WebhookTransport,
   onSinkBatchDelivered: () => void = () => {},
 ): WakeableDuty {
-  return periodicDuty({
-    log: deps.logger.child({ component: 'webhook-dispatch' }),
+  return outboundDuty(deps, {
+    component: 'webhook-dispatch',
     intervalMs: settings.pollIntervalMs,
     disabled: settings.enabled ? null : 'gateway.webhooks.enabled is false: deliveries are recorded, not sent',
-    failure: 'webhook dispatch pass failed',
-    pass: async () => {
-      const result = await dispatchPass(deps, settings, transport);
-      if (result.sinkBatchesDelivered > 0) onSinkBatchDelivered();
-      return result;
-    },
+    pass: () => dispatchPass(deps, settings, transport),
+    after: (result) => (result.sinkBatchesDelivered > 0 ? onSinkBatchDelivered() : undefined),
   });
 }

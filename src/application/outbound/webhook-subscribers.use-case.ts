@@ -7,19 +7,22 @@ import {
   type WebhookSubscriberRecord,
 } from '../../projections/webhooks/webhooks.queries.ts';
 import { deliveries, type DeliveryFilter, type DeliveryRecord } from '../../projections/webhooks/deliveries.queries.ts';
-import { execute } from '../kernel/execute.ts';
 import type { Actor, Ports } from '../kernel/ports.ts';
-import { reject } from '../kernel/rejected.ts';
-import { refuseDeniedLiteral } from './outbound-checks.ts';
 import { requireAdminRole } from '../access/standing.ts';
-import { newSigningSecret } from './signing-secret.ts';
+import { addEndpoint, changeEndpoint, type EndpointPorts } from './signed-endpoint.ts';
 
-const readModels = ['webhooks', 'ledger'];
+/** A subscriber: a signed outbound endpoint (signed-endpoint.ts) with the event kinds it receives. */
+const subscriber = {
+  noun: 'webhook subscriber',
+  url: 'webhook',
+  counter: 'webhook-subscriber',
+  decider: webhookSubscribersDecider,
+  stream: webhookSubscribersStream(),
+  readModels: ['webhooks', 'ledger'],
+  byId: webhookSubscriberById,
+};
 
-export type WebhookSubscriberPorts = Pick<
-  Ports,
-  'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces' | 'outbound'
->;
+export type WebhookSubscriberPorts = EndpointPorts;
 export type SubscriberBody = Readonly<{ url: string; events: readonly string[]; description: string | null }>;
 
 /** Registers a subscriber (admin); the secret is answered this once and stored sealed. */
@@ -43,27 +46,11 @@ export async function addWebhookSubscriber(
   meta: CommandMeta,
   declaredSecret: string | null,
 ): Promise<WebhookSubscriberRecord & { secret: string }> {
-  refuseDeniedLiteral(deps, body.url, 'the webhook url is outside the outbound boundary');
-  const secret = declaredSecret ?? newSigningSecret();
-  const subscriberId = await deps.ids('webhook-subscriber');
-  const data = {
-    subscriberId,
-    url: body.url,
-    events: body.events,
-    description: body.description,
-    sealedSecret: deps.secrets.seal(secret),
-    allowedSchemes: deps.marketplaces.allowedUrlSchemes,
-  };
-  await execute(
-    deps,
-    webhookSubscribersDecider,
-    webhookSubscribersStream(),
-    { type: 'create-webhook-subscriber', data, meta },
-    readModels,
-  );
-  const created = await webhookSubscriberById(deps.pool, subscriberId);
-  if (!created) throw reject('not-found', `no webhook subscriber ${subscriberId}`);
-  return { ...created, secret };
+  return addEndpoint(deps, subscriber, body.url, declaredSecret, (subscriberId, registration) => ({
+    type: 'create-webhook-subscriber' as const,
+    data: { subscriberId, ...registration, events: body.events, description: body.description },
+    meta,
+  }));
 }
 
 /** Every subscriber (admin), never a secret. */
@@ -83,8 +70,7 @@ export async function deleteWebhookSubscriber(
   meta: CommandMeta,
 ): Promise<void> {
   await requireAdminRole(deps, actor);
-  const command = { type: 'delete-webhook-subscriber', data: { subscriberId }, meta } as const;
-  await execute(deps, webhookSubscribersDecider, webhookSubscribersStream(), command, readModels);
+  await changeEndpoint(deps, subscriber, { type: 'delete-webhook-subscriber', data: { subscriberId }, meta });
 }
 
 /** Every event kind a subscriber may name, with its one-line description (admin); sink-only kinds are left out. */

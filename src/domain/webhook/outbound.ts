@@ -32,7 +32,3 @@ const isAnnounced = (type: DomainEventType): type is Announced => Object.hasOwn(
 export function outboundOf(event: DomainEvent): Outbound | null {
   return isAnnounced(event.type) ? { kind: outboundEvents[event.type], data: { ...event.data } } : null;
 }
-
-/** The retry schedule (docs/webhooks.md, Deliveries): attempt n is followed by base * 2^(n-1), capped at max. */
-export const backoffAfter = (attempt: number, baseMs: number, maxMs: number): number =>
-  Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));

@@ -8,31 +8,31 @@ import {
 } from '../../../application/outbound/audit-sinks.use-case.ts';
 import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { IdParams, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
+import {
+  EndpointUrl,
+  endpointCollectionRoutes,
+  endpointDeleteRoute,
+  endpointView,
+} from '../webhooks/signed-endpoint.ts';
 
-const tags = ['audit'];
+const where = { path: '/api/v1/audit/sinks', tags: ['audit'] };
 const Position = Type.Integer({ minimum: 0, maximum: 9_007_199_254_740_991 });
 
-const SinkView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  url: Type.String(),
-  enabled: Type.Boolean({ description: 'Whether the sink is offered batches' }),
-  batchSize: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'Entries per batch for this sink; null: gateway.audit-export.batch-size',
-  }),
-  cursorPosition: Type.Integer({
-    description: 'The id of the last ledger entry delivered; the next batch starts after it',
-  }),
-  ledgerHead: Type.Integer({ description: 'The id of the newest ledger entry (0 when the ledger is empty)' }),
-  behind: Type.Integer({ description: 'Ledger entries after the cursor' }),
-  createdAt: Timestamp,
-  createdBy: Type.String(),
-});
-const CreatedView = Type.Object({
-  ...SinkView.properties,
-  secret: Type.String({ description: 'whsec_<base64 key>: shown once, never again' }),
-});
+const SinkView = endpointView(
+  { name: Type.String() },
+  {
+    enabled: Type.Boolean({ description: 'Whether the sink is offered batches' }),
+    batchSize: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Entries per batch for this sink; null: gateway.audit-export.batch-size',
+    }),
+    cursorPosition: Type.Integer({
+      description: 'The id of the last ledger entry delivered; the next batch starts after it',
+    }),
+    ledgerHead: Type.Integer({ description: 'The id of the newest ledger entry (0 when the ledger is empty)' }),
+    behind: Type.Integer({ description: 'Ledger entries after the cursor' }),
+  },
+);
 
 const Switches = {
   enabled: Type.Optional(Type.Boolean({ description: 'false: offered nothing until switched on (default true)' })),
@@ -50,49 +50,35 @@ const description =
 
 /** Audit sinks: register, list, replay from a position, delete (docs/webhooks.md). */
 export function auditSinkRoutes(app: HttpApp, deps: HttpDeps): void {
-  app.post(
-    '/api/v1/audit/sinks',
+  endpointCollectionRoutes(
+    app,
+    deps,
+    { ...where, view: SinkView, description },
     {
-      schema: {
-        tags,
-        summary: 'Register a push sink (admin); the signing secret is answered once',
-        description,
-        body: Type.Object(
-          { name: Type.String({ maxLength: 100 }), url: Type.String({ maxLength: 2048 }), ...Switches },
-          { additionalProperties: false },
-        ),
-        response: { 201: CreatedView, ...problemResponses(400, 403, 409, 422) },
-      },
+      summary: 'Register a push sink (admin); the signing secret is answered once',
+      body: Type.Object(
+        { name: Type.String({ maxLength: 100 }), url: EndpointUrl, ...Switches },
+        { additionalProperties: false },
+      ),
+      refusals: [400, 403, 409, 422],
+      run: createAuditSink,
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const created = await createAuditSink(deps, caller, request.body, metaFor(deps, request, caller));
-      return reply.code(201).send(created);
+    {
+      summary: 'Every sink with cursorPosition, ledgerHead and behind (auditor or admin); never a secret',
+      run: listAuditSinks,
     },
   );
-
-  app.get(
-    '/api/v1/audit/sinks',
-    {
-      schema: {
-        tags,
-        summary: 'Every sink with cursorPosition, ledgerHead and behind (auditor or admin); never a secret',
-        response: { 200: Type.Array(SinkView), ...problemResponses(403) },
-      },
-    },
-    async (request) => listAuditSinks(deps, callerOf(request)),
-  );
-
   sinkChangeRoutes(app, deps);
+  endpointDeleteRoute(app, deps, where, 'Delete a sink and its delivery channel (admin)', deleteAuditSink);
 }
 
-/** PUT cursor, PATCH switches, DELETE: the admin's changes of one sink. */
+/** PUT cursor, PATCH switches: the admin's changes of one sink. */
 function sinkChangeRoutes(app: HttpApp, deps: HttpDeps): void {
   app.put(
-    '/api/v1/audit/sinks/:id/cursor',
+    `${where.path}/:id/cursor`,
     {
       schema: {
-        tags,
+        tags: where.tags,
         summary: 'Set a sink cursor (admin): the next batch starts after position (a replay)',
         params: IdParams,
         body: Type.Object({ position: Position }, { additionalProperties: false }),
@@ -107,10 +93,10 @@ function sinkChangeRoutes(app: HttpApp, deps: HttpDeps): void {
   );
 
   app.patch(
-    '/api/v1/audit/sinks/:id',
+    `${where.path}/:id`,
     {
       schema: {
-        tags,
+        tags: where.tags,
         summary: 'Switch a sink on or off, or set its batch size (admin); what is not given stays',
         params: IdParams,
         body: Type.Object(Switches, { additionalProperties: false }),
@@ -121,23 +107,6 @@ function sinkChangeRoutes(app: HttpApp, deps: HttpDeps): void {
       const caller = callerOf(request);
       const meta = metaFor(deps, request, caller);
       return updateAuditSink(deps, caller, request.params.id, request.body, meta);
-    },
-  );
-
-  app.delete(
-    '/api/v1/audit/sinks/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a sink and its delivery channel (admin)',
-        params: IdParams,
-        response: { 204: Type.Null(), ...problemResponses(403, 404) },
-      },
-    },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      await deleteAuditSink(deps, caller, request.params.id, metaFor(deps, request, caller));
-      return reply.code(204).send(null);
     },
   );
 }

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { backoffAfter, outboundOf } from '../../../../src/domain/webhook/outbound.ts';
+import { outboundOf } from '../../../../src/domain/webhook/outbound.ts';
+import { backoffAfter } from '../../../../src/domain/webhook/signed-endpoint.ts';
 import {
   webhookSubscribersDecider as decider,
   type CreateSubscriber,
