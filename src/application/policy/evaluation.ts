@@ -12,7 +12,7 @@ import type { PolicyRuleRecord } from '../../projections/policy/policy.queries.t
 import type { SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
 import { latestRun, waiversOf, type RunRecord, type WaiverRecord } from '../../projections/vetting/vetting.queries.ts';
 import type { Actor, Ports } from '../kernel/ports.ts';
-import { rolesOf } from '../access/roles.ts';
+import { rolesOf } from '../access/standing.ts';
 
 /** The pinned tree of a snapshot as connectors, inventory and license report read it. */
 export const snapshotTree = (deps: Pick<Ports, 'gitStore' | 'vetting'>, snapshot: SnapshotRecord): Promise<ScanInput> =>

@@ -1,3 +1,5 @@
+// Approving a snapshot, and what rejecting shares with it: the approver check on the addressed snapshot,
+// the read models a decision waits for, and the answer.
 import { isAdmin, type RoleAssignment } from '../../domain/role/permissions.ts';
 import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { marketplaceDecider } from '../../domain/marketplace/marketplace.decider.ts';
@@ -5,15 +7,57 @@ import { streams } from '../../domain/kernel/streams.ts';
 import type { ApproveInputs } from '../../domain/snapshot/approve-gate.ts';
 import { evaluate } from '../../domain/vetting/outcome.ts';
 import { policyRules } from '../../projections/policy/policy.queries.ts';
-import { withdrawnShas } from '../../projections/snapshots/snapshots.queries.ts';
+import { withdrawnShas, type SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
 import { latestRun, waiversOf } from '../../projections/vetting/vetting.queries.ts';
-import { type AddressedSnapshot } from './addressed-snapshot.ts';
 import { execute } from '../kernel/execute.ts';
 import { policyDenials, policyVariablesOf, snapshotTreeFacts } from '../policy/evaluation.ts';
-import type { Actor } from '../kernel/ports.ts';
 import { reject } from '../kernel/rejected.ts';
+import type { SnapshotApproved, SnapshotRejected } from '../../domain/snapshot/snapshot.events.ts';
+import { addressedSnapshot, type AddressedSnapshot } from './addressed-snapshot.ts';
+import type { Actor, Ports } from '../kernel/ports.ts';
+import { requireApprover } from '../access/standing.ts';
 
-import { approverOf, decidedRow, readModels, type Decided, type DecidePorts } from './decision.ts';
+export type DecidePorts = Pick<
+  Ports,
+  'store' | 'waiter' | 'pool' | 'gitStore' | 'vetting' | 'access' | 'marketplaces' | 'policy'
+>;
+
+/** Approval publishes: the command answers once the published repository serves it. */
+export const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
+
+export type Decided = Readonly<{ snapshot: SnapshotRecord }>;
+
+/** The addressed snapshot (404) and the actor's roles, refused with 403 unless the actor approves for its marketplace. */
+export async function approverOf(
+  deps: DecidePorts,
+  snapshotId: number,
+  actor: Actor,
+): Promise<AddressedSnapshot & { roles: RoleAssignment[] }> {
+  const addressed = await addressedSnapshot(deps, snapshotId);
+  return { ...addressed, roles: await requireApprover(deps, actor, addressed.marketplace) };
+}
+
+// The answer is the row as the snapshots projection writes it for the decision (the approval test
+// compares it with a later read), so a decision reads the snapshot's row once.
+export const decidedRow = (snapshot: SnapshotRecord, event: SnapshotApproved | SnapshotRejected): SnapshotRecord =>
+  event.type === 'snapshot-approved'
+    ? {
+        ...snapshot,
+        state: 'approved',
+        decidedBy: event.data.approvedBy,
+        decidedAt: event.data.approvedAt,
+        decisionReason: event.data.overrideReason,
+        approvedAt: event.data.approvedAt,
+        revokedBy: null,
+        revokedAt: null,
+      }
+    : {
+        ...snapshot,
+        state: 'rejected',
+        decidedBy: event.data.rejectedBy,
+        decidedAt: event.data.rejectedAt,
+        decisionReason: event.data.reason ?? null,
+      };
 
 /**
  * Everything the approve gate depends on beyond the snapshot's own history, each read once: the latest

@@ -4,7 +4,7 @@ import { streams } from '../../domain/kernel/streams.ts';
 import { execute } from '../kernel/execute.ts';
 import type { Actor } from '../kernel/ports.ts';
 
-import { approverOf, decidedRow, readModels, type Decided, type DecidePorts } from './decision.ts';
+import { approverOf, decidedRow, readModels, type Decided, type DecidePorts } from './approve.use-case.ts';
 
 /** Reject a held or revoked snapshot, with the reviewer's reason when one is given (recorded and shown). */
 export async function rejectSnapshot(

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { roleNames, roleSources } from '../../../domain/role/role.events.ts';
-import { rolesOf } from '../../../application/access/roles.ts';
+import { rolesOf } from '../../../application/access/standing.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion } from '../../schemas/common.schema.ts';

@@ -10,7 +10,7 @@ import {
   type ClaimMapping,
   type RoleAssignment,
 } from '../../../../src/domain/role/permissions.ts';
-import { rolesOf } from '../../../../src/application/access/roles.ts';
+import { rolesOf } from '../../../../src/application/access/standing.ts';
 import type { Caller } from '../../../../src/http/auth/caller.ts';
 import type { HttpDeps } from '../../../../src/http/http-deps.ts';
 
