@@ -5,6 +5,7 @@ import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { marketplaceDecider } from '../../domain/marketplace/marketplace.decider.ts';
 import { streams } from '../../domain/kernel/streams.ts';
 import type { ApproveInputs } from '../../domain/snapshot/approve-gate.ts';
+import type { ApproveSnapshot, RejectSnapshot } from '../../domain/snapshot/snapshot.decider.ts';
 import { evaluate } from '../../domain/vetting/outcome.ts';
 import { policyRules } from '../../projections/policy/policy.queries.ts';
 import { withdrawnShas, type SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
@@ -23,7 +24,7 @@ export type DecidePorts = Pick<
 >;
 
 /** Approval publishes: the command answers once the published repository serves it. */
-export const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
+const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
 
 export type Decided = Readonly<{ snapshot: SnapshotRecord }>;
 
@@ -39,7 +40,7 @@ export async function approverOf(
 
 // The answer is the row as the snapshots projection writes it for the decision (the approval test
 // compares it with a later read), so a decision reads the snapshot's row once.
-export const decidedRow = (snapshot: SnapshotRecord, event: SnapshotApproved | SnapshotRejected): SnapshotRecord =>
+const decidedRow = (snapshot: SnapshotRecord, event: SnapshotApproved | SnapshotRejected): SnapshotRecord =>
   event.type === 'snapshot-approved'
     ? {
         ...snapshot,
@@ -123,18 +124,24 @@ export async function approveSnapshot(
   if (overrideReason !== null && !isAdmin(subject.roles))
     throw reject('forbidden', 'overriding a BLOCKED vetting outcome needs the admin role');
   const inputs = await approvalInputs(deps, subject, actor, overrideReason, meta.at);
+  return decided(deps, subject, { type: 'approve-snapshot', data: { snapshotId, inputs }, meta }, 'snapshot-approved');
+}
+
+/** One decision on the addressed snapshot, in its marketplace's stream; the answer is the row as decided. */
+export async function decided(
+  deps: DecidePorts,
+  subject: AddressedSnapshot,
+  command: ApproveSnapshot | RejectSnapshot,
+  expected: (SnapshotApproved | SnapshotRejected)['type'],
+): Promise<Decided> {
   const decision = await execute(
     deps,
     marketplaceDecider,
     streams.marketplace(subject.marketplace.id),
-    {
-      type: 'approve-snapshot',
-      data: { snapshotId, inputs },
-      meta,
-    },
+    command,
     readModels,
   );
-  const approved = decision.events.find((e) => e.type === 'snapshot-approved');
-  if (approved?.type !== 'snapshot-approved') throw new Error('approval accepted without snapshot-approved');
-  return { snapshot: decidedRow(subject.snapshot, approved) };
+  const event = decision.events.find((e): e is SnapshotApproved | SnapshotRejected => e.type === expected);
+  if (event === undefined) throw new Error(`${command.type} accepted without ${expected}`);
+  return { snapshot: decidedRow(subject.snapshot, event) };
 }
