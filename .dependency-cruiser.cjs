@@ -71,6 +71,40 @@ module.exports = {
       },
     },
     {
+      name: 'http-imports-no-io-adapters',
+      comment:
+        'src/http reaches I/O through use cases: of src/adapters it imports types, and only the pure codecs named here',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: {
+        path: '^src/adapters/',
+        // Pure, no I/O: pkt-line framing (git's wire), token digests and handles (hashing, randomness),
+        // the database-unavailable classification of an error, the built-in sign-in's HTML pages.
+        pathNot: [
+          '^src/adapters/git/pkt-line\\.ts$',
+          '^src/adapters/system/token-digests\\.ts$',
+          '^src/adapters/postgres/unavailable\\.ts$',
+          '^src/adapters/identity/local-idp/pages\\.ts$',
+        ],
+        // A type (a port's or a configuration's) does no I/O.
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'http-reads-through-application',
+      comment:
+        'src/http reads read models through read use cases in src/application (src/application/<concept>/*.use-case.ts), never src/projections',
+      severity: 'error',
+      // deliveries.route.ts still calls deliveries.queries.ts: it moves behind a read use case with the
+      // outbound webhooks' rework, and this exception goes with it.
+      from: { path: '^src/http/', pathNot: '^src/http/api/webhooks/deliveries\\.route\\.ts$' },
+      to: {
+        path: '^src/projections/',
+        // runner/wait-for.ts: problems.ts maps the runner's ProjectionLag (read-your-writes timed out) to a 503.
+        pathNot: '^src/projections/runner/wait-for\\.ts$',
+      },
+    },
+    {
       name: 'composition-root-wires-no-route-internals',
       comment:
         'gateway.ts builds the server; it takes leader duties and use cases from src/application, never from src/http/api',

@@ -12,6 +12,7 @@ import type { SessionStore } from '../adapters/postgres/session-store.ts';
 import type { IngestRegistry } from '../application/marketplaces/ingest-registry.ts';
 import type { Ports } from '../application/kernel/ports.ts';
 import type { CatalogService } from '../application/catalog/catalog-reads.use-case.ts';
+import type { FacadeCredentialDeps } from './auth/facade-credentials.ts';
 import type { RateLimitSettings } from './limits/rate-limit-settings.ts';
 
 export type HttpApp = FastifyInstance<
@@ -53,3 +54,9 @@ export type HttpDeps = Ports &
     /** gateway.server.trusted-proxies: whose X-Forwarded-For names the client address; absent or empty: none. */
     trustedProxies?: readonly string[];
   }>;
+
+/** What server.ts registers an area's plugin with (`app.register(plugin, { deps })`). */
+export type AreaOptions = Readonly<{ deps: HttpDeps }>;
+
+/** The git surfaces' and the revocation check's plugins also take the facade's credential check. */
+export type WireOptions = AreaOptions & Readonly<{ credentials: FacadeCredentialDeps }>;

@@ -6,49 +6,33 @@ import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider 
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController } from 'fastify';
 import type { HttpApp, HttpDeps } from './http-deps.ts';
-import { apiDocsRoute } from './actuator/api-docs.route.ts';
-import { adoptionRoutes } from './api/adoption/adoption.route.ts';
-import { auditRoutes } from './api/audit/audit.route.ts';
-import { auditSinkRoutes } from './api/audit/sinks.route.ts';
-import { timeTravelRoutes } from './api/audit/time-travel.route.ts';
-import { catalogRoutes } from './api/catalog/catalog.route.ts';
-import { managedSettingsRoute } from './api/clients/managed-settings.route.ts';
-import { compactRoute } from './api/retention/compact.route.ts';
-import { mirrorRoutes } from './api/mirror/mirror.route.ts';
-import { estateRoutes } from './api/estate/estate.route.ts';
-import { marketplaceRoutes } from './api/marketplaces/marketplaces.route.ts';
-import { roleRoutes } from './api/roles/roles.route.ts';
-import { ingestRoutes } from './api/marketplaces/ingest.route.ts';
-import { selectionRoutes } from './api/marketplaces/selection.route.ts';
-import { syncRoutes } from './api/marketplaces/sync.route.ts';
-import { webhookRoutes } from './hooks/webhook.route.ts';
-import { webhookSubscriberRoutes } from './api/webhooks/webhooks.route.ts';
+import { actuatorPlugin } from './actuator/actuator.plugin.ts';
+import { adoptionPlugin } from './api/adoption/adoption.plugin.ts';
+import { auditPlugin } from './api/audit/audit.plugin.ts';
+import { catalogPlugin } from './api/catalog/catalog.plugin.ts';
+import { clientsPlugin } from './api/clients/clients.plugin.ts';
+import { estatePlugin } from './api/estate/estate.plugin.ts';
+import { marketplacesPlugin } from './api/marketplaces/marketplaces.plugin.ts';
+import { mirrorPlugin } from './api/mirror/mirror.plugin.ts';
+import { policyPlugin } from './api/policy/policy.plugin.ts';
+import { retentionPlugin } from './api/retention/retention.plugin.ts';
+import { rolesPlugin } from './api/roles/roles.plugin.ts';
+import { sessionPlugin } from './api/session/session.plugin.ts';
+import { snapshotsPlugin } from './api/snapshots/snapshots.plugin.ts';
+import { tokensPlugin } from './api/tokens/tokens.plugin.ts';
+import { vettingPlugin } from './api/vetting/vetting.plugin.ts';
 import { webhookDeliveryRoutes } from './api/webhooks/deliveries.route.ts';
 import { outboundWebhooksDoc } from './api/webhooks/openapi-webhooks.ts';
-import { snapshotReadRoutes } from './api/snapshots/reads.routes.ts';
-import { policyRoutes } from './api/policy/policy.route.ts';
-import { vettingRoutes } from './api/vetting/vetting.routes.ts';
-import { decisionRoutes } from './api/snapshots/decisions.route.ts';
-import { deletionRoutes } from './api/snapshots/deletion.route.ts';
-import { retentionCandidatesRoute } from './api/retention/candidates.route.ts';
-import { retentionEvaluateRoute } from './api/retention/evaluate.route.ts';
-import { meRoute } from './api/session/me.route.ts';
-import { machineTokenRoutes } from './api/tokens/machine-tokens.route.ts';
-import { personalTokenRoutes } from './api/tokens/personal-tokens.route.ts';
+import { webhookSubscriberRoutes } from './api/webhooks/webhooks.route.ts';
 import { registerAuthentication } from './auth/authenticate.ts';
+import type { FacadeCredentialDeps } from './auth/facade-credentials.ts';
+import { gitPlugin } from './git/git.plugin.ts';
+import { hooksPlugin } from './hooks/hooks.plugin.ts';
 import { registerRateLimits } from './limits/rate-limits.ts';
-import { loginRoutes } from './auth/login.route.ts';
 import { TokenUseRecorder } from '../application/access/token-use.ts';
-import { facadeRoutes } from './git/facade.route.ts';
-import { publishRoutes } from './git/publish.route.ts';
-import { holdingsRoute } from './status/holdings.route.ts';
-import { prometheusRoute } from './actuator/prometheus.route.ts';
-import { healthRoute } from './actuator/health.route.ts';
-import { sbomRoute } from './actuator/sbom.route.ts';
-import { problemsRoute } from './actuator/problems.route.ts';
+import { portalPlugin } from './portal/portal.plugin.ts';
+import { statusPlugin } from './status/status.plugin.ts';
 import { instanceOf, problemFor, sendProblem, toProblem } from './problems.ts';
-import { faviconRoutes } from './portal/favicon.route.ts';
-import { portalRoutes } from './portal/portal.route.ts';
 import { securityHeaders } from './portal/security-headers.ts';
 import { measureRequests } from './request-metrics.ts';
 import { logRequests, requestLogger } from './request-log.ts';
@@ -69,9 +53,8 @@ export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
   await registerRateLimits(app, deps); // before authentication: the address is counted first
   registerAuthentication(app, deps, tokenUse);
   await openApi(app, deps);
-  routes(app, deps, tokenUse);
-  faviconRoutes(app);
-  await portalRoutes(app, deps);
+  await routes(app, deps, tokenUse);
+  await app.register(portalPlugin, { deps });
   return app;
 }
 
@@ -156,48 +139,37 @@ async function openApi(app: HttpApp, deps: HttpDeps): Promise<void> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 }
 
-/** Every surface, in the order the OpenAPI document lists them. */
-function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): void {
-  healthRoute(app, deps);
-  apiDocsRoute(app, deps);
-  problemsRoute(app, deps);
-  loginRoutes(app, deps);
-  meRoute(app, deps);
-  personalTokenRoutes(app, deps);
-  machineTokenRoutes(app, deps);
-  roleRoutes(app, deps);
-  marketplaceRoutes(app, deps);
-  ingestRoutes(app, deps);
-  decisionRoutes(app, deps);
-  deletionRoutes(app, deps);
-  vettingRoutes(app, deps);
-  policyRoutes(app, deps);
-  snapshotReadRoutes(app, deps);
-  syncRoutes(app, deps);
-  selectionRoutes(app, deps);
-  webhookRoutes(app, deps);
+/**
+ * Every surface, one plugin per area, in the order the OpenAPI document lists them. Each is awaited, so
+ * routes are added in this order whatever an area registers inside.
+ */
+async function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder): Promise<void> {
+  const area = { deps };
+  await app.register(actuatorPlugin, area);
+  await app.register(sessionPlugin, area);
+  await app.register(tokensPlugin, area);
+  await app.register(rolesPlugin, area);
+  await app.register(marketplacesPlugin, area);
+  await app.register(snapshotsPlugin, area);
+  await app.register(vettingPlugin, area);
+  await app.register(policyPlugin, area);
+  await app.register(hooksPlugin, area);
+  // The outbound webhooks' routes (deliveries, subscribers) are registered as they are.
   webhookDeliveryRoutes(app, deps);
   webhookSubscriberRoutes(app, deps);
-  auditRoutes(app, deps);
-  auditSinkRoutes(app, deps);
-  adoptionRoutes(app, deps);
-  timeTravelRoutes(app, deps);
-  catalogRoutes(app, deps);
-  managedSettingsRoute(app, deps);
-  retentionCandidatesRoute(app, deps);
-  retentionEvaluateRoute(app, deps);
-  compactRoute(app, deps);
-  mirrorRoutes(app, deps);
-  estateRoutes(app, deps);
-  const facadeCredentials = {
+  await app.register(auditPlugin, area);
+  await app.register(adoptionPlugin, area);
+  await app.register(catalogPlugin, area);
+  await app.register(clientsPlugin, area);
+  await app.register(retentionPlugin, area);
+  await app.register(mirrorPlugin, area);
+  await app.register(estatePlugin, area);
+  const credentials: FacadeCredentialDeps = {
     pool: deps.pool,
     clock: deps.clock,
     tokenUse,
     idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null,
   };
-  facadeRoutes(app, deps, facadeCredentials);
-  publishRoutes(app, deps, facadeCredentials);
-  holdingsRoute(app, deps, facadeCredentials);
-  prometheusRoute(app, deps);
-  sbomRoute(app);
+  await app.register(gitPlugin, { deps, credentials });
+  await app.register(statusPlugin, { deps, credentials });
 }

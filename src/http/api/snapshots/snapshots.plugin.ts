@@ -1,4 +1,6 @@
-import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import type { AreaOptions, HttpApp } from '../../http-deps.ts';
+import { decisionRoutes } from './decisions.route.ts';
+import { deletionRoutes } from './deletion.route.ts';
 import { snapshotCapabilitiesRoute } from './snapshot-capabilities.route.ts';
 import { snapshotContentDiffRoute } from './snapshot-content-diff.route.ts';
 import { snapshotContentRoute } from './snapshot-content.route.ts';
@@ -13,8 +15,13 @@ import { snapshotProvenanceRoute } from './snapshot-provenance.route.ts';
 import { snapshotReleaseAgeRoute } from './snapshot-release-age.route.ts';
 import { snapshotTreeRoute } from './snapshot-tree.route.ts';
 
-/** Every read of one snapshot: the previews (approver standing), the reports and the content reads. */
-export function snapshotReadRoutes(app: HttpApp, deps: HttpDeps): void {
+/**
+ * Snapshots: the decisions (approve, reject), deletion and restore, and every read of one snapshot: the
+ * previews (approver standing), the reports and the content reads.
+ */
+export async function snapshotsPlugin(app: HttpApp, { deps }: AreaOptions): Promise<void> {
+  decisionRoutes(app, deps);
+  deletionRoutes(app, deps);
   snapshotFilesRoute(app, deps);
   snapshotFileRoute(app, deps);
   snapshotDiffRoute(app, deps);
