@@ -16,6 +16,11 @@ export type AuditPushSettings = Readonly<{
   batchSize: number;
 }>;
 
+const auditPush = {
+  component: 'audit-push',
+  disabled: 'gateway.audit-export.enabled is false: audit sinks are not pushed',
+};
+
 export type AuditPushPorts = Pick<Ports, 'pool' | 'clock' | 'logger' | 'store' | 'waiter'>;
 
 /** docs/audit.md, Entries: the export's form (snake case, no credential_kind), for the pull export and sink batches. */
@@ -96,11 +101,5 @@ export function auditPushDuty(
   settings: AuditPushSettings,
   onOffered: () => void = () => {},
 ): WakeableDuty {
-  return outboundDuty(deps, {
-    component: 'audit-push',
-    intervalMs: settings.pollIntervalMs,
-    disabled: settings.enabled ? null : 'gateway.audit-export.enabled is false: audit sinks are not pushed',
-    pass: () => auditPushPass(deps, settings),
-    after: (offered) => (offered > 0 ? onOffered() : undefined),
-  });
+  return outboundDuty(deps, auditPush, settings, () => auditPushPass(deps, settings), onOffered);
 }

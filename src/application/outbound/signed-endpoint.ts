@@ -1,12 +1,13 @@
 import { appendFacts } from '../../adapters/eventstore/append-facts.ts';
 import type { Position } from '../../adapters/eventstore/port.ts';
 import type { DomainEvent } from '../../domain/events.ts';
-import type { CommandMeta, Decider } from '../../domain/kernel/decider.ts';
-import type { EndpointRegistration } from '../../domain/webhook/signed-endpoint.ts';
+import type { CommandMeta } from '../../domain/kernel/decider.ts';
+import type { EndpointRegistration, EndpointSpec } from '../../domain/webhook/signed-endpoint.ts';
 import type { DatabasePool } from '../../adapters/postgres/pool.ts';
 import { execute } from '../kernel/execute.ts';
 import { periodicDuty, type WakeableDuty } from '../kernel/periodic-duty.ts';
-import type { Ports } from '../kernel/ports.ts';
+import type { Actor, Ports } from '../kernel/ports.ts';
+import { requireAdminRole } from '../access/standing.ts';
 import { reject } from '../kernel/rejected.ts';
 import { metadataOf } from '../kernel/run-command.ts';
 import { systemMeta } from '../kernel/system-meta.use-case.ts';
@@ -24,19 +25,18 @@ export type EndpointPorts = Pick<
   'store' | 'waiter' | 'pool' | 'ids' | 'access' | 'secrets' | 'marketplaces' | 'outbound'
 >;
 
-/** One specialisation of the endpoint: its decider and stream, what its answers wait for and read. */
-export type EndpointKind<S, C extends { type: string; meta: CommandMeta }, E extends DomainEvent, R> = Readonly<{
-  /** As refusals name one endpoint: `no ${noun} 3`. */
-  noun: string;
-  /** As the outbound boundary's refusal names its URL. */
-  url: string;
-  /** The id counter. */
-  counter: string;
-  decider: Decider<S, C, E>;
-  stream: string;
-  readModels: readonly string[];
-  byId: (pool: DatabasePool, id: number) => Promise<R | null>;
-}>;
+type AnyCommand = { type: string; meta: CommandMeta };
+
+/** One specialisation of the endpoint (its spec), with what its answers wait for and how they read one. */
+export type EndpointKind<S, C extends AnyCommand, E extends DomainEvent, R> = EndpointSpec<S, C, E> &
+  Readonly<{ readModels: readonly string[]; byId: (pool: DatabasePool, id: number) => Promise<R | null> }>;
+
+/** A kind with the commands that register (from an admin's `body`) and delete one endpoint. */
+export type EndpointCommands<D, B, S, C extends AnyCommand, E extends DomainEvent, R> = EndpointKind<S, C, E, R> &
+  Readonly<{
+    register: (deps: D, id: number, registration: EndpointRegistration, body: B, meta: CommandMeta) => C;
+    remove: (id: number, meta: CommandMeta) => C;
+  }>;
 
 /** The endpoint as its read model answers it; 404 when there is none. */
 export async function endpointOrNotFound<R>(
@@ -50,7 +50,7 @@ export async function endpointOrNotFound<R>(
 }
 
 /** Runs a command on the kind's stream and waits for its read models; the decider's refusal is raised. */
-export async function changeEndpoint<S, C extends { type: string; meta: CommandMeta }, E extends DomainEvent, R>(
+export async function changeEndpoint<S, C extends AnyCommand, E extends DomainEvent, R>(
   deps: EndpointPorts,
   kind: EndpointKind<S, C, E, R>,
   command: C,
@@ -63,7 +63,7 @@ export async function changeEndpoint<S, C extends { type: string; meta: CommandM
  * `declaredSecret` is the signing secret a caller brings (the declarative estate), null to issue one. The
  * command `create` makes of the new id and the registration is run; answered with the secret, this once.
  */
-export async function addEndpoint<S, C extends { type: string; meta: CommandMeta }, E extends DomainEvent, R>(
+export async function addEndpoint<S, C extends AnyCommand, E extends DomainEvent, R>(
   deps: EndpointPorts,
   kind: EndpointKind<S, C, E, R>,
   url: string,
@@ -82,6 +82,38 @@ export async function addEndpoint<S, C extends { type: string; meta: CommandMeta
   return { ...(await endpointOrNotFound(deps, kind, id)), secret };
 }
 
+/**
+ * A kind's use cases: `add`, the registration for a caller with its own authority (the declarative estate,
+ * principal config-reconciler), `declaredSecret` the signing secret it brings or null to issue one; `create`,
+ * the admin's registration, the secret answered this once; `remove`, the admin's deletion (404 when there is
+ * none). The secret is stored sealed.
+ */
+export function endpointUseCases<
+  D extends EndpointPorts,
+  B extends Readonly<{ url: string }>,
+  S,
+  C extends AnyCommand,
+  E extends DomainEvent,
+  R,
+>(kind: EndpointCommands<D, B, S, C, E, R>) {
+  const add = (deps: D, body: B, meta: CommandMeta, declaredSecret: string | null) =>
+    addEndpoint(deps, kind, body.url, declaredSecret, (id, registration) =>
+      kind.register(deps, id, registration, body, meta),
+    );
+  return {
+    kind,
+    add,
+    create: async (deps: D, actor: Actor, body: B, meta: CommandMeta) => {
+      await requireAdminRole(deps, actor);
+      return add(deps, body, meta, null);
+    },
+    remove: async (deps: D, actor: Actor, id: number, meta: CommandMeta): Promise<void> => {
+      await requireAdminRole(deps, actor);
+      await changeEndpoint(deps, kind, kind.remove(id, meta));
+    },
+  };
+}
+
 /** Appends what a delivering duty (`principal`) did at `at` as a system fact; returns its position. */
 export async function recordOutbound(
   deps: Pick<Ports, 'store' | 'clock'>,
@@ -94,29 +126,29 @@ export async function recordOutbound(
   return (await appendFacts(deps.store, stream, [recorded], metadataOf(meta), 'any')).position;
 }
 
+/** A delivering leader duty: its log component, and why it does nothing when its setting is off. */
+export type OutboundDutyKind = Readonly<{ component: string; disabled: string }>;
+
 /**
- * A delivering leader duty (`component`): `pass` every `intervalMs`, never two at once; nothing when `disabled`
- * names why. `after` is told what each pass returned (to wake the other duty).
+ * A delivering leader duty: `pass` every poll-interval, never two at once; nothing when `settings` disable it.
+ * `then` is told when a pass did something the other duty waits for (`pass` answers how many).
  */
-export function outboundDuty<T>(
+export function outboundDuty(
   deps: Pick<Ports, 'logger'>,
-  options: Readonly<{
-    component: string;
-    intervalMs: number;
-    disabled: string | null;
-    pass: () => Promise<T>;
-    after: (result: T) => void;
-  }>,
+  kind: OutboundDutyKind,
+  settings: Readonly<{ enabled: boolean; pollIntervalMs: number }>,
+  pass: () => Promise<number>,
+  then: () => void,
 ): WakeableDuty {
   return periodicDuty({
-    log: deps.logger.child({ component: options.component }),
-    intervalMs: options.intervalMs,
-    disabled: options.disabled,
-    failure: `${options.component.replace('-', ' ')} pass failed`,
+    log: deps.logger.child({ component: kind.component }),
+    intervalMs: settings.pollIntervalMs,
+    disabled: settings.enabled ? null : kind.disabled,
+    failure: `${kind.component.replace('-', ' ')} pass failed`,
     pass: async () => {
-      const result = await options.pass();
-      options.after(result);
-      return result;
+      const done = await pass();
+      if (done > 0) then();
+      return done;
     },
   });
 }

@@ -20,6 +20,11 @@ export type WebhookSettings = Readonly<{
   batchSize: number;
 }>;
 
+const dispatch = {
+  component: 'webhook-dispatch',
+  disabled: 'gateway.webhooks.enabled is false: deliveries are recorded, not sent',
+};
+
 export type DispatchPorts = Pick<Ports, 'pool' | 'clock' | 'secrets' | 'logger' | 'store' | 'waiter' | 'metrics'>;
 
 /** The reactor that applies what the dispatcher records (src/projections/webhooks/deliveries.reactor.ts). */
@@ -86,11 +91,6 @@ export function webhookDispatchDuty(
   transport: WebhookTransport,
   onSinkBatchDelivered: () => void = () => {},
 ): WakeableDuty {
-  return outboundDuty(deps, {
-    component: 'webhook-dispatch',
-    intervalMs: settings.pollIntervalMs,
-    disabled: settings.enabled ? null : 'gateway.webhooks.enabled is false: deliveries are recorded, not sent',
-    pass: () => dispatchPass(deps, settings, transport),
-    after: (result) => (result.sinkBatchesDelivered > 0 ? onSinkBatchDelivered() : undefined),
-  });
+  const pass = async () => (await dispatchPass(deps, settings, transport)).sinkBatchesDelivered;
+  return outboundDuty(deps, dispatch, settings, pass, onSinkBatchDelivered);
 }

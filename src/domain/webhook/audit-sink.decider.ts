@@ -1,13 +1,8 @@
 import { isResourceName } from '../kernel/names.ts';
 import { accept, refuse, type Command, type Decider } from '../kernel/decider.ts';
 import type { AuditSinkEvent } from './webhook.events.ts';
-import {
-  endpointUrlCheck,
-  evolveEndpoints,
-  registerEndpoint,
-  withEndpoint,
-  type EndpointRegistration,
-} from './signed-endpoint.ts';
+import { endpointUrlCheck, evolveEndpoints, registerEndpoint, withEndpoint } from './signed-endpoint.ts';
+import type { EndpointRegistration, EndpointSpec } from './signed-endpoint.ts';
 
 // An audit sink: a signed outbound endpoint (signed-endpoint.ts) with a unique name, switches and a ledger
 // cursor; the ledger is pushed to it in batches.
@@ -88,7 +83,7 @@ export const auditSinksDecider: Decider<AuditSinksState, AuditSinkCommand, Audit
   decide(command, state) {
     if (command.type === 'create-audit-sink') return create(command, state);
     const { data } = command;
-    return withEndpoint(state.sinks, data.sinkId, 'audit sink', (sink) => {
+    return withEndpoint(state.sinks, data.sinkId, auditSink.noun, (sink) => {
       if (command.type === 'set-audit-sink-cursor') return setCursor(command.data, sink.name);
       if (command.type === 'delete-audit-sink')
         return accept<AuditSinkEvent>({ type: 'audit-sink-deleted', data: { sinkId: data.sinkId, name: sink.name } });
@@ -104,4 +99,13 @@ export const auditSinksDecider: Decider<AuditSinksState, AuditSinkCommand, Audit
       });
     });
   },
+};
+
+/** A sink, as a signed outbound endpoint. */
+export const auditSink: EndpointSpec<AuditSinksState, AuditSinkCommand, AuditSinkEvent> = {
+  noun: 'audit sink',
+  url: 'sink',
+  counter: 'audit-sink',
+  stream: auditSinksStream(),
+  decider: auditSinksDecider,
 };

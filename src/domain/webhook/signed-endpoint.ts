@@ -1,5 +1,13 @@
 import { registrationRefusal } from '../marketplace/trust-boundary.ts';
-import { accept, refuse, type CommandMeta, type Decision, type Instant, type Rejection } from '../kernel/decider.ts';
+import {
+  accept,
+  refuse,
+  type CommandMeta,
+  type Decider,
+  type Decision,
+  type Instant,
+  type Rejection,
+} from '../kernel/decider.ts';
 import { ledgerUrl } from './ledger-url.ts';
 
 // A signed outbound endpoint (docs/webhooks.md): a target URL the gateway POSTs to, signed with a Standard
@@ -8,6 +16,19 @@ import { ledgerUrl } from './ledger-url.ts';
 // the sink its name, switches and ledger cursor (one delivery per batch of entries). What they share lives here:
 // registration (the trust boundary, the fields every created event carries), the lookup of one endpoint, and
 // what an attempt at a delivery records.
+
+/**
+ * One kind of endpoint: how refusals name one (`no audit sink 3`) and its URL (`the sink url is outside …`), the
+ * counter its ids come from, the one stream all of its kind live in (so a name is taken or freed in order), and
+ * its decider.
+ */
+export type EndpointSpec<S, C, E> = Readonly<{
+  noun: string;
+  url: string;
+  counter: string;
+  stream: string;
+  decider: Decider<S, C, E>;
+}>;
 
 /** What registering any endpoint takes: its URL, its signing secret (sealed), the URL schemes the gateway allows. */
 export type EndpointRegistration = Readonly<{ url: string; sealedSecret: string; allowedSchemes: readonly string[] }>;

@@ -2,13 +2,8 @@ import { accept, type Command, type Decider } from '../kernel/decider.ts';
 import { isSubscribableKind } from './event-kinds.ts';
 import type { WebhookSubscriberCreated, WebhookSubscriberDeleted } from './webhook.events.ts';
 import { ledgerUrl } from './ledger-url.ts';
-import {
-  endpointUrlCheck,
-  evolveEndpoints,
-  registerEndpoint,
-  withEndpoint,
-  type EndpointRegistration,
-} from './signed-endpoint.ts';
+import { endpointUrlCheck, evolveEndpoints, registerEndpoint, withEndpoint } from './signed-endpoint.ts';
+import type { EndpointRegistration, EndpointSpec } from './signed-endpoint.ts';
 
 // A webhook subscriber: a signed outbound endpoint (signed-endpoint.ts) that names the event kinds it receives.
 
@@ -72,11 +67,20 @@ export const webhookSubscribersDecider: Decider<
       );
     }
     const { subscriberId } = command.data;
-    return withEndpoint(state.subscribers, subscriberId, 'webhook subscriber', (url) =>
+    return withEndpoint(state.subscribers, subscriberId, subscriber.noun, (url) =>
       accept<WebhookSubscriberEvent>({
         type: 'webhook-subscriber-deleted',
         data: { subscriberId, url, ledgerUrl: ledgerUrl(url) },
       }),
     );
   },
+};
+
+/** A subscriber, as a signed outbound endpoint. */
+export const subscriber: EndpointSpec<WebhookSubscribersState, WebhookSubscriberCommand, WebhookSubscriberEvent> = {
+  noun: 'webhook subscriber',
+  url: 'webhook',
+  counter: 'webhook-subscriber',
+  stream: webhookSubscribersStream(),
+  decider: webhookSubscribersDecider,
 };
