@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { initBare, initServed, pruneUnreachable } from './bare-repo.ts';
 import { git, gitText } from './git-process.ts';
+import { quietFetch } from './upstream-access.ts';
 import { readRefs, restamp, ServedViews, type ServedView } from './served-view.ts';
 import { repoKeys, type StoreReplication } from '../storage/replication.ts';
 
@@ -93,19 +94,7 @@ export class CatalogStore {
       () => false,
     );
     if (!present) {
-      await git(
-        [
-          '-C',
-          work,
-          'fetch',
-          '--quiet',
-          '--no-tags',
-          '--no-write-fetch-head',
-          quarantineRepo,
-          `+refs/quarantine/${sha}:${ref}`,
-        ],
-        { timeoutMs: 600_000 },
-      );
+      await git([...quietFetch(work), quarantineRepo, `+refs/quarantine/${sha}:${ref}`], { timeoutMs: 600_000 });
     }
     await git(['-C', work, 'update-ref', ref, sha]);
   }

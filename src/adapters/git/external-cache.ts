@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { initBare } from './bare-repo.ts';
 import { GitError, gitText } from './git-process.ts';
 import { remoteText, type RemoteGit } from './remote-git.ts';
-import { upstreamConfig } from './upstream-access.ts';
+import { quietFetch, upstreamConfig } from './upstream-access.ts';
 
 /**
  * The gateway's partial clone of one external repository: `<git root>/external-cache/<sha256 of url>.git`,
@@ -103,13 +103,7 @@ export class ExternalCache {
     await this.remote(
       [
         ...this.asPromisor,
-        '-C',
-        this.path,
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        '--no-write-fetch-head',
-        '--recurse-submodules=no',
+        ...quietFetch(this.path),
         ...(options.shallow ? ['--depth=1'] : []),
         options.blobs || !options.shallow ? '--no-filter' : '--filter=blob:none',
         'origin',
@@ -129,13 +123,7 @@ export class ExternalCache {
         ...this.asPromisor,
         '-c',
         'fetch.negotiationAlgorithm=noop',
-        '-C',
-        this.path,
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        '--no-write-fetch-head',
-        '--recurse-submodules=no',
+        ...quietFetch(this.path),
         '--filter=blob:none',
         '--stdin',
         'origin',

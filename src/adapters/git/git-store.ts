@@ -13,6 +13,7 @@ import { writeServedCommit, type ServedCommitInput } from './served-commit.ts';
 import { readUpstreamFile } from './upstream-probe.ts';
 import {
   defaultIngestLimits,
+  quietFetch,
   rootCauseOf,
   upstreamConfig,
   UpstreamError,
@@ -176,20 +177,9 @@ export class GitStore {
     const before = await this.objectStats(repo);
     try {
       try {
-        await this.remote(
-          [
-            ...upstreamConfig,
-            '-C',
-            repo,
-            'fetch',
-            '--quiet',
-            '--no-tags',
-            '--no-write-fetch-head',
-            url,
-            `+${source}:${staging}`,
-          ],
-          { timeoutMs: limits.timeoutMs },
-        );
+        await this.remote([...upstreamConfig, ...quietFetch(repo), url, `+${source}:${staging}`], {
+          timeoutMs: limits.timeoutMs,
+        });
       } catch (error) {
         throw errors.unreadable(error);
       }

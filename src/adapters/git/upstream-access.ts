@@ -40,6 +40,20 @@ export const upstreamConfig: readonly string[] = Object.entries(upstreamSettings
   `${key}=${value}`,
 ]);
 
+/**
+ * `git -C repo fetch` as the gateway runs every fetch: quiet, no tags, no FETCH_HEAD written, submodules
+ * never followed; the refspecs and further options follow.
+ */
+export const quietFetch = (repo: string): string[] => [
+  '-C',
+  repo,
+  'fetch',
+  '--quiet',
+  '--no-tags',
+  '--no-write-fetch-head',
+  '--recurse-submodules=no',
+];
+
 /** The line of a failed git command that says why (its last fatal or error line), or the error's message. */
 export const rootCauseOf = (error: unknown): string => {
   if (!(error instanceof GitError)) return error instanceof Error ? error.message : String(error);

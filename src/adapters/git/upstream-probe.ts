@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from './git-process.ts';
 import type { RemoteGit } from './remote-git.ts';
-import { rootCauseOf, upstreamConfig, UpstreamError } from './upstream-access.ts';
+import { quietFetch, rootCauseOf, upstreamConfig, UpstreamError } from './upstream-access.ts';
 
 export type UpstreamProbe = Readonly<{
   /** Where the throwaway repository is made (and removed again): the gateway's git root. */
@@ -29,18 +29,7 @@ export async function readUpstreamFile(remote: RemoteGit, probe: UpstreamProbe):
     await git(['init', '--bare', '--quiet', repo]);
     try {
       await remote(
-        [
-          ...upstreamConfig,
-          '-C',
-          repo,
-          'fetch',
-          '--quiet',
-          '--no-tags',
-          '--no-write-fetch-head',
-          '--depth=1',
-          probe.url,
-          `+refs/heads/${probe.branch}:refs/probe`,
-        ],
+        [...upstreamConfig, ...quietFetch(repo), '--depth=1', probe.url, `+refs/heads/${probe.branch}:refs/probe`],
         { timeoutMs: probe.timeoutMs },
       );
     } catch (error) {
