@@ -19,6 +19,7 @@ import {
   type Obj,
   type Value,
 } from './hooks-flow.ts';
+import { canonicalNames } from './hooks-script-common.ts';
 import { serialised } from './hooks-sensitive.ts';
 import { fetchedFile, runProgram, writeFile, type Nested } from './hooks-programs.ts';
 import type { ShellNode } from './hooks-syntax.ts';
@@ -61,20 +62,8 @@ const aliases: readonly (readonly [RegExp, string])[] = [
   [/^net\.createConnection$/, 'net.connect'],
 ];
 
-const canonicalNames = new Map<string, string>();
-
 /** The canonical name of a library value however it was reached. */
-export function canonical(name: string): string {
-  let out = canonicalNames.get(name);
-  if (out !== undefined) return out;
-  out = name;
-  for (const [pattern, replacement] of aliases) {
-    const m = pattern.exec(out);
-    if (m !== null) out = out.replace(pattern, replacement.replace('$1', m[1] ?? ''));
-  }
-  if (canonicalNames.size < 4096) canonicalNames.set(name, out);
-  return out;
-}
+export const canonical = canonicalNames(aliases);
 
 /** A property of a library value: the environment's variables and stdin are data as well as names. */
 export function libraryProperty(

@@ -1,8 +1,9 @@
 // The state one JavaScript script's analysis shares between its modules (hooks-javascript.ts runs the
 // statements, hooks-javascript-expr.ts the expressions, hooks-javascript-values.ts literals and
 // operators, hooks-javascript-bind.ts assignments and imports), and small helpers they all use.
-import { empty, join, Obj, type Callable, type Flow, type Scope, type Value } from './hooks-flow.ts';
+import { empty, join, type Callable, type Flow, type Obj, type Scope, type Value } from './hooks-flow.ts';
 import type { Nested } from './hooks-programs.ts';
+export { itemsOf, site } from './hooks-script-common.ts';
 import type { ShellNode } from './hooks-syntax.ts';
 
 export type Js = {
@@ -21,17 +22,6 @@ export type Js = {
   /** Evaluates an expression (hooks-javascript-expr.ts). */
   expr: (node: ShellNode, scope: Scope) => Value;
 };
-
-/** The object a literal or a call makes, the same one each time it is evaluated. */
-export const site = (js: Js, node: ShellNode, kind: string): Obj => {
-  let obj = js.sites.get(node);
-  if (obj === undefined) js.sites.set(node, (obj = new Obj(kind)));
-  return obj;
-};
-
-/** The elements of an array, in order, when every one is known. */
-export const itemsOf = (value: Value): readonly Value[] | null =>
-  (value.objs ?? []).find((o) => o.items !== null)?.items ?? null;
 
 /** What awaiting a value gives: a promise's resolved value, or the value itself. */
 export const awaited = (value: Value): Value =>

@@ -16,7 +16,6 @@ import {
   text,
   withTaint,
   type Callable,
-  type Flow,
   type Obj,
   type Scope,
   type Value,
@@ -26,7 +25,7 @@ import { canonical, libraryCall, libraryProperty, objectMethod, pipe, type JsCal
 import { awaited, itemsOf, site, type Js } from './hooks-javascript-context.ts';
 import { builtinCall, newUrl, valueMethod } from './hooks-javascript-names.ts';
 import { binary, objectLiteral, operatorOf, promise, stringValue } from './hooks-javascript-values.ts';
-import type { Nested } from './hooks-programs.ts';
+import { LibraryCall } from './hooks-script-common.ts';
 import { childOf, type ShellNode } from './hooks-syntax.ts';
 
 const globals = new Set(
@@ -127,31 +126,15 @@ export function subscript(js: Js, node: ShellNode, base: Value, key: Value): Val
 }
 
 /** One call as the library model sees it: methods, not closures. */
-class Call implements JsCall {
-  constructor(
-    private readonly js: Js,
-    readonly node: ShellNode,
-    readonly name: string,
-    readonly receiver: Value | null,
-    readonly args: readonly Value[],
-  ) {}
-  get flow(): Flow {
-    return this.js.flow;
-  }
-  get nested(): Nested {
-    return this.js.nested;
-  }
-  site(kind: string): Obj {
-    return site(this.js, this.node, kind);
-  }
+class Call extends LibraryCall<Js> implements JsCall {
   callback(callee: Value, args: readonly Value[]): Value {
-    return joinAll((callee.fns ?? []).map((fn) => this.js.invoke(fn, args, this.node)));
+    return joinAll((callee.fns ?? []).map((fn) => this.state.invoke(fn, args, this.node)));
   }
   attribute(base: Value, name: string): Value {
-    return property(this.js, this.node, base, name);
+    return property(this.state, this.node, base, name);
   }
   evaluate(code: string): Value {
-    return this.js.run(code, this.node);
+    return this.state.run(code, this.node);
   }
 }
 

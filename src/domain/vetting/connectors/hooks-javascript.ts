@@ -18,33 +18,15 @@ import {
   type Callable,
   type Flow,
   type Value,
-  labelsOf,
-  withTaint,
 } from './hooks-flow.ts';
-import { callKey, contextsPerFunction, Widened } from './hooks-calls.ts';
 import { bind, imports, localModule, persistentScope, setName } from './hooks-javascript-bind.ts';
 import { awaited, type Js } from './hooks-javascript-context.ts';
 import { expr, property } from './hooks-javascript-expr.ts';
 import type { Nested } from './hooks-programs.ts';
+import { bookkeeping, follow, instanceOf, parsedOnce, settle, type Bookkeeping } from './hooks-script-common.ts';
 import { childOf, type ShellNode, type ShellParser } from './hooks-syntax.ts';
 
-type State = Js & {
-  parse: ShellParser;
-  frames: Value[][];
-  stack: ShellNode[];
-  defined: Map<ShellNode, Callable>;
-  /** What each function gives read on its own (its parameters unknown). */
-  summaries: Map<ShellNode, Value>;
-  /** Code held in strings, parsed once. */
-  parsed: Map<string, ShellNode>;
-  /** The calls followed this pass, by function and arguments (callKey). */
-  calls: Map<ShellNode, Map<string, Value>>;
-  /** Arguments of calls not followed, for each function's own reading. */
-  widened: Widened;
-  instances: Map<ShellNode, Obj>;
-  classes: Map<Scope, Callable>;
-  persistent: Map<ShellNode, Callable>;
-};
+type State = Js & Bookkeeping & { parse: ShellParser };
 
 const nameOf = (js: State, node: ShellNode | undefined): string =>
   node === undefined ? '' : js.flow.source.slice(node.start, node.end);
@@ -90,16 +72,6 @@ function defineClass(js: State, cls: Callable): void {
   }
 }
 
-function instanceOf(js: State, cls: Callable): Obj {
-  let obj = js.instances.get(cls.node);
-  if (obj === undefined) {
-    obj = new Obj('instance');
-    obj.cls = cls;
-    js.instances.set(cls.node, obj);
-  }
-  return obj;
-}
-
 function instantiate(js: State, cls: Callable, args: readonly Value[], node: ShellNode): Value {
   const obj = instanceOf(js, cls);
   const self: Value = { objs: [obj] };
@@ -142,63 +114,30 @@ function bindParameters(js: State, fn: Callable, scope: Scope, args: readonly Va
 
 /** Calls a function or class of the script, reading it in the text it was defined in. */
 function invoke(js: State, fn: Callable, args: readonly Value[], node: ShellNode, force = false): Value {
-  return inCode(js.flow, fn, () => invokeHere(js, fn, args, node, force));
-}
-
-function invokeHere(js: State, fn: Callable, args: readonly Value[], node: ShellNode, force: boolean): Value {
-  if (fn.kind === 'resolve') {
-    if (fn.target) assign(js.flow, fn.target.fields, '@value', awaited(args[0] ?? empty));
-    return empty;
-  }
-  if (fn.kind === 'class') return instantiate(js, fn, args, node);
-  // What the function gives on its own, with what its arguments carry: the answer for a call not followed.
-  const own = js.summaries.get(fn.node) ?? empty;
-  const fallback = (): Value =>
-    withTaint(
-      own,
-      args.flatMap((a) => labelsOf(a)),
-    );
-  const key = force ? (args.length > 0 ? '*' : '') : callKey(args, fn.self);
-  if (key === null) return own;
-  const contexts = js.calls.get(fn.node) ?? new Map<string, Value>();
-  js.calls.set(fn.node, contexts);
-  const known = contexts.get(key);
-  if (known !== undefined) return known;
-  const limited =
-    js.stack.includes(fn.node) ||
-    js.stack.length >= 4 ||
-    js.flow.budget < 0 ||
-    contexts.size >= contextsPerFunction(fn.node);
-  if (!force && limited) {
-    if (js.widened.add(fn.node, args)) js.flow.changed = true;
-    return fallback();
-  }
-  contexts.set(key, fallback());
-  const scope = new Scope(fn.scope as Scope, 'function');
-  // A function called on its own gets the global object as `this` (outside strict mode).
-  if (fn.node.type !== 'arrow_function') scope.vars.set('this', fn.self ?? ref('global'));
-  bindParameters(js, fn, scope, args);
-  js.stack.push(fn.node);
-  js.frames.push([]);
-  try {
-    const body = childOf(fn.node, 'body');
-    let result = empty;
-    if (body && body.type !== 'statement_block') result = expr(js, body, scope);
-    else if (body) {
-      block(js, body.children, scope);
-      result = joinAll(js.frames.at(-1)!);
+  return inCode(js.flow, fn, () => {
+    if (fn.kind === 'resolve') {
+      if (fn.target) assign(js.flow, fn.target.fields, '@value', awaited(args[0] ?? empty));
+      return empty;
     }
-    const next = join(own, result);
-    if (key === '' && next !== own) {
-      js.summaries.set(fn.node, next);
-      js.flow.changed = true;
-    }
-    contexts.set(key, result);
-    return result;
-  } finally {
-    js.stack.pop();
-    js.frames.pop();
-  }
+    if (fn.kind === 'class') return instantiate(js, fn, args, node);
+    return follow(js, fn, {
+      given: args,
+      force,
+      widen: () => js.widened.add(fn.node, args),
+      enter: (scope) => {
+        // A function called on its own gets the global object as `this` (outside strict mode).
+        if (fn.node.type !== 'arrow_function') scope.vars.set('this', fn.self ?? ref('global'));
+        bindParameters(js, fn, scope, args);
+      },
+      body: (scope) => {
+        const body = childOf(fn.node, 'body');
+        if (body && body.type !== 'statement_block') return expr(js, body, scope);
+        if (!body) return empty;
+        block(js, body.children, scope);
+        return joinAll(js.frames.at(-1)!);
+      },
+    });
+  });
 }
 
 function statement(js: State, node: ShellNode, scope: Scope): void {
@@ -268,9 +207,7 @@ function block(js: State, nodes: readonly ShellNode[], scope: Scope): void {
 function run(js: State, code: string, node: ShellNode): Value {
   if (js.flow.depth >= 3) return empty;
   const saved = { source: js.flow.source, at: js.flow.at, depth: js.flow.depth };
-  // The same text gives the same nodes, so what a pass learns of its functions holds in the next.
-  let tree = js.parsed.get(code);
-  if (tree === undefined) js.parsed.set(code, (tree = js.parse(code)));
+  const tree = parsedOnce(js, code);
   Object.assign(js.flow, { source: code, at: js.flow.at ?? node.line, depth: js.flow.depth + 1 });
   try {
     const last = tree.children.at(-1);
@@ -293,16 +230,7 @@ export function analyseJavaScript(flow: Flow, tree: ShellNode, parse: ShellParse
     parse,
     pass: 0,
     sites: new Map(),
-    frames: [],
-    stack: [],
-    defined: new Map(),
-    summaries: new Map(),
-    parsed: new Map(),
-    calls: new Map(),
-    widened: new Widened(),
-    instances: new Map(),
-    classes: new Map(),
-    persistent: new Map(),
+    ...bookkeeping(),
     invoke: (fn, args, node) => invoke(js, fn, args, node),
     instantiate: (cls, args, node) => instantiate(js, cls, args, node),
     run: (code, node) => run(js, code, node),
@@ -310,19 +238,15 @@ export function analyseJavaScript(flow: Flow, tree: ShellNode, parse: ShellParse
     bind: (target, value, scope) => bind(js, target, value, scope),
     expr: (node, scope) => expr(js, node, scope),
   };
-  for (let pass = 0; pass < 3; pass++) {
-    flow.changed = false;
-    js.pass = pass;
-    js.calls.clear();
-    block(js, tree.children, module);
+  settle(
+    js,
+    () => block(js, tree.children, module),
     // Each function once on its own: an event, a framework or an export may call it.
-    for (const fn of [...js.defined.values()]) {
-      const cls = js.classes.get(fn.scope as Scope);
+    (fn, cls) => {
       const bound = cls ? { ...fn, self: { objs: [instanceOf(js, cls)] } } : fn;
       invoke(js, bound, [], fn.node, true);
       // Again with the arguments of the calls not followed, for where they go.
       if (js.widened.args(fn.node).length > 0) invoke(js, bound, js.widened.args(fn.node), fn.node, true);
-    }
-    if (!flow.changed) break;
-  }
+    },
+  );
 }

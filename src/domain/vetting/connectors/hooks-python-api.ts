@@ -27,6 +27,7 @@ import {
   textOf,
   type Value,
 } from './hooks-flow.ts';
+import { canonicalNames } from './hooks-script-common.ts';
 import { serialised } from './hooks-sensitive.ts';
 import { fetchedFile, runProgram, writeFile } from './hooks-programs.ts';
 import { arg, hostOfAddress, type PyCall } from './hooks-python-context.ts';
@@ -50,21 +51,8 @@ const aliases: readonly (readonly [RegExp, string])[] = [
   [/^commands\./, 'subprocess.'],
 ];
 
-const canonicalNames = new Map<string, string>();
-
 /** The canonical name of a library function however it was reached. */
-export function canonical(name: string): string {
-  let out = canonicalNames.get(name);
-  if (out !== undefined) return out;
-  out = name;
-  for (const [pattern, replacement] of aliases) {
-    const m = pattern.exec(out);
-    if (m === null) continue;
-    out = out.replace(pattern, replacement.replace('$MODULE', out.split('.')[0]!).replace('$1', m[1] ?? ''));
-  }
-  if (canonicalNames.size < 4096) canonicalNames.set(name, out);
-  return out;
-}
+export const canonical = canonicalNames(aliases);
 
 /** An attribute of a library name: the environment and stdin are data sources as well as objects. */
 export function libraryAttribute(base: string, name: string): Value {

@@ -1,8 +1,9 @@
 // The state one Python script's analysis shares between its modules (hooks-python.ts runs the
 // statements, hooks-python-expr.ts the expressions, hooks-python-text.ts and hooks-python-bind.ts what
 // text and assignments do), and small helpers they all use.
-import { Obj, type Callable, type Flow, type Scope, type Value } from './hooks-flow.ts';
+import type { Callable, Flow, Obj, Scope, Value } from './hooks-flow.ts';
 import type { Nested } from './hooks-programs.ts';
+export { itemsOf, site } from './hooks-script-common.ts';
 import type { ShellNode, ShellParser } from './hooks-syntax.ts';
 
 /** One call of a library function (or a method of an object a library call made). */
@@ -43,17 +44,6 @@ export type Py = {
   /** Evaluates an expression (hooks-python-expr.ts). */
   expr: (node: ShellNode, scope: Scope) => Value;
 };
-
-/** The object a literal or a call makes, the same one each time it is evaluated. */
-export const site = (py: Py, node: ShellNode, kind: string): Obj => {
-  let obj = py.sites.get(node);
-  if (obj === undefined) py.sites.set(node, (obj = new Obj(kind)));
-  return obj;
-};
-
-/** The elements of a list or tuple, in order, when every one is known. */
-export const itemsOf = (value: Value): readonly Value[] | null =>
-  (value.objs ?? []).find((o) => o.items !== null)?.items ?? null;
 
 /** The operator token of an expression (`+`, `%`, `in`). */
 export const operatorOf = (py: Py, node: ShellNode): string => {

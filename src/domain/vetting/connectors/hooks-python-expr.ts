@@ -19,13 +19,12 @@ import {
   text,
   withTaint,
   type Callable,
-  type Flow,
   type Obj,
   type Scope,
   type Value,
 } from './hooks-flow.ts';
 import { metadataKey, withoutInput } from './hooks-sensitive.ts';
-import type { Nested } from './hooks-programs.ts';
+import { LibraryCall } from './hooks-script-common.ts';
 import { bind, comprehension, containerMethod } from './hooks-python-bind.ts';
 import { arg, operatorOf, site, type Py } from './hooks-python-context.ts';
 import {
@@ -118,36 +117,29 @@ export function subscript(py: Py, node: ShellNode, base: Value, keyNode: ShellNo
 }
 
 /** One call as the library model sees it; methods, not closures, so a call costs no allocations beyond itself. */
-class Call implements PyCall {
+class Call extends LibraryCall<Py> implements PyCall {
   constructor(
-    private readonly py: Py,
-    readonly node: ShellNode,
-    readonly name: string,
-    readonly receiver: Value | null,
-    readonly args: readonly Value[],
+    py: Py,
+    node: ShellNode,
+    name: string,
+    receiver: Value | null,
+    args: readonly Value[],
     readonly kwargs: ReadonlyMap<string, Value>,
     private readonly scope: Scope,
-  ) {}
-  get flow(): Flow {
-    return this.py.flow;
-  }
-  get nested(): Nested {
-    return this.py.nested;
-  }
-  site(kind: string): Obj {
-    return site(this.py, this.node, kind);
+  ) {
+    super(py, node, name, receiver, args);
   }
   invoke(callee: Value, values: readonly Value[]): Value {
-    return joinAll((callee.fns ?? []).map((fn) => this.py.invoke(fn, values, new Map(), this.node)));
+    return joinAll((callee.fns ?? []).map((fn) => this.state.invoke(fn, values, new Map(), this.node)));
   }
   attribute(base: Value, attr: string): Value {
-    return attribute(this.py, base, attr);
+    return attribute(this.state, base, attr);
   }
   lookup(key: string): Value {
-    return lookup(this.py, this.py.module, key);
+    return lookup(this.state, this.state.module, key);
   }
   evaluate(code: string, expression: boolean): Value {
-    return this.py.run(code, this.scope, expression, this.node);
+    return this.state.run(code, this.scope, expression, this.node);
   }
 }
 

@@ -18,34 +18,17 @@ import {
   type Callable,
   type Flow,
   type Value,
-  withTaint,
 } from './hooks-flow.ts';
-import { callKey, contextsPerFunction, Widened } from './hooks-calls.ts';
 import type { Nested } from './hooks-programs.ts';
 import { libraryCall } from './hooks-python-api.ts';
 import { bind, imports } from './hooks-python-bind.ts';
 import type { Py } from './hooks-python-context.ts';
 import { attribute, expr, pyCall } from './hooks-python-expr.ts';
+import { bookkeeping, follow, instanceOf, parsedOnce, settle, type Bookkeeping } from './hooks-script-common.ts';
 import { childOf, type ShellNode, type ShellParser } from './hooks-syntax.ts';
 import { usesEnvironment } from './hooks-effects.ts';
 
-type State = Py & {
-  frames: Value[][];
-  stack: ShellNode[];
-  /** Every function of the script by its node (the first closure seen), read once on its own. */
-  defined: Map<ShellNode, Callable>;
-  /** What each function gives read on its own (its parameters unknown). */
-  summaries: Map<ShellNode, Value>;
-  /** Code held in strings, parsed once. */
-  parsed: Map<string, ShellNode>;
-  /** The calls followed this pass, by function and arguments (callKey). */
-  calls: Map<ShellNode, Map<string, Value>>;
-  /** Arguments of calls not followed, for each function's own reading. */
-  widened: Widened;
-  instances: Map<ShellNode, Obj>;
-  classes: Map<Scope, Callable>;
-  persistent: Map<ShellNode, Callable>;
-};
+type State = Py & Bookkeeping;
 
 const isPersistent = (scope: Scope): boolean =>
   scope.kind === 'module' || (scope.kind === 'class' && scope.parent !== null && isPersistent(scope.parent));
@@ -80,16 +63,6 @@ function defineClass(py: State, node: ShellNode, scope: Scope, decorators: reado
   if (bases) own.vars.set('__bases__', joinAll(bases.children.map((b) => expr(py, b, scope))));
   const body = childOf(node, 'body');
   if (body) block(py, body.children, own);
-}
-
-function instanceOf(py: State, cls: Callable): Obj {
-  let obj = py.instances.get(cls.node);
-  if (obj === undefined) {
-    obj = new Obj('instance');
-    obj.cls = cls;
-    py.instances.set(cls.node, obj);
-  }
-  return obj;
 }
 
 function bindParameters(
@@ -132,70 +105,27 @@ function invoke(
   kwargs: ReadonlyMap<string, Value>,
   force = false,
 ): Value {
-  return inCode(py.flow, fn, () => invokeHere(py, fn, args, kwargs, force));
-}
-
-function invokeHere(
-  py: State,
-  fn: Callable,
-  args: readonly Value[],
-  kwargs: ReadonlyMap<string, Value>,
-  force = false,
-): Value {
-  if (fn.kind === 'class') {
-    const obj = instanceOf(py, fn);
-    const init = attribute(py, { objs: [obj] }, '__init__');
-    for (const f of init.fns ?? []) invoke(py, f, args, kwargs);
-    return { objs: [obj] };
-  }
-  if (fn.kind !== 'function') return empty;
-  // What the function gives on its own, with what its arguments carry: the answer for a call not followed.
-  const own = py.summaries.get(fn.node) ?? empty;
-  const fallback = (): Value =>
-    withTaint(
-      own,
-      [...args, ...kwargs.values()].flatMap((a) => labelsOf(a)),
-    );
-  const given = args.length > 0 || kwargs.size > 0;
-  const key = force ? (given ? '*' : '') : callKey([...args, ...kwargs.values()], fn.self);
-  if (key === null) return own;
-  const contexts = py.calls.get(fn.node) ?? new Map<string, Value>();
-  py.calls.set(fn.node, contexts);
-  const known = contexts.get(key);
-  if (known !== undefined) return known;
-  const limited =
-    py.stack.includes(fn.node) ||
-    py.stack.length >= 4 ||
-    py.flow.budget < 0 ||
-    contexts.size >= contextsPerFunction(fn.node);
-  if (!force && limited) {
-    if (py.widened.add(fn.node, args, kwargs)) py.flow.changed = true;
-    return fallback();
-  }
-  contexts.set(key, fallback());
-  const scope = new Scope(fn.scope as Scope, 'function');
-  bindParameters(py, fn, scope, args, kwargs);
-  py.stack.push(fn.node);
-  py.frames.push([]);
-  try {
-    const body = childOf(fn.node, 'body');
-    let result = empty;
-    if (fn.node.type === 'lambda') result = body ? expr(py, body, scope) : empty;
-    else {
-      if (body) block(py, body.children, scope);
-      result = joinAll(py.frames.at(-1)!);
+  return inCode(py.flow, fn, () => {
+    if (fn.kind === 'class') {
+      const obj = instanceOf(py, fn);
+      const init = attribute(py, { objs: [obj] }, '__init__');
+      for (const f of init.fns ?? []) invoke(py, f, args, kwargs);
+      return { objs: [obj] };
     }
-    const next = join(own, result);
-    if (key === '' && next !== own) {
-      py.summaries.set(fn.node, next);
-      py.flow.changed = true;
-    }
-    contexts.set(key, result);
-    return result;
-  } finally {
-    py.stack.pop();
-    py.frames.pop();
-  }
+    if (fn.kind !== 'function') return empty;
+    return follow(py, fn, {
+      given: [...args, ...kwargs.values()],
+      force,
+      widen: () => py.widened.add(fn.node, args, kwargs),
+      enter: (scope) => bindParameters(py, fn, scope, args, kwargs),
+      body: (scope) => {
+        const body = childOf(fn.node, 'body');
+        if (fn.node.type === 'lambda') return body ? expr(py, body, scope) : empty;
+        if (body) block(py, body.children, scope);
+        return joinAll(py.frames.at(-1)!);
+      },
+    });
+  });
 }
 
 const compound = /_statement$|_clause$|^(?:block|module|decorated_definition|function_definition|class_definition)$/;
@@ -294,9 +224,7 @@ function run(py: State, code: string, scope: Scope, expression: boolean, node: S
   if (py.flow.depth >= 3) return empty;
   const saved = { source: py.flow.source, at: py.flow.at, depth: py.flow.depth };
   const at = py.flow.at ?? node.line;
-  // The same text gives the same nodes, so what a pass learns of its functions holds in the next.
-  let tree = py.parsed.get(code);
-  if (tree === undefined) py.parsed.set(code, (tree = py.parse(code)));
+  const tree = parsedOnce(py, code);
   py.flow.source = code;
   py.flow.at = at;
   py.flow.depth++;
@@ -325,16 +253,7 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
     pass: 0,
     star: [],
     sites: new Map(),
-    frames: [],
-    stack: [],
-    defined: new Map(),
-    summaries: new Map(),
-    parsed: new Map(),
-    calls: new Map(),
-    widened: new Widened(),
-    instances: new Map(),
-    classes: new Map(),
-    persistent: new Map(),
+    ...bookkeeping(),
     invoke: (fn, args, kwargs) => invoke(py, fn, args, kwargs),
     run: (code, scope, expression, node) => run(py, code, scope, expression, node),
     expr: (node, scope) => expr(py, node, scope),
@@ -344,15 +263,14 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
       return fn;
     },
   };
-  for (let pass = 0; pass < 3; pass++) {
-    flow.changed = false;
-    py.pass = pass;
-    py.calls.clear();
-    py.star.length = 0;
-    block(py, tree.children, module);
+  settle(
+    py,
+    () => {
+      py.star.length = 0;
+      block(py, tree.children, module);
+    },
     // Each function once on its own: a framework, a decorator or a callback may call it.
-    for (const fn of [...py.defined.values()]) {
-      const cls = py.classes.get(fn.scope as Scope);
+    (fn, cls) => {
       const self = cls && !fn.decorators?.includes('staticmethod') ? { objs: [instanceOf(py, cls)] } : undefined;
       const bound = self ? { ...fn, self } : fn;
       invoke(py, bound, [], new Map(), true);
@@ -360,7 +278,6 @@ export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, n
       const widened = py.widened.args(fn.node);
       if (widened.length > 0 || py.widened.kwargs(fn.node).size > 0)
         invoke(py, bound, widened, py.widened.kwargs(fn.node), true);
-    }
-    if (!flow.changed) break;
-  }
+    },
+  );
 }

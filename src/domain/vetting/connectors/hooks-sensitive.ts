@@ -128,13 +128,25 @@ function sensitive(label: Label, auth: boolean, where: Where): boolean {
 /** The sensitive labels of what a request carries, walking dict fields by key (a header named Authorization). */
 export function carried(parts: readonly Part[], where: Where): Label[] {
   const out = new Set<Label>();
-  const seen = new Set<object>();
-  const visit = (value: Value, auth: boolean): void => {
-    for (const label of value.taint ?? []) {
+  eachLabel(
+    parts.map((part) => [part.value, part.auth === true]),
+    (label, auth) => {
       // `@` marks a label that sat where credentials go in text the script serialised.
       const plain = label.startsWith('@') ? label.slice(1) : label;
       if (sensitive(plain, auth || plain !== label, where)) out.add(plain);
-    }
+    },
+  );
+  return [...out];
+}
+
+/**
+ * Each label of values and of all they hold (each object once, in order), with whether it sits where
+ * credentials go: given so (`auth`) or under a key that names them.
+ */
+function eachLabel(roots: readonly (readonly [Value, boolean])[], each: (label: Label, auth: boolean) => void): void {
+  const seen = new Set<object>();
+  const visit = (value: Value, auth: boolean): void => {
+    for (const label of value.taint ?? []) each(label, auth);
     for (const obj of value.objs ?? []) {
       if (seen.has(obj)) continue;
       seen.add(obj);
@@ -143,8 +155,7 @@ export function carried(parts: readonly Part[], where: Where): Label[] {
       visit(obj.rest, auth);
     }
   };
-  for (const part of parts) visit(part.value, part.auth === true);
-  return [...out];
+  for (const [value, auth] of roots) visit(value, auth);
 }
 
 /** Fields of a hook's input that say which event or session it is, not what the user wrote or a tool did. */
@@ -181,17 +192,8 @@ export function serialised(value: Value): Value {
   if (value.str !== undefined) return value;
   if (value.num !== undefined) return { str: String(value.num) };
   const labels = new Set<Label>();
-  const seen = new Set<object>();
-  const visit = (v: Value, auth: boolean): void => {
-    for (const label of v.taint ?? []) labels.add(auth && /^(?:env|cred|input):/.test(label) ? `@${label}` : label);
-    for (const obj of v.objs ?? []) {
-      if (seen.has(obj)) continue;
-      seen.add(obj);
-      for (const [key, field] of obj.fields) visit(field, auth || authKey.test(key));
-      for (const item of obj.items ?? []) visit(item, auth);
-      visit(obj.rest, auth);
-    }
-  };
-  visit(value, false);
+  eachLabel([[value, false]], (label, auth) =>
+    labels.add(auth && /^(?:env|cred|input):/.test(label) ? `@${label}` : label),
+  );
   return labels.size > 0 ? { taint: [...labels] } : {};
 }

@@ -4,7 +4,7 @@
 // that leave the machine. Text the script only carries (strings it prints, patterns it matches, comments,
 // case patterns, heredocs fed to `cat`) runs nothing.
 import { decoders, inlineCodeRisk, installsFrom, interpreters, readsProgramFromStdin } from './hooks-shell-code.ts';
-import { credentialRead, shells, type Simple } from './hooks-commands.ts';
+import { credentialRead, shells, type Simple, type Verdict } from './hooks-commands.ts';
 import {
   add,
   commandsIn,
@@ -180,15 +180,7 @@ function checkCommand(ctx: Context, node: ShellNode): void {
     simple.args.some((a) => /^(?:tcp|ssl|openssl)/i.test(a.value))
   )
     rce(ctx, node, 'gives a remote machine a shell');
-  const read = credentialRead(ctx.source, simple, ctx.names.constants);
-  if (read)
-    add(
-      ctx,
-      read.id,
-      read.kind === 'ambient' ? `${read.what} (on this machine)` : read.what,
-      node,
-      read.kind === 'ambient' ? 'MEDIUM' : 'HIGH',
-    );
+  credentialAccess(ctx, credentialRead(ctx.source, simple, ctx.names.constants), node);
   judgeSend(ctx, simple);
   persistence(ctx, simple, nested);
 }
@@ -201,7 +193,11 @@ function checkRedirect(ctx: Context, node: ShellNode): void {
   if (socket && !/^(?:localhost|127(?:\.\d+){3})$/.test(socket[1]!))
     add(ctx, 'hooks-data-exfiltration', 'sends data through a raw socket', node);
   // Read from (`< ~/.ssh/id_rsa`) or written to (`>> ~/.ssh/authorized_keys`): the file is the argument.
-  const read = credentialRead(ctx.source, { node, name: 'cat', args: [{ node: destination, value }] });
+  credentialAccess(ctx, credentialRead(ctx.source, { node, name: 'cat', args: [{ node: destination, value }] }), node);
+}
+
+/** A credential read as a risk: one of this machine's (the environment, a project's `.env`) is the quieter. */
+function credentialAccess(ctx: Context, read: Verdict | null, node: ShellNode): void {
   if (read)
     add(
       ctx,
