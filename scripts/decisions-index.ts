@@ -16,6 +16,7 @@ export const decisionAreas = [
   'Marketplaces, publication and the facade',
   'Vetting and policy',
   'Sync modes and inbound webhooks',
+  'Outbound',
   'Hosted publishing',
   'Virtual catalog',
   'Layers, parsers and configuration',
