@@ -40,3 +40,7 @@ export async function servedCatalogRevision(deps: CatalogPorts): Promise<Catalog
     );
   return revision;
 }
+
+/** The catalog's main as the facade advertises it (null: no builder, or serving nothing). */
+export const servedCatalogSha = async (deps: Pick<CatalogPorts, 'catalogBuilder'>): Promise<string | null> =>
+  deps.catalogBuilder === null ? null : ((await deps.catalogBuilder.servedView()).refs.get('refs/heads/main') ?? null);

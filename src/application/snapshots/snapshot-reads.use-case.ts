@@ -1,5 +1,5 @@
-// What the snapshot surfaces read beyond the snapshot itself: who fetched it, and which of its plugin
-// names another served marketplace also claims.
+// What the snapshot surfaces read beyond the snapshot itself: where it came from, who fetched it, and
+// which of its plugin names another served marketplace also claims.
 import { readLayout } from '../../domain/plugin/layout.ts';
 import { manifestPath } from '../../domain/plugin/manifest-policy.ts';
 import { liveMarketplaces } from '../../projections/marketplaces/marketplaces.queries.ts';
@@ -43,4 +43,24 @@ export async function nameCollisions(deps: CollisionPorts, id: number) {
     .map(([name, by]) => ({ name, marketplaces: [...by].sort() }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return { snapshotId: snapshot.id, marketplace: marketplace.name, collisions };
+}
+
+/** Where snapshot `id` came from: its marketplace, upstream commit and when it was committed, and who decided it. */
+export async function snapshotProvenance(deps: CollisionPorts, id: number) {
+  const { snapshot, marketplace, repo } = await addressedSnapshot(deps, id, { readsContent: false });
+  return {
+    snapshotId: snapshot.id,
+    marketplace: marketplace.name,
+    origin: marketplace.origin,
+    url: marketplace.url,
+    sha: snapshot.sha,
+    upstreamSha: snapshot.upstreamSha,
+    composite: snapshot.sha !== snapshot.upstreamSha,
+    capturedAt: snapshot.createdAt,
+    ingestedBy: snapshot.ingestedBy,
+    committedAt: await deps.gitStore.commitTime(repo, snapshot.upstreamSha),
+    state: snapshot.state,
+    decidedBy: snapshot.decidedBy,
+    decidedAt: snapshot.decidedAt,
+  };
 }

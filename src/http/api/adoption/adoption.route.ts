@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { adoptionReport, adoptionStaleness } from '../../../application/audit/adoption.use-case.ts';
+import { servedCatalogSha } from '../../../application/catalog/catalog-reads.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
@@ -35,12 +36,7 @@ const StaleEntry = Type.Object({
 });
 
 export function adoptionRoutes(app: HttpApp, deps: HttpDeps): void {
-  // The catalog's main as the facade advertises it (null: disabled or serving nothing).
-  const catalogSha = async () =>
-    deps.catalogBuilder === null
-      ? null
-      : ((await deps.catalogBuilder.servedView()).refs.get('refs/heads/main') ?? null);
-  const ports = { ...deps, catalogSha };
+  const ports = { ...deps, catalogSha: () => servedCatalogSha(deps) };
 
   app.get(
     '/api/v1/adoption',

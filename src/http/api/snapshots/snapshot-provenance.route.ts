@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { addressedSnapshot } from '../../../application/snapshots/addressed-snapshot.ts';
+import { snapshotProvenance } from '../../../application/snapshots/snapshot-reads.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { IdParams, NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 import { NullableString, tags } from './snapshots.shared.ts';
@@ -38,23 +38,6 @@ export function snapshotProvenanceRoute(app: HttpApp, deps: HttpDeps): void {
           '`upstreamSha` in an `Upstream-Commit` trailer.',
       },
     },
-    async (request) => {
-      const { snapshot, marketplace, repo } = await addressedSnapshot(deps, request.params.id, { readsContent: false });
-      return {
-        snapshotId: snapshot.id,
-        marketplace: marketplace.name,
-        origin: marketplace.origin,
-        url: marketplace.url,
-        sha: snapshot.sha,
-        upstreamSha: snapshot.upstreamSha,
-        composite: snapshot.sha !== snapshot.upstreamSha,
-        capturedAt: snapshot.createdAt,
-        ingestedBy: snapshot.ingestedBy,
-        committedAt: await deps.gitStore.commitTime(repo, snapshot.upstreamSha),
-        state: snapshot.state,
-        decidedBy: snapshot.decidedBy,
-        decidedAt: snapshot.decidedAt,
-      };
-    },
+    async (request) => snapshotProvenance(deps, request.params.id),
   );
 }
