@@ -63,7 +63,7 @@ export async function changeEndpoint<S, C extends AnyCommand, E extends DomainEv
  * `declaredSecret` is the signing secret a caller brings (the declarative estate), null to issue one. The
  * command `create` makes of the new id and the registration is run; answered with the secret, this once.
  */
-export async function addEndpoint<S, C extends AnyCommand, E extends DomainEvent, R>(
+async function addEndpoint<S, C extends AnyCommand, E extends DomainEvent, R>(
   deps: EndpointPorts,
   kind: EndpointKind<S, C, E, R>,
   url: string,
