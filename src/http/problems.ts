@@ -71,8 +71,6 @@ const catalogue = {
   'sbom-not-built': { status: 503, title: 'SBOM not built' },
 } as const satisfies Record<RejectionCode, { status: number; title: string }>;
 
-export const statusOf = (code: RejectionCode): number => catalogue[code].status;
-
 // Decision 1: problem `type` is `<base-url>/problems/<code>`, which /problems/<code> serves.
 export const problemType = (baseUrl: string, code: RejectionCode): string => `${baseUrl}/problems/${code}`;
 

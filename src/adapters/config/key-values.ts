@@ -10,7 +10,6 @@ export const revetModes = ['WARN', 'ENFORCE'] as const;
 export const claimMappingRoles = ['admin', 'approver', 'auditor'] as const;
 
 export type LogLevel = (typeof logLevels)[number];
-export type LogFormat = (typeof logFormats)[number];
 export type EventStoreBackend = (typeof eventStoreBackends)[number];
 export type StorageBackend = (typeof storageBackends)[number];
 export type RevetMode = (typeof revetModes)[number];

@@ -20,6 +20,3 @@ export async function loadEstateFile(path: string, allowedSchemes: readonly stri
   const parsed = parseEstateFile(text, allowedSchemes);
   return parsed.ok ? parsed : { ok: false, errors: formatEstateFileErrors(path, parsed.errors) };
 }
-
-/** The same as one message (the reconciler's `estate-reconciliation-failed` detail, a startup log line). */
-export const estateFileProblem = (loaded: Extract<LoadedEstateFile, { ok: false }>): string => loaded.errors.join('\n');

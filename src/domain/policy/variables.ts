@@ -243,8 +243,6 @@ export const policyTypes = {
   },
 } as const satisfies Readonly<Record<string, Readonly<Record<string, FieldSpec>>>>;
 
-export type PolicyTypeName = keyof typeof policyTypes;
-
 /** The top-level variables, in the order the documentation lists them. */
 export const policyVariableTypes = {
   snapshot: ['Snapshot', 'the snapshot being approved'],

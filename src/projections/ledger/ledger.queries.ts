@@ -85,8 +85,6 @@ export type LedgerFilter = Readonly<{
   to: string | null;
 }>;
 
-export const everyEntry: LedgerFilter = { marketplace: null, principal: null, event: null, from: null, to: null };
-
 const where = (before: number, f: LedgerFilter) => sql.fragment`where true
   ${before > 0 ? sql.fragment`and id < ${before}` : sql.fragment``}
   ${f.marketplace === null ? sql.fragment`` : sql.fragment`and marketplace = ${f.marketplace}`}

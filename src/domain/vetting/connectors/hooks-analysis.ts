@@ -27,9 +27,6 @@ export type ScriptAnalyser = (
 /** How scripts are read: the analyser, and the bash parser hook command lines are read with. */
 export type ScriptReading = Readonly<{ analyse: ScriptAnalyser; parse: ShellParser }>;
 
-/** Shell unless the file says otherwise (its extension or its `#!` line). */
-export const isShell = (path: string, text: string): boolean => languageOf(path, text) === 'shell';
-
 /**
  * Risks of a script that is not shell: its lines (with `\` continuations), comments skipped. An HTTP
  * client's POST is data leaving the machine only when the program also reads credentials; otherwise it is

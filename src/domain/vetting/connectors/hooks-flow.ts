@@ -70,8 +70,6 @@ export const text = (str: string, taint?: readonly Label[]): Value =>
 export const ref = (name: string, taint?: readonly Label[]): Value =>
   taint && taint.length > 0 ? { refs: [name], taint } : { refs: [name] };
 export const tainted = (...labels: Label[]): Value => ({ taint: labels });
-export const objectValue = (obj: Obj, taint?: readonly Label[]): Value =>
-  taint && taint.length > 0 ? { objs: [obj], taint } : { objs: [obj] };
 
 const cap = 12;
 function union<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): readonly T[] | undefined {
