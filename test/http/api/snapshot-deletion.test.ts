@@ -1,6 +1,10 @@
 import t, { type Test } from 'tap';
 import { sql } from '../../../src/adapters/postgres/pool.ts';
-import { recordPurge, restoreSnapshot, softDeleteSnapshot } from '../../../src/application/snapshots/deletion.use-case.ts';
+import {
+  recordPurge,
+  restoreSnapshot,
+  softDeleteSnapshot,
+} from '../../../src/application/snapshots/deletion.use-case.ts';
 import { Rejected } from '../../../src/application/kernel/rejected.ts';
 import type { CommandMeta } from '../../../src/domain/kernel/decider.ts';
 import {
