@@ -73,6 +73,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/actuator/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The running build's software bill of materials (CycloneDX JSON)
+         * @description Made at build time from the lock files: the production dependencies and the libraries bundled into the portal.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth2/authorization/idp": {
         parameters: {
             query?: never;
@@ -1900,6 +1937,353 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/marketplaces/{name}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set how the marketplace is ingested: on-demand, scheduled (gateway.sync.schedule) or webhook (admin)
+         * @description Entering webhook mode issues a new secret, returned once as `webhookSecret` (sign POST /hooks/{marketplace} bodies with it: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`); leaving webhook mode discards it. Setting the mode a marketplace already has changes nothing and issues no secret.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        mode: "on-demand" | "scheduled" | "webhook";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string;
+                            url: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            registeredBy: string | null;
+                            forge: string;
+                            forgeProject: string;
+                            description: string;
+                            upstreamUpdatedAt: string | null;
+                            servedSha: string | null;
+                            lastIngestAt: string | null;
+                            lastIngestOutcome: "succeeded" | "failed" | null;
+                            lastIngestReason: string | null;
+                            syncMode: "on-demand" | "scheduled" | "webhook";
+                            /** @description which plugins are served from the next ingest on (PUT /api/v1/marketplaces/{name}/selection) */
+                            selection: {
+                                /** @description plugin-name globs; empty means every plugin */
+                                include: string[];
+                                /** @description plugin-name globs left out after include */
+                                exclude: string[];
+                                /** Format: date-time */
+                                setAt: string;
+                                setBy: string;
+                            } | null;
+                            snapshots: {
+                                id: number;
+                                marketplaceId: number;
+                                sha: string;
+                                upstreamSha: string;
+                                state: "held" | "approved" | "rejected" | "revoked";
+                                violation: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                ingestedBy: string | null;
+                                decidedBy: string | null;
+                                decidedAt: string | null;
+                                /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
+                                decisionReason?: string;
+                                revokedBy?: string;
+                                /** Format: date-time */
+                                revokedAt?: string;
+                                /** Format: date-time */
+                                deleted_at?: string;
+                                deleted_reason?: string;
+                                /** Format: date-time */
+                                purgeAfter?: string;
+                                /** @description Plugins withheld from the served marketplace.json because their external source could not be read (gateway.ingest.external-sources withhold-unresolved); empty when every source resolved. */
+                                unresolved: {
+                                    plugin: string;
+                                    /** @description the source as written in the manifest */
+                                    source: {
+                                        [key: string]: unknown;
+                                    };
+                                    reason: string;
+                                    nextStep: string;
+                                }[];
+                                /** @description Plugins of the upstream manifest the marketplace's selection left out of this snapshot (PUT /api/v1/marketplaces/{name}/selection): not resolved, vetted, composed or served; empty without a selection. */
+                                leftOut: {
+                                    plugin: string;
+                                    reason: string;
+                                }[];
+                            }[];
+                            webhookSecret?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplaces/{name}/selection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which plugins of the marketplace are served (null: every plugin)
+         * @description The selection the next ingest applies; the same value is the marketplace listing’s `selection`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            marketplace: string;
+                            /** @description which plugins are served from the next ingest on (PUT /api/v1/marketplaces/{name}/selection) */
+                            selection: {
+                                /** @description plugin-name globs; empty means every plugin */
+                                include: string[];
+                                /** @description plugin-name globs left out after include */
+                                exclude: string[];
+                                /** Format: date-time */
+                                setAt: string;
+                                setBy: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Choose which plugins of the marketplace are served: include/exclude name patterns (admin)
+         * @description Only selected plugins are resolved, vetted, composed and served; each snapshot says which were left out and why. An empty or absent `include` selects every plugin, and `exclude` then leaves out what it matches. A pattern is a plugin-name glob matched against the whole name, case-sensitively: `*` matches any run of characters, `?` exactly one, every other character itself; `[ ] { } \` and a leading `!` are refused. Each list holds at most 500 patterns of 1 to 128 characters (400 `invalid-selection` naming every offending pattern; nothing is recorded). Both lists empty (or `{}`) clears the selection: every plugin is served again. The change is recorded on the ledger (`marketplace-selection-set`) and takes effect at the next ingest; it does not start one (POST /api/v1/marketplaces/{name}/ingest does). Sending the selection already set records nothing.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description plugins to serve; empty or absent: every plugin */
+                        include?: string[];
+                        /** @description plugins left out after include */
+                        exclude?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            marketplace: string;
+                            /** @description which plugins are served from the next ingest on (PUT /api/v1/marketplaces/{name}/selection) */
+                            selection: {
+                                /** @description plugin-name globs; empty means every plugin */
+                                include: string[];
+                                /** @description plugin-name globs left out after include */
+                                exclude: string[];
+                                /** Format: date-time */
+                                setAt: string;
+                                setBy: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/snapshots/{id}/approve": {
         parameters: {
             query?: never;
@@ -2416,6 +2800,1178 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview: the files of the pinned tree with their sizes (approver of the marketplace, or admin)
+         * @description At most 2000 entries, in path order; `truncated` is true when the listing was cut.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            truncated: boolean;
+                            entries: {
+                                path: string;
+                                size: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview: one file of the pinned tree as text (approver of the marketplace, or admin)
+         * @description Text is cut at 128 KiB (`truncated` true, `size` still the full size); a binary file has no `text`. The path is matched against the entries of the tree only: anything else is 404.
+         */
+        get: {
+            parameters: {
+                query: {
+                    path: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            path: string;
+                            size: number;
+                            binary: boolean;
+                            truncated: boolean;
+                            text?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview: what approving would change, against the commit served now (approver of the marketplace, or admin)
+         * @description At most 500 entries and 128 KiB of unified diff each (`truncated`). With nothing served, `baselineSha` is null and every file is added.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            baselineSha: string | null;
+                            truncated: boolean;
+                            entries: {
+                                path: string;
+                                type: "added" | "modified" | "removed";
+                                binary: boolean;
+                                truncated: boolean;
+                                diff: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/fetchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who received this snapshot through the facade, with fetch count and last fetch (approver of the marketplace, or admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            fetchers: {
+                                principal: string;
+                                fetches: number;
+                                /** Format: date-time */
+                                lastFetch: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/provenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the snapshot came from: origin, upstream, the commit captured and the commit served, who ingested it
+         * @description `composite` is true when the gateway serves a commit of its own (external plugin sources resolved, plugins left out or withheld, or `gateway.facade.history: vetted`): its tree is the vetted one, its parent the commit served before (never `upstreamSha`), and its message names `upstreamSha` in an `Upstream-Commit` trailer.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            marketplace: string;
+                            origin: string;
+                            url: string | null;
+                            sha: string;
+                            upstreamSha: string;
+                            composite: boolean;
+                            /** Format: date-time */
+                            capturedAt: string;
+                            ingestedBy: string | null;
+                            committedAt: string | null;
+                            state: string;
+                            decidedBy: string | null;
+                            decidedAt: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/release-age": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How long since the commit was captured, against gateway.vetting.minimum-release-age */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            /** Format: date-time */
+                            capturedAt: string;
+                            ageMs: number;
+                            minimumReleaseAgeMs: number;
+                            /** Format: date-time */
+                            approvableAt: string;
+                            elapsed: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/four-eyes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the person who approved is not the one who brought the commit in
+         * @description `satisfied` is null while the snapshot is undecided, true when it was approved by someone other than the ingesting principal.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            state: string;
+                            ingestedBy: string | null;
+                            approvedBy: string | null;
+                            satisfied: boolean | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pinned git tree: every directory and file with mode, object id and size
+         * @description At most 10000 entries in path order (`truncated`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            truncated: boolean;
+                            entries: {
+                                path: string;
+                                type: string;
+                                mode: string;
+                                oid: string;
+                                size: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Content inventory: every plugin with its skills, commands, agents, hooks, MCP and LSP servers
+         * @description Works on held snapshots. Every list is present (empty when the plugin has none). A path escaping its plugin is ignored; a declaration that cannot be parsed leaves that component out and does not fail the call.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            state: string;
+                            plugins: {
+                                name: string;
+                                description: string | null;
+                                source: string;
+                                skills: {
+                                    name: string;
+                                    path: string;
+                                }[];
+                                commands: {
+                                    name: string;
+                                    path: string;
+                                }[];
+                                agents: {
+                                    name: string;
+                                    path: string;
+                                }[];
+                                hooks: {
+                                    event: string;
+                                    matcher: string | null;
+                                    type: string;
+                                    runs: string;
+                                    location: string;
+                                    /** @description `plugin`, `skill <name>` or `agent <name>` */
+                                    declaredBy: string;
+                                }[];
+                                mcpServers: {
+                                    name: string;
+                                    path: string;
+                                }[];
+                                lspServers: {
+                                    name: string;
+                                    path: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/content-diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Plugins and skills against the live approved baseline: added, removed, changed, moved, unchanged
+         * @description The baseline is the newest live approved snapshot of the marketplace other than this one (null when there is none: everything is added). A skill is changed when anything under its directory differs (git tree comparison). A skill moved between plugins is reported once, on its new plugin, as moved (changed, with movedFromPlugin still set, if its content changed too). Each plugin also lists the capabilities it adds and drops against the baseline (GET .../capabilities; with no baseline everything is added), keyed by kind and value. No file text is returned.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            state: string;
+                            baselineSnapshotId: number | null;
+                            baselineSha: string | null;
+                            plugins: {
+                                name: string;
+                                description: string | null;
+                                source: string;
+                                status: "added" | "removed" | "changed" | "unchanged";
+                                skills: {
+                                    name: string;
+                                    path: string;
+                                    status: "added" | "removed" | "changed" | "moved" | "unchanged";
+                                    movedFromPlugin: string | null;
+                                }[];
+                                /** @description What this plugin newly asks to do: capabilities the baseline lacks, or that now run on hook events they did not (listed with those new events only) */
+                                capabilitiesAdded: {
+                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
+                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
+                                    value: string;
+                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
+                                    events: string[];
+                                    sources: {
+                                        path: string;
+                                        line: number;
+                                    }[];
+                                }[];
+                                /** @description Capabilities the baseline had and this lacks */
+                                capabilitiesRemoved: {
+                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
+                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
+                                    value: string;
+                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
+                                    events: string[];
+                                    sources: {
+                                        path: string;
+                                        line: number;
+                                    }[];
+                                }[];
+                            }[];
+                            summary: {
+                                added: number;
+                                removed: number;
+                                changed: number;
+                                moved: number;
+                                unchanged: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Capability inventory: what each plugin can do once installed (hosts it contacts, environment variables and credentials it reads, programs it runs, files it writes outside the project, MCP servers)
+         * @description Read from every script a plugin ships (shell parsed, each fact at its line), the command lines of its hooks and its MCP server declarations. One entry per (kind, value), with every place that shows it and the hook events shown to run it, directly or through wrappers (empty: no hook is shown to). Works on held snapshots. The shell's own variables, builtins and plain file utilities are not listed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            plugins: {
+                                name: string;
+                                capabilities: {
+                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
+                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
+                                    value: string;
+                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
+                                    events: string[];
+                                    sources: {
+                                        path: string;
+                                        line: number;
+                                    }[];
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/licenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * License report: SPDX identification from LICENSE files and manifests, evaluated under the allow and ban lists in force
+         * @description `spdxId` null is the unknown-license state; an empty `licenses` means no license information at all. Recomputed on every read under gateway.vetting.license.allow and .ban.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            sha: string;
+                            licenses: {
+                                spdxId: string | null;
+                                source: "file" | "manifest";
+                                location: string;
+                                declared: string | null;
+                                evaluation: "OK" | "BANNED" | "NOT_ALLOWED" | "UNKNOWN";
+                            }[];
+                            allowed: string[];
+                            banned: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/snapshots/{id}/name-collisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This snapshot's plugin names that another served marketplace also claims, or that it claims twice
+         * @description Such a name would be published for no claimant in the virtual catalog. `marketplaces` is in name order.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshotId: number;
+                            marketplace: string;
+                            collisions: {
+                                name: string;
+                                marketplaces: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4422,1179 +5978,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/snapshots/{id}/files": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Preview: the files of the pinned tree with their sizes (approver of the marketplace, or admin)
-         * @description At most 2000 entries, in path order; `truncated` is true when the listing was cut.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            truncated: boolean;
-                            entries: {
-                                path: string;
-                                size: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/file": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Preview: one file of the pinned tree as text (approver of the marketplace, or admin)
-         * @description Text is cut at 128 KiB (`truncated` true, `size` still the full size); a binary file has no `text`. The path is matched against the entries of the tree only: anything else is 404.
-         */
-        get: {
-            parameters: {
-                query: {
-                    path: string;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            path: string;
-                            size: number;
-                            binary: boolean;
-                            truncated: boolean;
-                            text?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/diff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Preview: what approving would change, against the commit served now (approver of the marketplace, or admin)
-         * @description At most 500 entries and 128 KiB of unified diff each (`truncated`). With nothing served, `baselineSha` is null and every file is added.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            baselineSha: string | null;
-                            truncated: boolean;
-                            entries: {
-                                path: string;
-                                type: "added" | "modified" | "removed";
-                                binary: boolean;
-                                truncated: boolean;
-                                diff: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/fetchers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who received this snapshot through the facade, with fetch count and last fetch (approver of the marketplace, or admin) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            fetchers: {
-                                principal: string;
-                                fetches: number;
-                                /** Format: date-time */
-                                lastFetch: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/provenance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Where the snapshot came from: origin, upstream, the commit captured and the commit served, who ingested it
-         * @description `composite` is true when the gateway serves a commit of its own (external plugin sources resolved, plugins left out or withheld, or `gateway.facade.history: vetted`): its tree is the vetted one, its parent the commit served before (never `upstreamSha`), and its message names `upstreamSha` in an `Upstream-Commit` trailer.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            marketplace: string;
-                            origin: string;
-                            url: string | null;
-                            sha: string;
-                            upstreamSha: string;
-                            composite: boolean;
-                            /** Format: date-time */
-                            capturedAt: string;
-                            ingestedBy: string | null;
-                            committedAt: string | null;
-                            state: string;
-                            decidedBy: string | null;
-                            decidedAt: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/release-age": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** How long since the commit was captured, against gateway.vetting.minimum-release-age */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            /** Format: date-time */
-                            capturedAt: string;
-                            ageMs: number;
-                            minimumReleaseAgeMs: number;
-                            /** Format: date-time */
-                            approvableAt: string;
-                            elapsed: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/four-eyes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Whether the person who approved is not the one who brought the commit in
-         * @description `satisfied` is null while the snapshot is undecided, true when it was approved by someone other than the ingesting principal.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            state: string;
-                            ingestedBy: string | null;
-                            approvedBy: string | null;
-                            satisfied: boolean | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/tree": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The pinned git tree: every directory and file with mode, object id and size
-         * @description At most 10000 entries in path order (`truncated`).
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            truncated: boolean;
-                            entries: {
-                                path: string;
-                                type: string;
-                                mode: string;
-                                oid: string;
-                                size: number | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/content": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Content inventory: every plugin with its skills, commands, agents, hooks, MCP and LSP servers
-         * @description Works on held snapshots. Every list is present (empty when the plugin has none). A path escaping its plugin is ignored; a declaration that cannot be parsed leaves that component out and does not fail the call.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            state: string;
-                            plugins: {
-                                name: string;
-                                description: string | null;
-                                source: string;
-                                skills: {
-                                    name: string;
-                                    path: string;
-                                }[];
-                                commands: {
-                                    name: string;
-                                    path: string;
-                                }[];
-                                agents: {
-                                    name: string;
-                                    path: string;
-                                }[];
-                                hooks: {
-                                    event: string;
-                                    matcher: string | null;
-                                    type: string;
-                                    runs: string;
-                                    location: string;
-                                    /** @description `plugin`, `skill <name>` or `agent <name>` */
-                                    declaredBy: string;
-                                }[];
-                                mcpServers: {
-                                    name: string;
-                                    path: string;
-                                }[];
-                                lspServers: {
-                                    name: string;
-                                    path: string;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/content-diff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Plugins and skills against the live approved baseline: added, removed, changed, moved, unchanged
-         * @description The baseline is the newest live approved snapshot of the marketplace other than this one (null when there is none: everything is added). A skill is changed when anything under its directory differs (git tree comparison). A skill moved between plugins is reported once, on its new plugin, as moved (changed, with movedFromPlugin still set, if its content changed too). Each plugin also lists the capabilities it adds and drops against the baseline (GET .../capabilities; with no baseline everything is added), keyed by kind and value. No file text is returned.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            state: string;
-                            baselineSnapshotId: number | null;
-                            baselineSha: string | null;
-                            plugins: {
-                                name: string;
-                                description: string | null;
-                                source: string;
-                                status: "added" | "removed" | "changed" | "unchanged";
-                                skills: {
-                                    name: string;
-                                    path: string;
-                                    status: "added" | "removed" | "changed" | "moved" | "unchanged";
-                                    movedFromPlugin: string | null;
-                                }[];
-                                /** @description What this plugin newly asks to do: capabilities the baseline lacks, or that now run on hook events they did not (listed with those new events only) */
-                                capabilitiesAdded: {
-                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
-                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
-                                    value: string;
-                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
-                                    events: string[];
-                                    sources: {
-                                        path: string;
-                                        line: number;
-                                    }[];
-                                }[];
-                                /** @description Capabilities the baseline had and this lacks */
-                                capabilitiesRemoved: {
-                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
-                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
-                                    value: string;
-                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
-                                    events: string[];
-                                    sources: {
-                                        path: string;
-                                        line: number;
-                                    }[];
-                                }[];
-                            }[];
-                            summary: {
-                                added: number;
-                                removed: number;
-                                changed: number;
-                                moved: number;
-                                unchanged: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/capabilities": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Capability inventory: what each plugin can do once installed (hosts it contacts, environment variables and credentials it reads, programs it runs, files it writes outside the project, MCP servers)
-         * @description Read from every script a plugin ships (shell parsed, each fact at its line), the command lines of its hooks and its MCP server declarations. One entry per (kind, value), with every place that shows it and the hook events shown to run it, directly or through wrappers (empty: no hook is shown to). Works on held snapshots. The shell's own variables, builtins and plain file utilities are not listed.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            plugins: {
-                                name: string;
-                                capabilities: {
-                                    kind: "contacts-host" | "reads-env" | "reads-credentials" | "runs-program" | "writes-outside-project" | "starts-mcp-server";
-                                    /** @description contacts-host: a host, or `(computed)` when the script builds it at run time; reads-env: a variable, `*` for the whole environment; reads-credentials: a path or keychain command; runs-program: a program name, or `(computed)`; writes-outside-project: a path (`~` for the home directory); starts-mcp-server: the package and version, image, endpoint or command line the server launches */
-                                    value: string;
-                                    /** @description Hook events whose command line runs it, directly or through wrappers; empty when no hook is shown to */
-                                    events: string[];
-                                    sources: {
-                                        path: string;
-                                        line: number;
-                                    }[];
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/licenses": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * License report: SPDX identification from LICENSE files and manifests, evaluated under the allow and ban lists in force
-         * @description `spdxId` null is the unknown-license state; an empty `licenses` means no license information at all. Recomputed on every read under gateway.vetting.license.allow and .ban.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            sha: string;
-                            licenses: {
-                                spdxId: string | null;
-                                source: "file" | "manifest";
-                                location: string;
-                                declared: string | null;
-                                evaluation: "OK" | "BANNED" | "NOT_ALLOWED" | "UNKNOWN";
-                            }[];
-                            allowed: string[];
-                            banned: string[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/snapshots/{id}/name-collisions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * This snapshot's plugin names that another served marketplace also claims, or that it claims twice
-         * @description Such a name would be published for no claimant in the virtual catalog. `marketplaces` is in name order.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshotId: number;
-                            marketplace: string;
-                            collisions: {
-                                name: string;
-                                marketplaces: string[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/marketplaces/{name}/sync": {
+    "/hooks/{marketplace}": {
         parameters: {
             query?: never;
             header?: never;
@@ -5602,299 +5986,31 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
         /**
-         * Set how the marketplace is ingested: on-demand, scheduled (gateway.sync.schedule) or webhook (admin)
-         * @description Entering webhook mode issues a new secret, returned once as `webhookSecret` (sign POST /hooks/{marketplace} bodies with it: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`); leaving webhook mode discards it. Setting the mode a marketplace already has changes nothing and issues no secret.
+         * Inbound forge webhook: queue an ingestion (signed with the marketplace webhook secret)
+         * @description Send the raw body with `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body under the webhook secret>` (GitHub and Gitea do). The payload is ignored. 404 alike for an unknown marketplace, one not in webhook mode and a bad or missing signature; 413 over gateway.sync.max-webhook-body-bytes. The ingestion runs with principal `webhook`.
          */
-        put: {
+        post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        mode: "on-demand" | "scheduled" | "webhook";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            name: string;
-                            url: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            registeredBy: string | null;
-                            forge: string;
-                            forgeProject: string;
-                            description: string;
-                            upstreamUpdatedAt: string | null;
-                            servedSha: string | null;
-                            lastIngestAt: string | null;
-                            lastIngestOutcome: "succeeded" | "failed" | null;
-                            lastIngestReason: string | null;
-                            syncMode: "on-demand" | "scheduled" | "webhook";
-                            /** @description which plugins are served from the next ingest on (PUT /api/v1/marketplaces/{name}/selection) */
-                            selection: {
-                                /** @description plugin-name globs; empty means every plugin */
-                                include: string[];
-                                /** @description plugin-name globs left out after include */
-                                exclude: string[];
-                                /** Format: date-time */
-                                setAt: string;
-                                setBy: string;
-                            } | null;
-                            snapshots: {
-                                id: number;
-                                marketplaceId: number;
-                                sha: string;
-                                upstreamSha: string;
-                                state: "held" | "approved" | "rejected" | "revoked";
-                                violation: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                ingestedBy: string | null;
-                                decidedBy: string | null;
-                                decidedAt: string | null;
-                                /** @description Why it was decided as it stands, when a reason was given: the reviewer’s reason for a rejection, or the administrator’s for approving over a BLOCKED vetting outcome. Absent otherwise; a snapshot captured as rejected at ingest (decidedBy null) carries its reason in violation. */
-                                decisionReason?: string;
-                                revokedBy?: string;
-                                /** Format: date-time */
-                                revokedAt?: string;
-                                /** Format: date-time */
-                                deleted_at?: string;
-                                deleted_reason?: string;
-                                /** Format: date-time */
-                                purgeAfter?: string;
-                                /** @description Plugins withheld from the served marketplace.json because their external source could not be read (gateway.ingest.external-sources withhold-unresolved); empty when every source resolved. */
-                                unresolved: {
-                                    plugin: string;
-                                    /** @description the source as written in the manifest */
-                                    source: {
-                                        [key: string]: unknown;
-                                    };
-                                    reason: string;
-                                    nextStep: string;
-                                }[];
-                                /** @description Plugins of the upstream manifest the marketplace's selection left out of this snapshot (PUT /api/v1/marketplaces/{name}/selection): not resolved, vetted, composed or served; empty without a selection. */
-                                leftOut: {
-                                    plugin: string;
-                                    reason: string;
-                                }[];
-                            }[];
-                            webhookSecret?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/marketplaces/{name}/selection": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Which plugins of the marketplace are served (null: every plugin)
-         * @description The selection the next ingest applies; the same value is the marketplace listing’s `selection`.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
+                    marketplace: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
                 /** @description Default Response */
-                200: {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            queued: boolean;
                             marketplace: string;
-                            /** @description which plugins are served from the next ingest on (PUT /api/v1/marketplaces/{name}/selection) */
-                            selection: {
-                                /** @description plugin-name globs; empty means every plugin */
-                                include: string[];
-                                /** @description plugin-name globs left out after include */
-                                exclude: string[];
-                                /** Format: date-time */
-                                setAt: string;
-                                setBy: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        /**
-         * Choose which plugins of the marketplace are served: include/exclude name patterns (admin)
-         * @description Only selected plugins are resolved, vetted, composed and served; each snapshot says which were left out and why. An empty or absent `include` selects every plugin, and `exclude` then leaves out what it matches. A pattern is a plugin-name glob matched against the whole name, case-sensitively: `*` matches any run of characters, `?` exactly one, every other character itself; `[ ] { } \` and a leading `!` are refused. Each list holds at most 500 patterns of 1 to 128 characters (400 `invalid-selection` naming every offending pattern; nothing is recorded). Both lists empty (or `{}`) clears the selection: every plugin is served again. The change is recorded on the ledger (`marketplace-selection-set`) and takes effect at the next ingest; it does not start one (POST /api/v1/marketplaces/{name}/ingest does). Sending the selection already set records nothing.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description plugins to serve; empty or absent: every plugin */
-                        include?: string[];
-                        /** @description plugins left out after include */
-                        exclude?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            marketplace: string;
-                            /** @description which plugins are served from the next ingest on (PUT /api/v1/marketplaces/{name}/selection) */
-                            selection: {
-                                /** @description plugin-name globs; empty means every plugin */
-                                include: string[];
-                                /** @description plugin-name globs left out after include */
-                                exclude: string[];
-                                /** Format: date-time */
-                                setAt: string;
-                                setBy: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -5916,7 +6032,7 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                422: {
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5934,7 +6050,6 @@ export interface paths {
                 };
             };
         };
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7036,153 +7151,6 @@ export interface paths {
         };
         trace?: never;
     };
-    "/api/v1/adoption": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who fetched what through the facade in the last `days` days (default 30, clamped to 1..365), per marketplace by name (the catalog under its own); upload-pack entries only (auditor or admin) */
-        get: {
-            parameters: {
-                query?: {
-                    days?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            marketplace: string;
-                            /** @description null when no longer serving */
-                            servedSha: string | null;
-                            fetches: number;
-                            identities: number;
-                            lastFetch: string;
-                            snapshots: {
-                                sha: string;
-                                fetches: number;
-                                identities: number;
-                                lastFetch: string;
-                                /** @description this commit is the served tip */
-                                current: boolean;
-                            }[];
-                        }[];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/adoption/staleness": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Identities whose latest content-transferring fetch of a marketplace was not its served tip (window-free; auditor or admin) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            principal: string;
-                            marketplace: string;
-                            /** @description what the latest content-transferring fetch took */
-                            sha: string;
-                            lastFetch: string;
-                            servedSha: string | null;
-                        }[];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/audit/served": {
         parameters: {
             query?: never;
@@ -7364,6 +7332,153 @@ export interface paths {
                 };
                 /** @description Default Response */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/adoption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who fetched what through the facade in the last `days` days (default 30, clamped to 1..365), per marketplace by name (the catalog under its own); upload-pack entries only (auditor or admin) */
+        get: {
+            parameters: {
+                query?: {
+                    days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            marketplace: string;
+                            /** @description null when no longer serving */
+                            servedSha: string | null;
+                            fetches: number;
+                            identities: number;
+                            lastFetch: string;
+                            snapshots: {
+                                sha: string;
+                                fetches: number;
+                                identities: number;
+                                lastFetch: string;
+                                /** @description this commit is the served tip */
+                                current: boolean;
+                            }[];
+                        }[];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            instance: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/adoption/staleness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Identities whose latest content-transferring fetch of a marketplace was not its served tip (window-free; auditor or admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            principal: string;
+                            marketplace: string;
+                            /** @description what the latest content-transferring fetch took */
+                            sha: string;
+                            lastFetch: string;
+                            servedSha: string | null;
+                        }[];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8277,121 +8392,6 @@ export interface paths {
                                 revokedAt: string | null;
                                 approvedOverReversedRevocation: boolean;
                             }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/actuator/sbom": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The running build's software bill of materials (CycloneDX JSON)
-         * @description Made at build time from the lock files: the production dependencies and the libraries bundled into the portal.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hooks/{marketplace}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Inbound forge webhook: queue an ingestion (signed with the marketplace webhook secret)
-         * @description Send the raw body with `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body under the webhook secret>` (GitHub and Gitea do). The payload is ignored. 404 alike for an unknown marketplace, one not in webhook mode and a bad or missing signature; 413 over gateway.sync.max-webhook-body-bytes. The ingestion runs with principal `webhook`.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    marketplace: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            queued: boolean;
-                            marketplace: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                            instance: string;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
