@@ -95,9 +95,7 @@ module.exports = {
       comment:
         'src/http reads read models through read use cases in src/application (src/application/<concept>/*.use-case.ts), never src/projections',
       severity: 'error',
-      // deliveries.route.ts still calls deliveries.queries.ts: it moves behind a read use case with the
-      // outbound webhooks' rework, and this exception goes with it.
-      from: { path: '^src/http/', pathNot: '^src/http/api/webhooks/deliveries\\.route\\.ts$' },
+      from: { path: '^src/http/' },
       to: {
         path: '^src/projections/',
         // runner/wait-for.ts: problems.ts maps the runner's ProjectionLag (read-your-writes timed out) to a 503.

@@ -21,9 +21,8 @@ import { sessionPlugin } from './api/session/session.plugin.ts';
 import { snapshotsPlugin } from './api/snapshots/snapshots.plugin.ts';
 import { tokensPlugin } from './api/tokens/tokens.plugin.ts';
 import { vettingPlugin } from './api/vetting/vetting.plugin.ts';
-import { webhookDeliveryRoutes } from './api/webhooks/deliveries.route.ts';
 import { outboundWebhooksDoc } from './api/webhooks/openapi-webhooks.ts';
-import { webhookSubscriberRoutes } from './api/webhooks/webhooks.route.ts';
+import { webhooksPlugin } from './api/webhooks/webhooks.plugin.ts';
 import { registerAuthentication } from './auth/authenticate.ts';
 import type { FacadeCredentialDeps } from './auth/facade-credentials.ts';
 import { gitPlugin } from './git/git.plugin.ts';
@@ -154,9 +153,7 @@ async function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder):
   await app.register(vettingPlugin, area);
   await app.register(policyPlugin, area);
   await app.register(hooksPlugin, area);
-  // The outbound webhooks' routes (deliveries, subscribers) are registered as they are.
-  webhookDeliveryRoutes(app, deps);
-  webhookSubscriberRoutes(app, deps);
+  await app.register(webhooksPlugin, area);
   await app.register(auditPlugin, area);
   await app.register(adoptionPlugin, area);
   await app.register(catalogPlugin, area);

@@ -6,6 +6,9 @@ import {
   type WebhookSubscriberRecord,
 } from '../../projections/webhooks/webhooks.queries.ts';
 import { deliveries, type DeliveryFilter, type DeliveryRecord } from '../../projections/webhooks/deliveries.queries.ts';
+
+/** The states a delivery moves through, as the deliveries route names them. */
+export { deliveryStates } from '../../projections/webhooks/deliveries.queries.ts';
 import type { Actor, Ports } from '../kernel/ports.ts';
 import { requireAdminRole } from '../access/standing.ts';
 import { endpointUseCases, type EndpointPorts } from './signed-endpoint.ts';

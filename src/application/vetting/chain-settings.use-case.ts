@@ -1,6 +1,10 @@
 import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { streams } from '../../domain/kernel/streams.ts';
-import { vettingSettingsDecider, type SetChainMode, type SetChainOrder } from '../../domain/vetting/settings.decider.ts';
+import {
+  vettingSettingsDecider,
+  type SetChainMode,
+  type SetChainOrder,
+} from '../../domain/vetting/settings.decider.ts';
 import type { ChainMode } from '../../domain/vetting/vetting.events.ts';
 import { execute } from '../kernel/execute.ts';
 import type { Actor, Ports } from '../kernel/ports.ts';

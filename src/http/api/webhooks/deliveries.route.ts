@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { listDeliveries } from '../../../application/outbound/webhook-subscribers.use-case.ts';
-import { deliveryStates } from '../../../projections/webhooks/deliveries.queries.ts';
+import { deliveryStates, listDeliveries } from '../../../application/outbound/webhook-subscribers.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
