@@ -42,8 +42,6 @@ export type Drawn = Readonly<{
   request: string[];
   asynchronous: string[];
   machinery: string[];
-  /** What else ran in the window: the gateway's other work (a duty's pass, another reactor), not this trace's. */
-  elsewhere: string[];
   requestFunctions: number;
   asynchronousFunctions: number;
 }>;
@@ -77,8 +75,8 @@ export function split(trace: CodeTrace, spec: TraceSpec): Drawn {
   return {
     request,
     asynchronous,
-    machinery: files.filter(isMachinery),
-    elsewhere: files.filter((file) => !isMachinery(file) && !request.includes(file) && !asynchronous.includes(file)),
+    // The machinery the trace's own entries lead to: a timer's pass in the same window is not this trace's.
+    machinery: files.filter((file) => isMachinery(file) && (requestReach.has(file) || asynchronousReach.has(file))),
     requestFunctions: functions(request),
     asynchronousFunctions: functions(asynchronous),
   };
@@ -111,9 +109,6 @@ export function render(trace: CodeTrace, spec: TraceSpec): string {
     '',
     ...(drawn.asynchronous.length === 0 ? ['(none)'] : table(drawn.asynchronous, trace)),
     '',
-    ...(drawn.elsewhere.length === 0
-      ? []
-      : [`Also ran in the window, the gateway's other work: ${names(drawn.elsewhere)}.`, '']),
     `Shared machinery passed (${drawn.machinery.length} files, not counted): ${names(drawn.machinery)}.`,
     '',
   ].join('\n');
