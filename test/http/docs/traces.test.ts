@@ -134,10 +134,14 @@ t.test('the traces in docs/architecture.md are what the code does', async (t) =>
   t.equal(subscribed.status, 201, 'a subscriber');
   for (const [i, name] of ['initech', 'umbrella'].entries()) {
     t.equal((await root.post('/api/v1/marketplaces', { name, url: upstreams[0]!.url })).status, 201);
+    await gw.settled();
+    const before = await gw.core.store.head();
     traces.webhook.push(
       await tracer.during(async () => {
         t.equal(hook.received.length, i, 'the delivery comes after the registration answered');
         await eventually(async () => hook.received.length === i + 1, 20_000);
+        // The dispatcher records the attempt after the receiver answered: wait for it, then for its projection.
+        await eventually(async () => (await gw.core.store.head()) > before, 20_000);
         await gw.settled();
       }),
     );
