@@ -54,6 +54,10 @@ class Report {
   add(id: string, severity: Severity, path: string, line: number, message: string): void {
     this.findings.push({ id: `manifest-${id}`, severity, location: locationOf(path, line), message });
   }
+  /** A marketplace or plugin name that is not kebab-case; `why` says who else rejects it. */
+  notKebab(path: string, line: number, what: string, name: string, why = ''): void {
+    this.add('non-kebab-name', 'LOW', path, line, `${what} name '${clip(name)}' is not kebab-case${why}`);
+  }
 }
 
 /** Fields of an entry or plugin.json whose type Claude Code would not accept. */
@@ -88,13 +92,7 @@ function checkMarketplace(report: Report, doc: Doc): void {
       `marketplace name '${manifest.name}' is reserved for Anthropic; Claude Code refuses it from anyone else`,
     );
   else if (!kebab.test(manifest.name))
-    report.add(
-      'non-kebab-name',
-      'LOW',
-      manifestPath,
-      doc.lineOf(manifest, 'name'),
-      `marketplace name '${clip(manifest.name)}' is not kebab-case`,
-    );
+    report.notKebab(manifestPath, doc.lineOf(manifest, 'name'), 'marketplace', manifest.name);
   if (!isObject(manifest.owner) || typeof manifest.owner.name !== 'string' || manifest.owner.name.trim() === '')
     missing(manifest, 'the marketplace has no owner with a name');
   if (!Array.isArray(manifest.plugins)) return missing(manifest, 'the marketplace has no plugins list');
@@ -130,13 +128,7 @@ function checkMarketplace(report: Report, doc: Doc): void {
         `plugin name '${clip(name)}' is listed more than once`,
       );
     else if (!kebab.test(name))
-      report.add(
-        'non-kebab-name',
-        'LOW',
-        manifestPath,
-        doc.lineOf(entry, 'name'),
-        `plugin name '${clip(name)}' is not kebab-case (claude.ai sync rejects it)`,
-      );
+      report.notKebab(manifestPath, doc.lineOf(entry, 'name'), 'plugin', name, ' (claude.ai sync rejects it)');
     if (name !== null) seen.add(name);
     const { problem } = resolveSource(entry.source, pluginRoot);
     const sourceLine = doc.lineOf(entry, 'source');
@@ -155,14 +147,7 @@ function checkPluginJson(report: Report, plugin: PluginLayout, read: Extract<Jso
   if (!isObject(value)) return report.add('invalid-structure', 'HIGH', path, 1, `${path} is not a JSON object`);
   if (typeof value.name !== 'string' || value.name.trim() === '')
     report.add('missing-field', 'HIGH', path, 1, `${path} has no name`);
-  else if (!kebab.test(value.name))
-    report.add(
-      'non-kebab-name',
-      'LOW',
-      path,
-      doc.lineOf(value, 'name'),
-      `plugin name '${clip(value.name)}' is not kebab-case`,
-    );
+  else if (!kebab.test(value.name)) report.notKebab(path, doc.lineOf(value, 'name'), 'plugin', value.name);
   checkFieldTypes(report, value, doc, path, `plugin '${clip(plugin.name)}'`);
   if (!plugin.strict && componentFields.some((field) => value[field] !== undefined)) {
     report.add(
