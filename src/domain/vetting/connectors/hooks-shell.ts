@@ -285,6 +285,22 @@ function checkUnreadable(ctx: Context, node: ShellNode): void {
 
 const hasError = (node: ShellNode): boolean => node.type === 'ERROR' || node.children.some((child) => hasError(child));
 
+/** The checks of a node by its type, in order, before its children are walked. */
+const checks: ReadonlyMap<string, readonly ((ctx: Context, node: ShellNode) => void)[]> = new Map([
+  ['pipeline', [checkPipeline]],
+  ['command', [checkCommand]],
+  ['file_redirect', [checkRedirect]],
+  [
+    'redirected_statement',
+    [
+      checkHeredoc,
+      checkStdinRedirect,
+      judgeSharedWrite,
+      (ctx: Context, node: ShellNode) => persistentWrites(ctx, node, nested),
+    ],
+  ],
+]);
+
 function walk(ctx: Context, node: ShellNode): void {
   switch (node.type) {
     case 'ERROR':
@@ -295,22 +311,8 @@ function walk(ctx: Context, node: ShellNode): void {
       // The patterns are text; the commands of the branch run.
       for (const child of node.children) if (child.field !== 'value') walk(ctx, child);
       return;
-    case 'pipeline':
-      checkPipeline(ctx, node);
-      break;
-    case 'command':
-      checkCommand(ctx, node);
-      break;
-    case 'file_redirect':
-      checkRedirect(ctx, node);
-      break;
-    case 'redirected_statement':
-      checkHeredoc(ctx, node);
-      checkStdinRedirect(ctx, node);
-      judgeSharedWrite(ctx, node);
-      persistentWrites(ctx, node, nested);
-      break;
   }
+  for (const check of checks.get(node.type) ?? []) check(ctx, node);
   for (const child of node.children) walk(ctx, child);
 }
 
