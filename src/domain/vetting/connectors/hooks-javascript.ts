@@ -220,7 +220,7 @@ function run(js: State, code: string, node: ShellNode): Value {
   }
 }
 
-/** Evaluates a JavaScript or TypeScript script until nothing changes (at most four passes). */
+/** Evaluates a JavaScript or TypeScript script until nothing changes (at most three passes). */
 export function analyseJavaScript(flow: Flow, tree: ShellNode, parse: ShellParser, nested: Nested): void {
   const module = new Scope(null, 'module');
   const js: State = {

@@ -240,7 +240,7 @@ function run(py: State, code: string, scope: Scope, expression: boolean, node: S
   }
 }
 
-/** Evaluates a Python script until nothing changes (at most four passes), recording what it does in `flow`. */
+/** Evaluates a Python script until nothing changes (at most three passes), recording what it does in `flow`. */
 export function analysePython(flow: Flow, tree: ShellNode, parse: ShellParser, nested: Nested): void {
   const module = new Scope(null, 'module');
   module.vars.set('__file__', text(`$__dir__/${basename(flow.path)}`));
