@@ -133,6 +133,25 @@ export function StateBadge({ state, label }: { state: string; label?: string }) 
   return <span className={`badge badge-${state.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{label ?? state}</span>;
 }
 
+/** A select's (or a datalist's) options, one a value, each read as its label. */
+export function Options<V extends string | number>({
+  values,
+  label = String,
+}: {
+  values: readonly V[];
+  label?: (value: V) => ReactNode;
+}) {
+  return (
+    <>
+      {values.map((value) => (
+        <option key={value} value={value}>
+          {label(value)}
+        </option>
+      ))}
+    </>
+  );
+}
+
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty muted">{children}</p>;
 }

@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, data } from '../../api/client';
-import { ColumnHeads, Empty, Loaded, ProblemNotice, When } from '../../components/ui';
+import { Loaded, Options, ProblemNotice, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { humanize } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
 import { grantsQuery, marketplacesQuery, type Grant } from './queries';
@@ -39,22 +40,14 @@ function GrantRole({ marketplaces }: { marketplaces: readonly string[] }) {
       <input id="grant-principal" required value={principal} onChange={(e) => setPrincipal(e.target.value)} />
       <label htmlFor="grant-role">Role</label>
       <select id="grant-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-        {roles.map((r) => (
-          <option key={r} value={r}>
-            {humanize(r)}
-          </option>
-        ))}
+        <Options values={roles} label={humanize} />
       </select>
       {role === 'approver' ? (
         <>
           <label htmlFor="grant-marketplace">Marketplace (an approver approves one)</label>
           <select id="grant-marketplace" required value={marketplace} onChange={(e) => setMarketplace(e.target.value)}>
             <option value="">Choose a marketplace</option>
-            {marketplaces.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
+            <Options values={marketplaces} />
           </select>
         </>
       ) : null}
@@ -68,7 +61,7 @@ function GrantRole({ marketplaces }: { marketplaces: readonly string[] }) {
   );
 }
 
-function GrantRow({ grant }: { grant: Grant }) {
+function RemoveGrant({ grant }: { grant: Grant }) {
   const queries = useQueryClient();
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/api/v1/roles/{id}', { params: { path: { id: grant.id } } })),
@@ -76,26 +69,26 @@ function GrantRow({ grant }: { grant: Grant }) {
   });
   const what = `${grant.role}${grant.marketplace ? ` of ${grant.marketplace}` : ''}`;
   return (
-    <tr>
-      <th scope="row">{grant.principal}</th>
-      <td>{humanize(grant.role)}</td>
-      <td>{grant.marketplace ?? <span className="muted">all</span>}</td>
-      <td>{grant.grantedBy}</td>
-      <td>
-        <When at={grant.grantedAt} />
-      </td>
-      <td>
-        <ConfirmButton
-          label="Remove"
-          name={`Remove ${grant.principal} as ${what}`}
-          onConfirm={() => remove.mutate()}
-          pending={remove.isPending}
-        />
-        <ProblemNotice error={remove.error} />
-      </td>
-    </tr>
+    <>
+      <ConfirmButton
+        label="Remove"
+        name={`Remove ${grant.principal} as ${what}`}
+        onConfirm={() => remove.mutate()}
+        pending={remove.isPending}
+      />
+      <ProblemNotice error={remove.error} />
+    </>
   );
 }
+
+const columns: ReadonlyArray<Column<Grant>> = [
+  { head: 'Principal', names: true, cell: (g) => g.principal },
+  { head: 'Role', cell: (g) => humanize(g.role) },
+  { head: 'Marketplace', cell: (g) => g.marketplace ?? <span className="muted">all</span> },
+  { head: 'Granted by', cell: (g) => g.grantedBy },
+  { head: 'Granted', cell: (g) => <When at={g.grantedAt} /> },
+  { head: 'Actions', cell: (g) => <RemoveGrant grant={g} /> },
+];
 
 export function RoleGrants() {
   const grants = useQuery(grantsQuery);
@@ -108,20 +101,7 @@ export function RoleGrants() {
         not listed.
       </p>
       <Loaded query={grants}>
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No role has been granted.</Empty>
-          ) : (
-            <table>
-              <ColumnHeads columns={['Principal', 'Role', 'Marketplace', 'Granted by', 'Granted', 'Actions']} />
-              <tbody>
-                {list.map((grant) => (
-                  <GrantRow key={grant.id} grant={grant} />
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(list) => <Table rows={list} columns={columns} rowKey={(g) => g.id} empty="No role has been granted." />}
       </Loaded>
       <GrantRole marketplaces={(marketplaces.data ?? []).map((m) => m.name)} />
     </section>

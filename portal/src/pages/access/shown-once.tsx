@@ -2,7 +2,7 @@
 // again), with the commands that use it. It lives in this panel's state only: dismissing it or
 // leaving the page forgets it.
 import { useEffect, useRef, useState } from 'react';
-import { CopyField } from '../../components/ui';
+import { CopyField, Options } from '../../components/ui';
 import { cloneUrl } from '../../api/marketplaces';
 import { claudeAddCommand, credentialHelperSnippet, gitCloneCommand } from './commands';
 
@@ -37,11 +37,7 @@ export function ShownOnce({
         <div className="row">
           <label htmlFor="command-marketplace">Marketplace for the commands</label>
           <select id="command-marketplace" value={marketplace} onChange={(e) => setMarketplace(e.target.value)}>
-            {choices.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
+            <Options values={choices} />
           </select>
         </div>
       ) : null}

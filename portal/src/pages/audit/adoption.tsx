@@ -3,7 +3,8 @@
 // marketplace a bar chart of fetches per snapshot with the numbers in a table.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ColumnHeads, Empty, Loaded, Page, Sha, shortSha, When } from '../../components/ui';
+import { Empty, Loaded, Options, Page, Sha, shortSha, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { BarChart } from './bar-chart';
 import { adoptionQuery, stalenessQuery, type Adoption, type Stale } from './queries';
 import { AuditTabs } from './tabs';
@@ -11,6 +12,14 @@ import { AuditTabs } from './tabs';
 const windows = [7, 30, 90, 365] as const;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+const snapshotColumns: ReadonlyArray<Column<Adoption['snapshots'][number]>> = [
+  { head: 'Commit', cell: (s) => <Sha sha={s.sha} /> },
+  { head: 'Served now', cell: (s) => (s.current ? 'yes' : 'no') },
+  { head: 'Fetches', cell: (s) => s.fetches },
+  { head: 'Identities', cell: (s) => s.identities },
+  { head: 'Last fetch', cell: (s) => <When at={s.lastFetch} /> },
+];
 
 function MarketplaceAdoption({ entry, days }: { entry: Adoption; days: number }) {
   const summary =
@@ -32,51 +41,21 @@ function MarketplaceAdoption({ entry, days }: { entry: Adoption; days: number })
         summary={summary}
         bars={entry.snapshots.map((s) => ({ label: shortSha(s.sha), value: s.fetches, highlight: s.current }))}
       />
-      <table>
-        <ColumnHeads columns={['Commit', 'Served now', 'Fetches', 'Identities', 'Last fetch']} />
-        <tbody>
-          {entry.snapshots.map((s) => (
-            <tr key={s.sha}>
-              <td>
-                <Sha sha={s.sha} />
-              </td>
-              <td>{s.current ? 'yes' : 'no'}</td>
-              <td>{s.fetches}</td>
-              <td>{s.identities}</td>
-              <td>
-                <When at={s.lastFetch} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table rows={entry.snapshots} columns={snapshotColumns} rowKey={(s) => s.sha} />
     </section>
   );
 }
 
-function Staleness({ stale }: { stale: readonly Stale[] }) {
-  if (stale.length === 0) return <Empty>Every identity&apos;s latest fetch took the served commit.</Empty>;
-  return (
-    <table>
-      <ColumnHeads columns={['Identity', 'Marketplace', 'Took', 'Served now', 'Last fetch']} />
-      <tbody>
-        {stale.map((s) => (
-          <tr key={`${s.principal}/${s.marketplace}`}>
-            <td>{s.principal}</td>
-            <td>{s.marketplace}</td>
-            <td>
-              <Sha sha={s.sha} />
-            </td>
-            <td>{s.servedSha ? <Sha sha={s.servedSha} /> : <span className="muted">no longer serving</span>}</td>
-            <td>
-              <When at={s.lastFetch} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+const staleColumns: ReadonlyArray<Column<Stale>> = [
+  { head: 'Identity', cell: (s) => s.principal },
+  { head: 'Marketplace', cell: (s) => s.marketplace },
+  { head: 'Took', cell: (s) => <Sha sha={s.sha} /> },
+  {
+    head: 'Served now',
+    cell: (s) => (s.servedSha ? <Sha sha={s.servedSha} /> : <span className="muted">no longer serving</span>),
+  },
+  { head: 'Last fetch', cell: (s) => <When at={s.lastFetch} /> },
+];
 
 export function AdoptionPage() {
   const [days, setDays] = useState(30);
@@ -88,11 +67,7 @@ export function AdoptionPage() {
       <div className="row">
         <label htmlFor="adoption-days">Window</label>
         <select id="adoption-days" value={days} onChange={(e) => setDays(Number(e.target.value))}>
-          {windows.map((d) => (
-            <option key={d} value={d}>
-              last {d} days
-            </option>
-          ))}
+          <Options values={windows} label={(d) => `last ${String(d)} days`} />
         </select>
         <span className="muted">Content-transferring fetches (upload-pack) through the facade.</span>
       </div>
@@ -112,7 +87,16 @@ export function AdoptionPage() {
       </Loaded>
       <h2>Stale identities</h2>
       <p className="muted">Identities whose latest fetch of a marketplace was not the commit it serves now.</p>
-      <Loaded query={staleness}>{(stale) => <Staleness stale={stale} />}</Loaded>
+      <Loaded query={staleness}>
+        {(stale) => (
+          <Table
+            rows={stale}
+            columns={staleColumns}
+            rowKey={(s) => `${s.principal}/${s.marketplace}`}
+            empty="Every identity's latest fetch took the served commit."
+          />
+        )}
+      </Loaded>
     </Page>
   );
 }

@@ -2,11 +2,30 @@
 // lifecycle webhooks and audit sink batches alike ("their attempts appear with webhook deliveries").
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ColumnHeads, Empty, Loaded, StateBadge, When } from '../../components/ui';
+import { Loaded, Options, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { humanize } from '../../components/labels';
-import { deliveriesQuery, type DeliveryFilter, type DeliveryState } from './queries';
+import { deliveriesQuery, type Delivery, type DeliveryFilter, type DeliveryState } from './queries';
 
 const states: readonly DeliveryState[] = ['pending', 'delivered', 'failed'];
+
+const columns: ReadonlyArray<Column<Delivery>> = [
+  { head: 'Delivery', cell: (d) => d.id },
+  { head: 'Event', cell: (d) => <code>{d.event}</code> },
+  { head: 'State', cell: (d) => <StateBadge state={d.state} label={humanize(d.state)} /> },
+  { head: 'Attempts', cell: (d) => d.attempts },
+  {
+    head: 'Last answer',
+    cell: (d) => (
+      <>
+        {d.lastStatus ?? <span className="muted">—</span>}
+        {d.lastError ? <span className="audit-error"> {d.lastError}</span> : null}
+      </>
+    ),
+  },
+  { head: 'Next attempt', cell: (d) => <When at={d.nextAttemptAt} /> },
+  { head: 'Updated', cell: (d) => <When at={d.updatedAt} /> },
+];
 
 export function Deliveries({ filter, title }: { filter: Omit<DeliveryFilter, 'state'>; title: string }) {
   const [state, setState] = useState<DeliveryState | ''>('');
@@ -18,49 +37,18 @@ export function Deliveries({ filter, title }: { filter: Omit<DeliveryFilter, 'st
         <label htmlFor={`${id}-state`}>{title}: state</label>
         <select id={`${id}-state`} value={state} onChange={(e) => setState(e.target.value as DeliveryState | '')}>
           <option value="">Any</option>
-          {states.map((s) => (
-            <option key={s} value={s}>
-              {humanize(s)}
-            </option>
-          ))}
+          <Options values={states} label={humanize} />
         </select>
       </div>
       <Loaded query={query}>
-        {({ deliveries }) =>
-          deliveries.length === 0 ? (
-            <Empty>No deliveries{state ? ` ${state}` : ''}.</Empty>
-          ) : (
-            <table>
-              <ColumnHeads
-                columns={['Delivery', 'Event', 'State', 'Attempts', 'Last answer', 'Next attempt', 'Updated']}
-              />
-              <tbody>
-                {deliveries.map((d) => (
-                  <tr key={d.id}>
-                    <td>{d.id}</td>
-                    <td>
-                      <code>{d.event}</code>
-                    </td>
-                    <td>
-                      <StateBadge state={d.state} label={humanize(d.state)} />
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>
-                      {d.lastStatus ?? <span className="muted">—</span>}
-                      {d.lastError ? <span className="audit-error"> {d.lastError}</span> : null}
-                    </td>
-                    <td>
-                      <When at={d.nextAttemptAt} />
-                    </td>
-                    <td>
-                      <When at={d.updatedAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {({ deliveries }) => (
+          <Table
+            rows={deliveries}
+            columns={columns}
+            rowKey={(d) => d.id}
+            empty={`No deliveries${state ? ` ${state}` : ''}.`}
+          />
+        )}
       </Loaded>
     </div>
   );

@@ -6,7 +6,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { humanize } from '../../components/labels';
 import { eventLabel, groupLedger, type EntryGroup } from '../../components/ledger-groups';
 import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
-import { ColumnHeads, Empty, Loaded, Page, Sha, When } from '../../components/ui';
+import { ColumnHeads, Empty, Loaded, Options, Page, Sha, When } from '../../components/ui';
 import { ExportPanel } from './export';
 import { filterOf, isFiltered, ledgerHref, readLedgerSearch, type LedgerAt } from './ledger-address';
 import { LedgerFilterForm } from './ledger-filter';
@@ -140,11 +140,7 @@ function PageSize({ at }: { at: LedgerAt }) {
         value={at.limit}
         onChange={(event) => navigate(ledgerHref({ ...at, limit: Number(event.target.value) }))}
       >
-        {ledgerPageSizes.map((size) => (
-          <option key={size} value={size}>
-            {size}
-          </option>
-        ))}
+        <Options values={ledgerPageSizes} />
       </select>
     </span>
   );

@@ -3,41 +3,29 @@
 // scheduler is enabled").
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
-import { ColumnHeads, Empty, Loaded, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { Loaded, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { humanize, labelFrom, snapshotStateLabels } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
 import { retentionKey, retentionQuery, type RetentionCandidate } from './queries';
 
-function Candidates({ candidates }: { candidates: readonly RetentionCandidate[] }) {
-  if (candidates.length === 0) return <Empty>An evaluation pass now would soft-delete nothing.</Empty>;
-  return (
-    <table>
-      <ColumnHeads columns={['Snapshot', 'Marketplace', 'Commit', 'State', 'Criterion', 'Captured', 'Last fetch']} />
-      <tbody>
-        {candidates.map((c) => (
-          <tr key={c.snapshotId}>
-            <td>{c.snapshotId}</td>
-            <td>{c.marketplace}</td>
-            <td>
-              <Sha sha={c.sha} />
-            </td>
-            <td>
-              <StateBadge state={c.state} label={labelFrom(snapshotStateLabels, c.state)} />
-              {c.withdrawn ? <span className="muted"> withdrawn</span> : null}
-            </td>
-            <td>{humanize(c.criterion)}</td>
-            <td>
-              <When at={c.capturedAt} />
-            </td>
-            <td>
-              <When at={c.lastFetch} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+const candidateColumns: ReadonlyArray<Column<RetentionCandidate>> = [
+  { head: 'Snapshot', cell: (c) => c.snapshotId },
+  { head: 'Marketplace', cell: (c) => c.marketplace },
+  { head: 'Commit', cell: (c) => <Sha sha={c.sha} /> },
+  {
+    head: 'State',
+    cell: (c) => (
+      <>
+        <StateBadge state={c.state} label={labelFrom(snapshotStateLabels, c.state)} />
+        {c.withdrawn ? <span className="muted"> withdrawn</span> : null}
+      </>
+    ),
+  },
+  { head: 'Criterion', cell: (c) => humanize(c.criterion) },
+  { head: 'Captured', cell: (c) => <When at={c.capturedAt} /> },
+  { head: 'Last fetch', cell: (c) => <When at={c.lastFetch} /> },
+];
 
 export function RetentionPanel({ admin }: { admin: boolean }) {
   const queries = useQueryClient();
@@ -52,7 +40,16 @@ export function RetentionPanel({ admin }: { admin: boolean }) {
     <section aria-labelledby="retention-title" className="audit-panel">
       <h2 id="retention-title">Retention</h2>
       <p className="muted">What an evaluation pass would soft-delete now (a dry run; approved snapshots never).</p>
-      <Loaded query={query}>{(candidates) => <Candidates candidates={candidates} />}</Loaded>
+      <Loaded query={query}>
+        {(candidates) => (
+          <Table
+            rows={candidates}
+            columns={candidateColumns}
+            rowKey={(c) => c.snapshotId}
+            empty="An evaluation pass now would soft-delete nothing."
+          />
+        )}
+      </Loaded>
       {admin ? (
         <div className="row">
           <ConfirmButton

@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
-import { ColumnHeads, Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { Empty, Loaded, Page, ProblemNotice, Sha, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { humanize } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
 import { RetentionPanel } from './retention';
@@ -14,6 +15,13 @@ function NotConfigured({ children }: { children: string }) {
   return <p className="notice">Not configured: {children}</p>;
 }
 
+const estateColumns: ReadonlyArray<Column<EstateReport['entries'][number]>> = [
+  { head: 'Kind', cell: (e) => humanize(e.kind) },
+  { head: 'Name', cell: (e) => e.name },
+  { head: 'Action', cell: (e) => <StateBadge state={e.action} label={humanize(e.action)} /> },
+  { head: 'Detail', cell: (e) => e.detail ?? <span className="muted">—</span> },
+];
+
 function Estate({ report }: { report: EstateReport }) {
   return (
     <>
@@ -21,25 +29,12 @@ function Estate({ report }: { report: EstateReport }) {
         Last run <When at={report.ranAt} /> ({report.trigger === 'startup' ? 'at startup' : 'on request'}):{' '}
         {report.created} created, {report.updated} updated, {report.unchanged} unchanged, {report.failed} failed.
       </p>
-      {report.entries.length === 0 ? (
-        <Empty>The estate file declares nothing.</Empty>
-      ) : (
-        <table>
-          <ColumnHeads columns={['Kind', 'Name', 'Action', 'Detail']} />
-          <tbody>
-            {report.entries.map((e, i) => (
-              <tr key={`${e.kind}-${e.name}-${String(i)}`}>
-                <td>{humanize(e.kind)}</td>
-                <td>{e.name}</td>
-                <td>
-                  <StateBadge state={e.action} label={humanize(e.action)} />
-                </td>
-                <td>{e.detail ?? <span className="muted">—</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        rows={report.entries}
+        columns={estateColumns}
+        rowKey={(e, i) => `${e.kind}-${e.name}-${String(i)}`}
+        empty="The estate file declares nothing."
+      />
     </>
   );
 }
@@ -90,44 +85,32 @@ function MirrorState({ report }: { report: MirrorReport }) {
   return <StateBadge state={state} label={humanize(state)} />;
 }
 
-function MirrorRow({ report }: { report: MirrorReport }) {
-  return (
-    <tr>
-      <td>{report.marketplace}</td>
-      <td>
-        <MirrorState report={report} />
-      </td>
-      <td>
-        <Sha sha={report.servedTip} />
-      </td>
-      <td>
-        <Sha sha={report.mirrorTip} />
-      </td>
-      <td>
-        {report.missingOnMirror.length} missing, {report.staleOnMirror.length} stale, {report.pendingUpdates} pending
-      </td>
-      <td>
-        {humanize(report.lastAttemptOutcome)} <When at={report.lastAttemptAt} />
-        {report.error ? <span className="audit-error"> {report.error}</span> : null}
-      </td>
-    </tr>
-  );
-}
+const mirrorColumns: ReadonlyArray<Column<MirrorReport>> = [
+  { head: 'Name', cell: (r) => r.marketplace },
+  { head: 'State', cell: (r) => <MirrorState report={r} /> },
+  { head: 'Served', cell: (r) => <Sha sha={r.servedTip} /> },
+  { head: 'Mirror', cell: (r) => <Sha sha={r.mirrorTip} /> },
+  {
+    head: 'Drift',
+    cell: (r) =>
+      `${String(r.missingOnMirror.length)} missing, ${String(r.staleOnMirror.length)} stale, ${String(r.pendingUpdates)} pending`,
+  },
+  {
+    head: 'Last attempt',
+    cell: (r) => (
+      <>
+        {humanize(r.lastAttemptOutcome)} <When at={r.lastAttemptAt} />
+        {r.error ? <span className="audit-error"> {r.error}</span> : null}
+      </>
+    ),
+  },
+];
 
 function Mirror({ reports }: { reports: readonly MirrorReport[] }) {
   if (reports.length === 1 && reports[0]?.enabled === false)
     return <NotConfigured>gateway.mirror.url is not set.</NotConfigured>;
   if (reports.length === 0) return <Empty>Nothing is served, so nothing is mirrored.</Empty>;
-  return (
-    <table>
-      <ColumnHeads columns={['Name', 'State', 'Served', 'Mirror', 'Drift', 'Last attempt']} />
-      <tbody>
-        {reports.map((report) => (
-          <MirrorRow key={report.marketplace ?? ''} report={report} />
-        ))}
-      </tbody>
-    </table>
-  );
+  return <Table rows={reports} columns={mirrorColumns} rowKey={(r) => r.marketplace ?? ''} />;
 }
 
 function MirrorPanel() {

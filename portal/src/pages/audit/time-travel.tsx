@@ -6,6 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { humanize } from '../../components/labels';
 import { ColumnHeads, Empty, Loaded, Page, Sha, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { credentialKinds } from './entry';
 import { instantOfInput, localInput } from './ledger-filter';
 import { holdersQuery, servedQuery, type HoldersAt, type ServedAt } from './queries';
@@ -45,29 +46,31 @@ function InstantForm({ at }: { at: string | null }) {
   );
 }
 
+type Holder = HoldersAt['holders'][number];
+
+const holderColumns: ReadonlyArray<Column<Holder>> = [
+  { head: 'Principal', names: true, cell: (h) => h.principal },
+  { head: 'Fetches', cell: (h) => h.fetches },
+  { head: 'First fetch', cell: (h) => <When at={h.firstFetch} /> },
+  { head: 'Last fetch', cell: (h) => <When at={h.lastFetch} /> },
+  {
+    head: 'Through',
+    cell: (h) => h.via.map((via) => (via === 'catalog' ? 'the catalog' : 'its marketplace')).join(', '),
+  },
+  {
+    head: 'Credentials',
+    cell: (h) => h.credentialKinds.map((kind) => credentialKinds[kind] ?? humanize(kind)).join(', '),
+  },
+];
+
 function Holders({ answer }: { answer: HoldersAt }) {
-  if (answer.holders.length === 0)
-    return <Empty>Nobody had fetched this commit by then (a ref listing transfers nothing and is not counted).</Empty>;
   return (
-    <table>
-      <ColumnHeads columns={['Principal', 'Fetches', 'First fetch', 'Last fetch', 'Through', 'Credentials']} />
-      <tbody>
-        {answer.holders.map((h) => (
-          <tr key={h.principal}>
-            <th scope="row">{h.principal}</th>
-            <td>{h.fetches}</td>
-            <td>
-              <When at={h.firstFetch} />
-            </td>
-            <td>
-              <When at={h.lastFetch} />
-            </td>
-            <td>{h.via.map((via) => (via === 'catalog' ? 'the catalog' : 'its marketplace')).join(', ')}</td>
-            <td>{h.credentialKinds.map((kind) => credentialKinds[kind] ?? humanize(kind)).join(', ')}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      rows={answer.holders}
+      columns={holderColumns}
+      rowKey={(h) => h.principal}
+      empty="Nobody had fetched this commit by then (a ref listing transfers nothing and is not counted)."
+    />
   );
 }
 

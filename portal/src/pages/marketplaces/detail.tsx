@@ -8,7 +8,8 @@ import { cloneUrl } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { IngestNow } from '../../components/ingest-now';
 import { humanize, ingestOutcomeLabels, labelFrom, snapshotStateLabels } from '../../components/labels';
-import { ColumnHeads, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { RemoveMarketplace, SyncModeForm } from './actions';
 import { Flash, readFlash } from './flash';
 import { IngestProgressPanel } from './progress';
@@ -135,54 +136,65 @@ function Details({ m }: { m: Marketplace }) {
   );
 }
 
+type Live = ReturnType<typeof liveSnapshots>[number];
+
+/** A snapshot's columns; which one is served depends on the marketplace. */
+const snapshotColumns = (m: Marketplace): ReadonlyArray<Column<Live>> => [
+  { head: 'Snapshot', names: true, cell: (s) => <Link href={`~/review/${s.id}`}>#{s.id}</Link> },
+  {
+    head: 'State',
+    cell: (s) => (
+      <>
+        <StateBadge state={s.state} label={labelFrom(snapshotStateLabels, s.state)} />
+        {rejectedAtIngest(s) ? <span className="muted mp-gap">at ingest</span> : null}
+        {s.sha === m.servedSha && s.state === 'approved' ? (
+          <span className="badge badge-served mp-gap">Served</span>
+        ) : null}
+        {s.violation ? <div className="muted">{s.violation}</div> : null}
+      </>
+    ),
+  },
+  { head: 'Commit', cell: (s) => <Sha sha={s.sha} /> },
+  { head: 'Upstream commit', cell: (s) => <Sha sha={s.upstreamSha} /> },
+  {
+    head: 'Captured',
+    cell: (s) => (
+      <>
+        <When at={s.createdAt} />
+        {s.ingestedBy ? <div className="muted">by {s.ingestedBy}</div> : null}
+      </>
+    ),
+  },
+  {
+    head: 'Decided',
+    cell: (s) => (
+      <>
+        {s.decidedAt ? (
+          <When at={s.decidedAt} />
+        ) : rejectedAtIngest(s) ? (
+          <When at={s.createdAt} />
+        ) : (
+          <span className="muted">—</span>
+        )}
+        {s.decidedBy ? (
+          <div className="muted">by {s.decidedBy}</div>
+        ) : rejectedAtIngest(s) ? (
+          <div className="muted">by the gateway, at ingest</div>
+        ) : null}
+      </>
+    ),
+  },
+];
+
 function Snapshots({ m }: { m: Marketplace }) {
-  const snapshots = liveSnapshots(m);
-  if (snapshots.length === 0) return <Empty>No snapshot yet: ingest to capture the upstream’s default branch.</Empty>;
   return (
-    <table className="mp-table">
-      <ColumnHeads columns={['Snapshot', 'State', 'Commit', 'Upstream commit', 'Captured', 'Decided']} />
-      <tbody>
-        {snapshots.map((s) => (
-          <tr key={s.id}>
-            <th scope="row">
-              <Link href={`~/review/${s.id}`}>#{s.id}</Link>
-            </th>
-            <td>
-              <StateBadge state={s.state} label={labelFrom(snapshotStateLabels, s.state)} />
-              {rejectedAtIngest(s) ? <span className="muted mp-gap">at ingest</span> : null}
-              {s.sha === m.servedSha && s.state === 'approved' ? (
-                <span className="badge badge-served mp-gap">Served</span>
-              ) : null}
-              {s.violation ? <div className="muted">{s.violation}</div> : null}
-            </td>
-            <td>
-              <Sha sha={s.sha} />
-            </td>
-            <td>
-              <Sha sha={s.upstreamSha} />
-            </td>
-            <td>
-              <When at={s.createdAt} />
-              {s.ingestedBy ? <div className="muted">by {s.ingestedBy}</div> : null}
-            </td>
-            <td>
-              {s.decidedAt ? (
-                <When at={s.decidedAt} />
-              ) : rejectedAtIngest(s) ? (
-                <When at={s.createdAt} />
-              ) : (
-                <span className="muted">—</span>
-              )}
-              {s.decidedBy ? (
-                <div className="muted">by {s.decidedBy}</div>
-              ) : rejectedAtIngest(s) ? (
-                <div className="muted">by the gateway, at ingest</div>
-              ) : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      className="mp-table"
+      rows={liveSnapshots(m)}
+      columns={snapshotColumns(m)}
+      rowKey={(s) => s.id}
+      empty="No snapshot yet: ingest to capture the upstream’s default branch."
+    />
   );
 }
 

@@ -5,6 +5,7 @@ import { humanize } from '../../components/labels';
 import { eventLabel, groupLedger } from '../../components/ledger-groups';
 import { actorsOf, GroupToggle, useOpenGroups } from '../../components/ledger-group-view';
 import { ColumnHeads, Empty, Loaded, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { adoptionQuery, adoptionRows, recentActivityQuery, recentEntries, type Adoption } from './queries';
 
 export function RecentActivity() {
@@ -88,6 +89,14 @@ const currentShare = (a: Adoption): string => {
   return a.fetches === 0 ? '—' : `${Math.round((100 * current) / a.fetches)} %`;
 };
 
+const adoptionColumns: ReadonlyArray<Column<Adoption>> = [
+  { head: 'Marketplace', names: true, cell: (a) => a.marketplace },
+  { head: 'Fetches', cell: (a) => a.fetches },
+  { head: 'Identities', cell: (a) => a.identities },
+  { head: 'On the served commit', cell: currentShare },
+  { head: 'Last fetch', cell: (a) => <When at={a.lastFetch} /> },
+];
+
 export function AdoptionGlance() {
   const adoption = useQuery(adoptionQuery());
   return (
@@ -97,24 +106,7 @@ export function AdoptionGlance() {
         {(rows) => {
           if (rows.length === 0) return <Empty>No fetch through the git facade in the last 30 days.</Empty>;
           const top = [...rows].sort((a, b) => b.fetches - a.fetches).slice(0, adoptionRows);
-          return (
-            <table className="mp-table">
-              <ColumnHeads columns={['Marketplace', 'Fetches', 'Identities', 'On the served commit', 'Last fetch']} />
-              <tbody>
-                {top.map((a) => (
-                  <tr key={a.marketplace}>
-                    <th scope="row">{a.marketplace}</th>
-                    <td>{a.fetches}</td>
-                    <td>{a.identities}</td>
-                    <td>{currentShare(a)}</td>
-                    <td>
-                      <When at={a.lastFetch} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          );
+          return <Table className="mp-table" rows={top} columns={adoptionColumns} rowKey={(a) => a.marketplace} />;
         }}
       </Loaded>
       <p>

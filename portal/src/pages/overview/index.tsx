@@ -12,7 +12,8 @@ import {
 } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
-import { ColumnHeads, Empty, Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
+import { Loaded, Loading, Page, Sha, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { AdoptionGlance, RecentActivity } from './cards';
 import { vettingLookups, vettingQuery, type Vetting } from './queries';
 import './overview.css';
@@ -61,37 +62,82 @@ function Figures({
   );
 }
 
+const servedColumns: ReadonlyArray<Column<Marketplace>> = [
+  { head: 'Marketplace', names: true, cell: (m) => <Link href={`~/marketplaces/${m.name}`}>{m.name}</Link> },
+  { head: 'Served commit', cell: (m) => <Sha sha={m.servedSha} /> },
+  {
+    head: 'Approved',
+    cell: (m) => {
+      const snapshot = servedSnapshot(m);
+      return (
+        <>
+          <When at={snapshot?.decidedAt} />
+          {snapshot?.decidedBy ? <span className="muted"> by {snapshot.decidedBy}</span> : null}
+        </>
+      );
+    },
+  },
+];
+
+const heldColumns = (vetting: Map<number, Vetting>): ReadonlyArray<Column<Held>> => [
+  {
+    head: 'Snapshot',
+    names: true,
+    cell: ({ snapshot }) => <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link>,
+  },
+  {
+    head: 'Marketplace',
+    cell: ({ marketplace }) => <Link href={`~/marketplaces/${marketplace}`}>{marketplace}</Link>,
+  },
+  { head: 'Upstream commit', cell: ({ snapshot }) => <Sha sha={snapshot.upstreamSha} /> },
+  {
+    head: 'Vetting',
+    cell: ({ snapshot }) => {
+      const outcome = vetting.get(snapshot.id)?.outcome;
+      return outcome ? (
+        <StateBadge state={outcome} label={labelFrom(vettingOutcomeLabels, outcome)} />
+      ) : (
+        <span className="muted">not checked here</span>
+      );
+    },
+  },
+  { head: 'Captured', cell: ({ snapshot }) => <When at={snapshot.createdAt} /> },
+];
+
+const rejectedColumns: ReadonlyArray<Column<ReturnType<typeof ingestRejections>[number]>> = [
+  {
+    head: 'Marketplace',
+    names: true,
+    cell: ({ marketplace }) => <Link href={`~/marketplaces/${marketplace.name}`}>{marketplace.name}</Link>,
+  },
+  {
+    head: 'Snapshot',
+    cell: ({ snapshot }) => (
+      <>
+        <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link> <StateBadge state="rejected" label="Rejected" />
+      </>
+    ),
+  },
+  {
+    head: 'Why',
+    className: 'overview-reason',
+    cell: ({ snapshot }) => snapshot.violation ?? 'its manifest breaks the rules',
+  },
+  { head: 'Captured', cell: ({ snapshot }) => <When at={snapshot.createdAt} /> },
+];
+
 function ServedTable({ marketplaces }: { marketplaces: readonly Marketplace[] }) {
   const served = marketplaces.filter((m) => m.servedSha).sort((a, b) => a.name.localeCompare(b.name));
   return (
     <section aria-labelledby="served-title">
       <h2 id="served-title">Served marketplaces</h2>
-      {served.length === 0 ? (
-        <Empty>Nothing is served yet: a marketplace is served once one of its snapshots is approved.</Empty>
-      ) : (
-        <table className="mp-table">
-          <ColumnHeads columns={['Marketplace', 'Served commit', 'Approved']} />
-          <tbody>
-            {served.slice(0, servedRows).map((m) => {
-              const snapshot = servedSnapshot(m);
-              return (
-                <tr key={m.id}>
-                  <th scope="row">
-                    <Link href={`~/marketplaces/${m.name}`}>{m.name}</Link>
-                  </th>
-                  <td>
-                    <Sha sha={m.servedSha} />
-                  </td>
-                  <td>
-                    <When at={snapshot?.decidedAt} />
-                    {snapshot?.decidedBy ? <span className="muted"> by {snapshot.decidedBy}</span> : null}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
+      <Table
+        className="mp-table"
+        rows={served.slice(0, servedRows)}
+        columns={servedColumns}
+        rowKey={(m) => m.id}
+        empty="Nothing is served yet: a marketplace is served once one of its snapshots is approved."
+      />
       <p>
         <Link href="~/marketplaces">
           {served.length > servedRows ? `All ${served.length} served marketplaces` : 'All marketplaces'}
@@ -117,40 +163,14 @@ function HeldTable({
       <h2 id={id}>{title}</h2>
       {rows === null ? (
         <Loading what="Checking vetting outcomes" />
-      ) : rows.length === 0 ? (
-        <Empty>None.</Empty>
       ) : (
-        <table className="mp-table">
-          <ColumnHeads columns={['Snapshot', 'Marketplace', 'Upstream commit', 'Vetting', 'Captured']} />
-          <tbody>
-            {rows.map(({ marketplace, snapshot }) => {
-              const outcome = vetting.get(snapshot.id)?.outcome;
-              return (
-                <tr key={snapshot.id}>
-                  <th scope="row">
-                    <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link>
-                  </th>
-                  <td>
-                    <Link href={`~/marketplaces/${marketplace}`}>{marketplace}</Link>
-                  </td>
-                  <td>
-                    <Sha sha={snapshot.upstreamSha} />
-                  </td>
-                  <td>
-                    {outcome ? (
-                      <StateBadge state={outcome} label={labelFrom(vettingOutcomeLabels, outcome)} />
-                    ) : (
-                      <span className="muted">not checked here</span>
-                    )}
-                  </td>
-                  <td>
-                    <When at={snapshot.createdAt} />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <Table
+          className="mp-table"
+          rows={rows}
+          columns={heldColumns(vetting)}
+          rowKey={({ snapshot }) => snapshot.id}
+          empty="None."
+        />
       )}
     </section>
   );
@@ -162,30 +182,13 @@ function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace
   return (
     <section aria-labelledby="rejected-title">
       <h2 id="rejected-title">Rejected at ingest</h2>
-      {rows.length === 0 ? (
-        <Empty>None: every last ingest captured a commit that can be reviewed.</Empty>
-      ) : (
-        <table className="mp-table">
-          <ColumnHeads columns={['Marketplace', 'Snapshot', 'Why', 'Captured']} />
-          <tbody>
-            {rows.map(({ marketplace, snapshot }) => (
-              <tr key={snapshot.id}>
-                <th scope="row">
-                  <Link href={`~/marketplaces/${marketplace.name}`}>{marketplace.name}</Link>
-                </th>
-                <td>
-                  <Link href={`~/review/${snapshot.id}`}>#{snapshot.id}</Link>{' '}
-                  <StateBadge state="rejected" label="Rejected" />
-                </td>
-                <td className="overview-reason">{snapshot.violation ?? 'its manifest breaks the rules'}</td>
-                <td>
-                  <When at={snapshot.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        className="mp-table"
+        rows={rows}
+        columns={rejectedColumns}
+        rowKey={({ snapshot }) => snapshot.id}
+        empty="None: every last ingest captured a commit that can be reviewed."
+      />
     </section>
   );
 }

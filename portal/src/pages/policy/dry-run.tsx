@@ -2,7 +2,8 @@
 // and why. The gateway evaluates the expression as the approve gate would; nothing is stored or recorded.
 import { useMutation } from '@tanstack/react-query';
 import { api, data, type Body } from '../../api/client';
-import { ColumnHeads, Empty, ProblemNotice, Sha, StateBadge } from '../../components/ui';
+import { Empty, ProblemNotice, Sha, StateBadge } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 
 type Answer = Body<'/api/v1/policy/dry-run', 'post'>;
 type Verdict = Answer['snapshots'][number];
@@ -18,29 +19,17 @@ function Why({ verdict }: { verdict: Verdict }) {
   );
 }
 
+const deniedColumns: ReadonlyArray<Column<Verdict>> = [
+  { head: 'Snapshot', names: true, cell: (s) => s.id },
+  { head: 'Marketplace', cell: (s) => s.marketplace },
+  { head: 'Commit', cell: (s) => <Sha sha={s.sha} /> },
+  { head: 'State', cell: (s) => <StateBadge state={s.state} /> },
+  { head: 'Why', cell: (s) => <Why verdict={s} /> },
+];
+
 function Denied({ snapshots }: { snapshots: Verdict[] }) {
   return (
-    <table>
-      <caption className="muted">Snapshots this rule would deny</caption>
-      <ColumnHeads columns={['Snapshot', 'Marketplace', 'Commit', 'State', 'Why']} />
-      <tbody>
-        {snapshots.map((s) => (
-          <tr key={s.id}>
-            <th scope="row">{s.id}</th>
-            <td>{s.marketplace}</td>
-            <td>
-              <Sha sha={s.sha} />
-            </td>
-            <td>
-              <StateBadge state={s.state} />
-            </td>
-            <td>
-              <Why verdict={s} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table rows={snapshots} columns={deniedColumns} rowKey={(s) => s.id} caption="Snapshots this rule would deny" />
   );
 }
 

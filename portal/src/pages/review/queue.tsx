@@ -7,7 +7,8 @@ import { Link } from 'wouter';
 import { ingestRejections } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { labelFrom, vettingOutcomeLabels } from '../../components/labels';
-import { ColumnHeads, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { awaitsReview, marketplacesQuery, vettingQuery, type Marketplace, type Snapshot } from './queries';
 import './review.css';
 
@@ -25,6 +26,27 @@ function Outcome({ outcome }: { outcome: string | undefined }) {
   return <StateBadge state={outcome} label={labelFrom(vettingOutcomeLabels, outcome)} />;
 }
 
+/** The snapshot, as a link to its review page: the first cell of both tables. */
+const snapshotColumn: Column<Held> = {
+  head: 'Snapshot',
+  cell: ({ marketplace, snapshot }) => (
+    <Link href={`/${String(snapshot.id)}`}>
+      Snapshot {snapshot.id} of {marketplace.name}
+    </Link>
+  ),
+};
+
+const capturedColumn: Column<Held> = { head: 'Captured', cell: ({ snapshot }) => <When at={snapshot.createdAt} /> };
+
+const queueColumns: ReadonlyArray<Column<Held & { outcome: string | undefined }>> = [
+  snapshotColumn,
+  { head: 'Marketplace', cell: ({ marketplace }) => marketplace.name },
+  { head: 'Commit', cell: ({ snapshot }) => <Sha sha={snapshot.sha} /> },
+  { head: 'Vetting', cell: ({ outcome }) => <Outcome outcome={outcome} /> },
+  capturedColumn,
+  { head: 'Ingested by', cell: ({ snapshot }) => snapshot.ingestedBy ?? <span className="muted">unknown</span> },
+];
+
 function QueueTable({ held }: { held: readonly Held[] }) {
   const outcomes = useQueries({ queries: held.map((h) => vettingQuery(h.snapshot.id)) });
   const blocked = outcomes.filter((q) => q.data?.outcome === 'BLOCKED').length;
@@ -34,34 +56,13 @@ function QueueTable({ held }: { held: readonly Held[] }) {
         {held.length} held snapshot{held.length === 1 ? '' : 's'} waiting for a decision
         {blocked ? `, ${String(blocked)} blocked by vetting` : ''}.
       </p>
-      <table className="review-queue">
-        <ColumnHeads columns={['Snapshot', 'Marketplace', 'Commit', 'Vetting', 'Captured', 'Ingested by']} />
-        <tbody>
-          {held.map(({ marketplace, snapshot }, i) => {
-            const outcome = outcomes[i]?.data?.outcome;
-            return (
-              <tr key={snapshot.id} className={outcome === 'BLOCKED' ? 'blocked-row' : undefined}>
-                <td>
-                  <Link href={`/${String(snapshot.id)}`}>
-                    Snapshot {snapshot.id} of {marketplace.name}
-                  </Link>
-                </td>
-                <td>{marketplace.name}</td>
-                <td>
-                  <Sha sha={snapshot.sha} />
-                </td>
-                <td>
-                  <Outcome outcome={outcome} />
-                </td>
-                <td>
-                  <When at={snapshot.createdAt} />
-                </td>
-                <td>{snapshot.ingestedBy ?? <span className="muted">unknown</span>}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table
+        className="review-queue"
+        rows={held.map((h, i) => ({ ...h, outcome: outcomes[i]?.data?.outcome }))}
+        columns={queueColumns}
+        rowKey={({ snapshot }) => snapshot.id}
+        rowClass={({ outcome }) => (outcome === 'BLOCKED' ? 'blocked-row' : undefined)}
+      />
     </>
   );
 }
@@ -77,24 +78,12 @@ function RejectedAtIngest({ marketplaces }: { marketplaces: readonly Marketplace
         The last ingest of {rows.length === 1 ? 'this marketplace' : 'these marketplaces'} captured a commit whose
         marketplace.json breaks the rules: fix it upstream, then ingest again.
       </p>
-      <table className="review-queue">
-        <ColumnHeads columns={['Snapshot', 'Why', 'Captured']} />
-        <tbody>
-          {rows.map(({ marketplace, snapshot }) => (
-            <tr key={snapshot.id}>
-              <td>
-                <Link href={`/${String(snapshot.id)}`}>
-                  Snapshot {snapshot.id} of {marketplace.name}
-                </Link>
-              </td>
-              <td>{snapshot.violation}</td>
-              <td>
-                <When at={snapshot.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        className="review-queue"
+        rows={rows}
+        columns={[snapshotColumn, { head: 'Why', cell: ({ snapshot }) => snapshot.violation }, capturedColumn]}
+        rowKey={({ snapshot }) => snapshot.id}
+      />
     </section>
   );
 }

@@ -5,9 +5,10 @@
 // the snapshot's reads are simply read again.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, data } from '../../api/client';
+import { api, data, type Body } from '../../api/client';
 import { humanize } from '../../components/labels';
-import { ColumnHeads, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { splitLocation } from './queries';
 
 export type Waivable = Readonly<{ ruleId: string; location: string; connector: string }>;
@@ -114,6 +115,25 @@ function WaiverState({ state }: { state: 'active' | 'revoked' | 'lapsed' }) {
   return <StateBadge state={state} label={humanize(state)} />;
 }
 
+type Listed = Body<'/api/v1/marketplaces/{name}/waivers', 'get'>[number];
+
+const waiverColumns: ReadonlyArray<Column<Listed>> = [
+  { head: 'Rule', cell: (w) => <code>{w.ruleId}</code> },
+  {
+    head: 'Scope',
+    cell: (w) => (
+      <>
+        {w.scope === 'SNAPSHOT' ? 'This commit' : 'Under a path'}{' '}
+        <code className="sha">{w.scope === 'SNAPSHOT' ? w.scopeValue.slice(0, 12) : w.scopeValue}</code>
+      </>
+    ),
+  },
+  { head: 'Justification', cell: (w) => w.justification },
+  { head: 'By', cell: (w) => w.approvedBy },
+  { head: 'Expires', cell: (w) => <When at={w.expiresAt} /> },
+  { head: 'State', cell: (w) => <WaiverState state={w.active ? 'active' : w.revokedAt ? 'revoked' : 'lapsed'} /> },
+];
+
 export function Waivers({ marketplace, id, canRevoke }: { marketplace: string; id: number; canRevoke: boolean }) {
   const list = useQuery({
     queryKey: waiversKey(marketplace),
@@ -130,52 +150,30 @@ export function Waivers({ marketplace, id, canRevoke }: { marketplace: string; i
     <>
       <h2>Waivers of {marketplace}</h2>
       <Loaded query={list}>
-        {(waivers) =>
-          waivers.length ? (
-            <table>
-              <ColumnHeads
-                columns={['Rule', 'Scope', 'Justification', 'By', 'Expires', 'State', canRevoke ? 'Revoke' : null]}
-              />
-              <tbody>
-                {waivers.map((w) => (
-                  <tr key={w.id}>
-                    <td>
-                      <code>{w.ruleId}</code>
-                    </td>
-                    <td>
-                      {w.scope === 'SNAPSHOT' ? 'This commit' : 'Under a path'}{' '}
-                      <code className="sha">{w.scope === 'SNAPSHOT' ? w.scopeValue.slice(0, 12) : w.scopeValue}</code>
-                    </td>
-                    <td>{w.justification}</td>
-                    <td>{w.approvedBy}</td>
-                    <td>
-                      <When at={w.expiresAt} />
-                    </td>
-                    <td>
-                      <WaiverState state={w.active ? 'active' : w.revokedAt ? 'revoked' : 'lapsed'} />
-                    </td>
-                    {canRevoke ? (
-                      <td>
-                        {w.active ? (
-                          <button
-                            type="button"
-                            className="secondary"
-                            disabled={revoke.isPending}
-                            onClick={() => revoke.mutate(w.id)}
-                          >
-                            Revoke waiver {w.id}
-                          </button>
-                        ) : null}
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : (
-            <Empty>No waivers for this marketplace.</Empty>
-          )
-        }
+        {(waivers) => (
+          <Table
+            rows={waivers}
+            columns={[
+              ...waiverColumns,
+              {
+                head: canRevoke && 'Revoke',
+                cell: (w) =>
+                  w.active ? (
+                    <button
+                      type="button"
+                      className="secondary"
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate(w.id)}
+                    >
+                      Revoke waiver {w.id}
+                    </button>
+                  ) : null,
+              },
+            ]}
+            rowKey={(w) => w.id}
+            empty="No waivers for this marketplace."
+          />
+        )}
       </Loaded>
       <ProblemNotice error={revoke.error} />
     </>
