@@ -1,9 +1,10 @@
 // The ledger browser's filter (decision 420): marketplace, principal, event and a time range in the reader's
 // own time zone, each sent to GET /api/v1/audit, which narrows server-side; and whether related entries are
 // grouped on one row (decision 422). Submitting starts again at the newest entry.
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent, type InputHTMLAttributes } from 'react';
 import { Link, useLocation } from 'wouter';
 import { eventLabel } from '../../components/ledger-groups';
+import { Options } from '../../components/ui';
 import { isFiltered, ledgerHref, noFilter, type LedgerAt } from './ledger-address';
 
 /** Ledger events a reader is likely to look for; any other name may be typed. */
@@ -53,31 +54,47 @@ export function instantOfInput(value: string, end: boolean): string | null {
   return new Date(end ? at + precision - 1 : at).toISOString();
 }
 
-function Field({ id, label, children }: { id: string; label: string; children: ReactNode }) {
-  return (
-    <div className="audit-field">
-      <label htmlFor={id}>{label}</label>
-      {children}
-    </div>
-  );
-}
+type FieldKey = 'marketplace' | 'principal' | 'event' | 'from' | 'to';
+
+const instant: InputHTMLAttributes<HTMLInputElement> = { type: 'datetime-local', step: 1 };
+
+/** The filter's fields in the order shown, each with its input's own attributes. */
+const fields: ReadonlyArray<{ key: FieldKey; label: string; input: InputHTMLAttributes<HTMLInputElement> }> = [
+  { key: 'marketplace', label: 'Marketplace', input: { placeholder: 'name as recorded', maxLength: 63 } },
+  { key: 'principal', label: 'Principal', input: { placeholder: 'who acted, exactly', maxLength: 256 } },
+  {
+    key: 'event',
+    label: 'Event',
+    input: {
+      list: 'ledger-events',
+      placeholder: 'e.g. snapshot-approved',
+      pattern: '[a-z][a-z0-9\\-]{0,63}',
+      title: 'A ledger event name: lower case letters, digits and hyphens',
+    },
+  },
+  { key: 'from', label: 'From', input: instant },
+  { key: 'to', label: 'To', input: instant },
+];
 
 export function LedgerFilterForm({ at }: { at: LedgerAt }) {
   const [, navigate] = useLocation();
-  const [marketplace, setMarketplace] = useState(at.marketplace ?? '');
-  const [principal, setPrincipal] = useState(at.principal ?? '');
-  const [event, setEvent] = useState(at.event ?? '');
-  const [from, setFrom] = useState(localInput(at.from));
-  const [to, setTo] = useState(localInput(at.to));
+  const [values, setValues] = useState<Record<FieldKey, string>>({
+    marketplace: at.marketplace ?? '',
+    principal: at.principal ?? '',
+    event: at.event ?? '',
+    from: localInput(at.from),
+    to: localInput(at.to),
+  });
+  const text = (key: FieldKey) => values[key].trim() || null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     navigate(
       ledgerHref({
-        marketplace: marketplace.trim() || null,
-        principal: principal.trim() || null,
-        event: event.trim() || null,
-        from: instantOfInput(from, false),
-        to: instantOfInput(to, true),
+        marketplace: text('marketplace'),
+        principal: text('principal'),
+        event: text('event'),
+        from: instantOfInput(values.from, false),
+        to: instantOfInput(values.to, true),
         limit: at.limit,
         grouped: at.grouped,
       }),
@@ -86,54 +103,22 @@ export function LedgerFilterForm({ at }: { at: LedgerAt }) {
   return (
     <form className="audit-filter" onSubmit={submit} role="search" aria-label="Filter the ledger">
       <div className="audit-filter-fields">
-        <Field id="ledger-marketplace" label="Marketplace">
-          <input
-            id="ledger-marketplace"
-            value={marketplace}
-            onChange={(e) => setMarketplace(e.target.value)}
-            placeholder="name as recorded"
-            maxLength={63}
-          />
-        </Field>
-        <Field id="ledger-principal" label="Principal">
-          <input
-            id="ledger-principal"
-            value={principal}
-            onChange={(e) => setPrincipal(e.target.value)}
-            placeholder="who acted, exactly"
-            maxLength={256}
-          />
-        </Field>
-        <Field id="ledger-event" label="Event">
-          <input
-            id="ledger-event"
-            value={event}
-            onChange={(e) => setEvent(e.target.value)}
-            list="ledger-events"
-            placeholder="e.g. snapshot-approved"
-            pattern="[a-z][a-z0-9\-]{0,63}"
-            title="A ledger event name: lower case letters, digits and hyphens"
-          />
-          <datalist id="ledger-events">
-            {knownEvents.map((name) => (
-              <option key={name} value={name}>
-                {eventLabel(name)}
-              </option>
-            ))}
-          </datalist>
-        </Field>
-        <Field id="ledger-from" label="From">
-          <input
-            id="ledger-from"
-            type="datetime-local"
-            step={1}
-            value={from}
-            onChange={(e) => setFrom(e.target.value)}
-          />
-        </Field>
-        <Field id="ledger-to" label="To">
-          <input id="ledger-to" type="datetime-local" step={1} value={to} onChange={(e) => setTo(e.target.value)} />
-        </Field>
+        {fields.map(({ key, label, input }) => (
+          <div key={key} className="audit-field">
+            <label htmlFor={`ledger-${key}`}>{label}</label>
+            <input
+              id={`ledger-${key}`}
+              {...input}
+              value={values[key]}
+              onChange={(e) => setValues({ ...values, [key]: e.target.value })}
+            />
+            {key === 'event' ? (
+              <datalist id="ledger-events">
+                <Options values={knownEvents} label={eventLabel} />
+              </datalist>
+            ) : null}
+          </div>
+        ))}
       </div>
       <div className="row">
         <button type="submit">Filter</button>
