@@ -62,14 +62,9 @@ export const entryQuery = (id: number) => ({
   },
 });
 
-export const sinksKey = ['audit', 'sinks'] as const;
-export const sinksQuery = () => ({ queryKey: sinksKey, queryFn: () => data(api.GET('/api/v1/audit/sinks')) });
-
-export const subscribersKey = ['audit', 'webhooks'] as const;
-export const subscribersQuery = () => ({
-  queryKey: subscribersKey,
-  queryFn: () => data(api.GET('/api/v1/webhooks')),
-});
+/** The reads a change on these pages refreshes: each query's own key is what the change invalidates. */
+export const sinksQuery = { queryKey: ['audit', 'sinks'], queryFn: () => data(api.GET('/api/v1/audit/sinks')) };
+export const subscribersQuery = { queryKey: ['audit', 'webhooks'], queryFn: () => data(api.GET('/api/v1/webhooks')) };
 
 export const eventKindsQuery = () => ({
   queryKey: ['audit', 'webhook-events'],
@@ -114,14 +109,11 @@ export const estateQuery = () => ({
   },
 });
 
-export const mirrorKey = ['audit', 'mirror'] as const;
-export const mirrorQuery = () => ({ queryKey: mirrorKey, queryFn: () => data(api.GET('/api/v1/mirror/drift')) });
-
-export const retentionKey = ['audit', 'retention'] as const;
-export const retentionQuery = () => ({
-  queryKey: retentionKey,
+export const mirrorQuery = { queryKey: ['audit', 'mirror'], queryFn: () => data(api.GET('/api/v1/mirror/drift')) };
+export const retentionQuery = {
+  queryKey: ['audit', 'retention'],
   queryFn: () => data(api.GET('/api/v1/retention/candidates')),
-});
+};
 
 /** What was served at `at` (null: now), from the recorded events (docs/audit-time-travel.md). */
 export const servedQuery = (at: string | null) => ({

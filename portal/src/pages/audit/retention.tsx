@@ -7,7 +7,7 @@ import { Loaded, ProblemNotice, Sha, StateBadge, When } from '../../components/u
 import { Table, type Column } from '../../components/table';
 import { humanize, labelFrom, snapshotStateLabels } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
-import { retentionKey, retentionQuery, type RetentionCandidate } from './queries';
+import { retentionQuery, type RetentionCandidate } from './queries';
 
 const candidateColumns: ReadonlyArray<Column<RetentionCandidate>> = [
   { head: 'Snapshot', cell: (c) => c.snapshotId },
@@ -29,8 +29,8 @@ const candidateColumns: ReadonlyArray<Column<RetentionCandidate>> = [
 
 export function RetentionPanel({ admin }: { admin: boolean }) {
   const queries = useQueryClient();
-  const query = useQuery(retentionQuery());
-  const refresh = () => queries.invalidateQueries({ queryKey: retentionKey });
+  const query = useQuery(retentionQuery);
+  const refresh = () => queries.invalidateQueries({ queryKey: retentionQuery.queryKey });
   const evaluate = useMutation({
     mutationFn: () => data(api.POST('/api/v1/retention/evaluate')),
     onSuccess: refresh,

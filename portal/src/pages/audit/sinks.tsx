@@ -7,7 +7,7 @@ import { useSession } from '../../api/session';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge } from '../../components/ui';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Deliveries } from './deliveries';
-import { sinksKey, sinksQuery, type Sink } from './queries';
+import { sinksQuery, type Sink } from './queries';
 
 type Created = Body<'/api/v1/audit/sinks', 'post'>;
 
@@ -22,7 +22,7 @@ function CreateSink({ onCreated }: { onCreated: (sink: Created) => void }) {
       setName('');
       setUrl('');
       onCreated(sink);
-      await queries.invalidateQueries({ queryKey: sinksKey });
+      await queries.invalidateQueries({ queryKey: sinksQuery.queryKey });
     },
   });
   const submit = (event: FormEvent) => {
@@ -63,7 +63,7 @@ function CreateSink({ onCreated }: { onCreated: (sink: Created) => void }) {
 function SinkActions({ sink }: { sink: Sink }) {
   const queries = useQueryClient();
   const [position, setPosition] = useState('0');
-  const refresh = () => queries.invalidateQueries({ queryKey: sinksKey });
+  const refresh = () => queries.invalidateQueries({ queryKey: sinksQuery.queryKey });
   const path = { params: { path: { id: sink.id } } };
   const cursor = useMutation({
     mutationFn: () =>
@@ -148,7 +148,7 @@ function SinkCard({ sink, admin }: { sink: Sink; admin: boolean }) {
 
 export function Sinks() {
   const { admin } = useSession();
-  const query = useQuery(sinksQuery());
+  const query = useQuery(sinksQuery);
   const [created, setCreated] = useState<Created | null>(null);
   let shown: ReactNode = null;
   if (created)

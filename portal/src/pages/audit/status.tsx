@@ -8,7 +8,7 @@ import { Table, type Column } from '../../components/table';
 import { humanize } from '../../components/labels';
 import { ConfirmButton } from '../../components/confirm-button';
 import { RetentionPanel } from './retention';
-import { estateKey, estateQuery, mirrorKey, mirrorQuery, type EstateReport, type MirrorReport } from './queries';
+import { estateKey, estateQuery, mirrorQuery, type EstateReport, type MirrorReport } from './queries';
 import { AuditTabs } from './tabs';
 
 function NotConfigured({ children }: { children: string }) {
@@ -115,10 +115,10 @@ function Mirror({ reports }: { reports: readonly MirrorReport[] }) {
 
 function MirrorPanel() {
   const queries = useQueryClient();
-  const query = useQuery(mirrorQuery());
+  const query = useQuery(mirrorQuery);
   const reconcile = useMutation({
     mutationFn: () => data(api.POST('/api/v1/mirror/reconcile')),
-    onSuccess: (reports) => queries.setQueryData(mirrorKey, reports),
+    onSuccess: (reports) => queries.setQueryData(mirrorQuery.queryKey, reports),
   });
   const enabled = query.data?.some((report) => report.enabled) ?? false;
   return (

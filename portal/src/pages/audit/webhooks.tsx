@@ -6,7 +6,7 @@ import { api, data, type Body } from '../../api/client';
 import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Deliveries } from './deliveries';
-import { eventKindsQuery, subscribersKey, subscribersQuery, type Subscriber } from './queries';
+import { eventKindsQuery, subscribersQuery, type Subscriber } from './queries';
 
 type Created = Body<'/api/v1/webhooks', 'post'>;
 
@@ -56,7 +56,7 @@ function CreateSubscriber({ onCreated }: { onCreated: (subscriber: Created) => v
       setDescription('');
       setEvents(new Set());
       onCreated(subscriber);
-      await queries.invalidateQueries({ queryKey: subscribersKey });
+      await queries.invalidateQueries({ queryKey: subscribersQuery.queryKey });
     },
   });
   const submit = (event: FormEvent) => {
@@ -86,7 +86,7 @@ function SubscriberCard({ subscriber }: { subscriber: Subscriber }) {
   const [open, setOpen] = useState(false);
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: subscriber.id } } })),
-    onSuccess: () => queries.invalidateQueries({ queryKey: subscribersKey }),
+    onSuccess: () => queries.invalidateQueries({ queryKey: subscribersQuery.queryKey }),
   });
   return (
     <li className="card audit-item">
@@ -124,7 +124,7 @@ function SubscriberCard({ subscriber }: { subscriber: Subscriber }) {
 }
 
 export function Webhooks() {
-  const query = useQuery(subscribersQuery());
+  const query = useQuery(subscribersQuery);
   const [created, setCreated] = useState<Created | null>(null);
   return (
     <section aria-labelledby="webhooks-title">

@@ -6,19 +6,11 @@ import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
 import { humanize } from '../../components/labels';
 import { ColumnHeads, Empty, Loaded, Sha, StateBadge, When } from '../../components/ui';
-import {
-  collisionsQuery,
-  fourEyesQuery,
-  licensesQuery,
-  provenanceQuery,
-  releaseAgeQuery,
-  snapshotKey,
-  type Located,
-} from './queries';
+import { snapshotKey, snapshotQuery, type Located } from './queries';
 import { Facts } from './facts';
 
 function Licenses({ id }: { id: number }) {
-  const report = useQuery(licensesQuery(id));
+  const report = useQuery(snapshotQuery(id, 'licenses'));
   return (
     <Loaded query={report}>
       {(r) =>
@@ -52,7 +44,7 @@ const days = (ms: number): string =>
   ms >= 86_400_000 ? `${(ms / 86_400_000).toFixed(1)} days` : `${(ms / 3_600_000).toFixed(1)} hours`;
 
 function ReleaseAge({ id }: { id: number }) {
-  const age = useQuery(releaseAgeQuery(id));
+  const age = useQuery(snapshotQuery(id, 'release-age'));
   return (
     <Loaded query={age}>
       {(a) => (
@@ -69,7 +61,7 @@ function ReleaseAge({ id }: { id: number }) {
 }
 
 function Provenance({ id }: { id: number }) {
-  const p = useQuery(provenanceQuery(id));
+  const p = useQuery(snapshotQuery(id, 'provenance'));
   return (
     <Loaded query={p}>
       {(v) => (
@@ -91,7 +83,7 @@ function Provenance({ id }: { id: number }) {
 }
 
 function FourEyes({ id }: { id: number }) {
-  const f = useQuery(fourEyesQuery(id));
+  const f = useQuery(snapshotQuery(id, 'four-eyes'));
   return (
     <Loaded query={f}>
       {(v) => (
@@ -115,7 +107,7 @@ function FourEyes({ id }: { id: number }) {
 }
 
 function Collisions({ id }: { id: number }) {
-  const c = useQuery(collisionsQuery(id));
+  const c = useQuery(snapshotQuery(id, 'name-collisions'));
   return (
     <Loaded query={c}>
       {(v) =>

@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { humanize } from '../../components/labels';
 import { ColumnHeads, Empty, Loaded, Sha, StateBadge } from '../../components/ui';
 import { CapabilityChanges } from './capabilities';
-import { contentDiffQuery, contentQuery, type Inventory as InventoryData, type Plugin } from './queries';
+import { snapshotQuery, type Inventory as InventoryData, type Plugin } from './queries';
 
 type Added = Readonly<{ kind: string; plugin: string; what: string; detail: string }>;
 
@@ -64,8 +64,8 @@ function TrustTable({ added }: { added: readonly Added[] }) {
 }
 
 function NewlyTrusted({ id, baseline }: { id: number; baseline: number | null }) {
-  const now = useQuery(contentQuery(id));
-  const before = useQuery({ ...contentQuery(baseline ?? 0), enabled: baseline !== null });
+  const now = useQuery(snapshotQuery(id, 'content'));
+  const before = useQuery({ ...snapshotQuery(baseline ?? 0, 'content'), enabled: baseline !== null });
   const both = {
     isPending: now.isPending || (baseline !== null && before.isPending),
     error: now.error ?? before.error,
@@ -95,7 +95,7 @@ function NewlyTrusted({ id, baseline }: { id: number; baseline: number | null })
 }
 
 export function Consent({ id }: { id: number }) {
-  const diff = useQuery(contentDiffQuery(id));
+  const diff = useQuery(snapshotQuery(id, 'content-diff'));
   return (
     <Loaded query={diff}>
       {(d) => (
@@ -174,7 +174,7 @@ function Components({ title, items }: { title: string; items: readonly { name: s
 }
 
 export function Inventory({ id }: { id: number }) {
-  const content = useQuery(contentQuery(id));
+  const content = useQuery(snapshotQuery(id, 'content'));
   return (
     <Loaded query={content}>
       {(inventory) => (

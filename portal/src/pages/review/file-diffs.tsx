@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { humanize } from '../../components/labels';
 import { Empty, Loaded, Sha } from '../../components/ui';
-import { fileDiffQuery, forbidden } from './queries';
+import { forbidden, snapshotQuery } from './queries';
 
 export const previewNeedsRole = 'File previews need the approver role for this marketplace, or the admin role.';
 
@@ -31,7 +31,7 @@ function UnifiedDiff({ text }: { text: string }) {
 }
 
 export function FileDiffs({ id }: { id: number }) {
-  const diff = useQuery({ ...fileDiffQuery(id), retry: false });
+  const diff = useQuery({ ...snapshotQuery(id, 'diff'), retry: false });
   if (forbidden(diff.error)) return <p className="notice notice-warn">{previewNeedsRole}</p>;
   return (
     <Loaded query={diff}>

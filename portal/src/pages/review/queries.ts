@@ -35,52 +35,29 @@ const path = (id: number) => ({ params: { path: { id } } });
 
 export const snapshotKey = (id: number, what: string) => ['snapshot', id, what] as const;
 
+/** What a snapshot answers at GET /api/v1/snapshots/{id}/<what>, each cached under its own name. */
+export type SnapshotRead =
+  | 'vetting'
+  | 'content'
+  | 'content-diff'
+  | 'diff'
+  | 'licenses'
+  | 'provenance'
+  | 'release-age'
+  | 'four-eyes'
+  | 'name-collisions';
+
+export const snapshotQuery = <W extends SnapshotRead>(id: number, what: W) => ({
+  queryKey: snapshotKey(id, what),
+  // Every such read takes the snapshot's id alone, so the request is the same whichever `what` it is.
+  queryFn: () =>
+    data(api.GET(`/api/v1/snapshots/{id}/${what as SnapshotRead}`, path(id))) as Promise<
+      Body<`/api/v1/snapshots/{id}/${W}`, 'get'>
+    >,
+});
+
 /** Read again on every visit: the outcome is recomputed from the waivers active at that instant (docs/vetting.md). */
-export const vettingQuery = (id: number) => ({
-  refetchOnMount: 'always' as const,
-  queryKey: snapshotKey(id, 'vetting'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/vetting', path(id))),
-});
-
-export const contentQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'content'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/content', path(id))),
-});
-
-export const contentDiffQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'content-diff'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/content-diff', path(id))),
-});
-
-export const fileDiffQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'diff'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/diff', path(id))),
-});
-
-export const licensesQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'licenses'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/licenses', path(id))),
-});
-
-export const provenanceQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'provenance'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/provenance', path(id))),
-});
-
-export const releaseAgeQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'release-age'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/release-age', path(id))),
-});
-
-export const fourEyesQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'four-eyes'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/four-eyes', path(id))),
-});
-
-export const collisionsQuery = (id: number) => ({
-  queryKey: snapshotKey(id, 'name-collisions'),
-  queryFn: () => data(api.GET('/api/v1/snapshots/{id}/name-collisions', path(id))),
-});
+export const vettingQuery = (id: number) => ({ ...snapshotQuery(id, 'vetting'), refetchOnMount: 'always' as const });
 
 export const fileQuery = (id: number, file: string) => ({
   queryKey: snapshotKey(id, `file:${file}`),
