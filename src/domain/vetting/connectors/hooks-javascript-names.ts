@@ -4,31 +4,16 @@
 // `zlib.inflateSync`, `'…'.split('').reverse().join('')`, `[…].map(c => String.fromCharCode(c))`.
 import { base64, charCodes, decoded, hex, mayBeCode } from './hooks-decode.ts';
 import { usesEnvironment } from './hooks-effects.ts';
-import {
-  addRest,
-  assign,
-  concat,
-  dataOf,
-  elementOf,
-  empty,
-  join,
-  joinAll,
-  labelsOf,
-  pushItem,
-  setItems,
-  text,
-  withTaint,
-  type Value,
-} from './hooks-flow.ts';
+import * as flow from './hooks-flow.ts';
 import type { JsCall } from './hooks-javascript-api.ts';
 import { itemsOf } from './hooks-javascript-context.ts';
 
-const arg = (c: JsCall, i: number): Value => c.args[i] ?? empty;
+const arg = (c: JsCall, i: number): flow.Value => c.args[i] ?? flow.empty;
 
-function list(c: JsCall, items: readonly Value[] | null, rest: Value): Value {
+function list(c: JsCall, items: readonly flow.Value[] | null, rest: flow.Value): flow.Value {
   const obj = c.site('list');
-  if (items !== null) setItems(c.flow, obj, items);
-  else addRest(c.flow, obj, rest);
+  if (items !== null) flow.setItems(c.flow, obj, items);
+  else flow.addRest(c.flow, obj, rest);
   return { objs: [obj] };
 }
 
@@ -40,15 +25,18 @@ const percent = (s: string): string | undefined => {
   }
 };
 
-const codes = (c: JsCall): Value => {
+const codes = (c: JsCall): flow.Value => {
   const values = c.args.length === 1 && itemsOf(arg(c, 0)) ? itemsOf(arg(c, 0))! : c.args;
   const numbers = values.map((v) => v.num);
   const known = numbers.every((n): n is number => n !== undefined) ? charCodes(numbers) : undefined;
-  const labels = [...values.flatMap((v) => labelsOf(v)), ...(mayBeCode(known) ? ['decoded:String.fromCharCode'] : [])];
-  return known === undefined ? { taint: labels } : text(known, labels);
+  const labels = [
+    ...values.flatMap((v) => flow.labelsOf(v)),
+    ...(mayBeCode(known) ? ['decoded:String.fromCharCode'] : []),
+  ];
+  return known === undefined ? { taint: labels } : flow.text(known, labels);
 };
 
-type Handler = (c: JsCall) => Value;
+type Handler = (c: JsCall) => flow.Value;
 const handlers: Readonly<Record<string, Handler>> = {
   atob: (c) => decoded(arg(c, 0), 'atob', base64),
   'Buffer.from': (c) => {
@@ -72,28 +60,28 @@ const handlers: Readonly<Record<string, Handler>> = {
   'Object.keys': (c) => spread(c),
   'Object.values': (c) => spread(c),
   'Object.entries': (c) => spread(c),
-  'Object.fromEntries': (c) => ({ taint: labelsOf(arg(c, 0)) }),
+  'Object.fromEntries': (c) => ({ taint: flow.labelsOf(arg(c, 0)) }),
   'Object.assign': (c) => {
     const target = arg(c, 0);
     for (const source of c.args.slice(1)) {
       for (const obj of target.objs ?? []) {
-        for (const from of source.objs ?? []) for (const [k, v] of from.fields) assign(c.flow, obj.fields, k, v);
-        addRest(c.flow, obj, dataOf(source));
+        for (const from of source.objs ?? []) for (const [k, v] of from.fields) flow.assign(c.flow, obj.fields, k, v);
+        flow.addRest(c.flow, obj, flow.dataOf(source));
       }
     }
-    return withTaint(
+    return flow.withTaint(
       target,
       c.args.slice(1).flatMap((a) => a.taint ?? []),
     );
   },
-  'Reflect.get': (c) => (arg(c, 1).str !== undefined ? c.attribute(arg(c, 0), arg(c, 1).str!) : dataOf(arg(c, 0))),
+  'Reflect.get': (c) => (arg(c, 1).str !== undefined ? c.attribute(arg(c, 0), arg(c, 1).str!) : flow.dataOf(arg(c, 0))),
   'Reflect.apply': (c) => c.callback(arg(c, 0), itemsOf(arg(c, 2)) ?? []),
-  'JSON.parse': (c) => ({ taint: labelsOf(arg(c, 0)) }),
+  'JSON.parse': (c) => ({ taint: flow.labelsOf(arg(c, 0)) }),
   'Array.from': (c) =>
     list(
       c,
-      itemsOf(arg(c, 0)) ?? (arg(c, 0).str !== undefined ? [...arg(c, 0).str!].map((ch) => text(ch)) : null),
-      elementOf(arg(c, 0)),
+      itemsOf(arg(c, 0)) ?? (arg(c, 0).str !== undefined ? [...arg(c, 0).str!].map((ch) => flow.text(ch)) : null),
+      flow.elementOf(arg(c, 0)),
     ),
   'Promise.resolve': (c) => arg(c, 0),
   'Object.getPrototypeOf': (c) => arg(c, 0),
@@ -105,8 +93,8 @@ const handlers: Readonly<Record<string, Handler>> = {
   'path.resolve': (c) => joinPath(c.args),
   'path.dirname': (c) => {
     const p = arg(c, 0);
-    if (p.str === undefined) return dataOf(p);
-    return text(
+    if (p.str === undefined) return flow.dataOf(p);
+    return flow.text(
       /^\$__dir__(?:\/\.\.)*$/.test(p.str) ? `${p.str}/..` : p.str.includes('/') ? p.str.replace(/\/[^/]*$/, '') : '.',
     );
   },
@@ -114,43 +102,43 @@ const handlers: Readonly<Record<string, Handler>> = {
 };
 
 /** `Object.entries(process.env)`: every element of it, the environment read as data. */
-function spread(c: JsCall): Value {
+function spread(c: JsCall): flow.Value {
   usesEnvironment(c.flow, c.node, arg(c, 0));
-  return list(c, null, elementOf(arg(c, 0)));
+  return list(c, null, flow.elementOf(arg(c, 0)));
 }
 
-const fromFileUrl = (value: Value): Value =>
-  value.str !== undefined ? text(value.str.replace(/^file:\/\//, ''), value.taint) : value;
+const fromFileUrl = (value: flow.Value): flow.Value =>
+  value.str !== undefined ? flow.text(value.str.replace(/^file:\/\//, ''), value.taint) : value;
 
 /** `path.join(__dirname, 'x.js')`: a later absolute part starts again. */
-function joinPath(parts: readonly Value[]): Value {
-  let out: Value[] = [];
+function joinPath(parts: readonly flow.Value[]): flow.Value {
+  let out: flow.Value[] = [];
   for (const part of parts) {
     if (part.str !== undefined && /^(?:\/|~)/.test(part.str)) out = [part];
-    else out.push(...(out.length > 0 ? [text('/'), part] : [part]));
+    else out.push(...(out.length > 0 ? [flow.text('/'), part] : [part]));
   }
-  return concat(out);
+  return flow.concat(out);
 }
 
 /** A builtin by canonical name; undefined when it is none of these. */
-export const builtinCall = (c: JsCall): Value | undefined => handlers[c.name]?.(c);
+export const builtinCall = (c: JsCall): flow.Value | undefined => handlers[c.name]?.(c);
 
 /** `new URL('./x.js', import.meta.url)`: the URL of the file next to the script. */
-export function newUrl(c: JsCall): Value {
+export function newUrl(c: JsCall): flow.Value {
   const [relative, base] = [arg(c, 0), arg(c, 1)];
   if (relative.str !== undefined && base.str !== undefined && /^file:\/\//.test(base.str))
-    return text(`${base.str.replace(/\/[^/]*$/, '')}/${relative.str.replace(/^\.\//, '')}`.replace(/\/\.$/, ''));
-  return concat([relative]);
+    return flow.text(`${base.str.replace(/\/[^/]*$/, '')}/${relative.str.replace(/^\.\//, '')}`.replace(/\/\.$/, ''));
+  return flow.concat([relative]);
 }
 
 /** Methods of text and arrays, folded when known; undefined when the receiver is neither. */
-export function valueMethod(c: JsCall, receiver: Value, method: string): Value | undefined {
+export function valueMethod(c: JsCall, receiver: flow.Value, method: string): flow.Value | undefined {
   if (receiver.str !== undefined || receiver.template !== undefined) return stringMethod(c, receiver, method);
   return arrayMethod(c, receiver, method);
 }
 
 /** `split`, `replace`, `slice`, `toLowerCase` … of text, folded when it is known. */
-function stringMethod(c: JsCall, receiver: Value, method: string): Value | undefined {
+function stringMethod(c: JsCall, receiver: flow.Value, method: string): flow.Value | undefined {
   const known = receiver.str;
   const first = arg(c, 0);
   switch (method) {
@@ -158,20 +146,20 @@ function stringMethod(c: JsCall, receiver: Value, method: string): Value | undef
       if (known !== undefined && first.str !== undefined)
         return list(
           c,
-          known.split(first.str).map((s) => text(s, receiver.taint)),
-          empty,
+          known.split(first.str).map((s) => flow.text(s, receiver.taint)),
+          flow.empty,
         );
-      return list(c, null, dataOf(receiver));
+      return list(c, null, flow.dataOf(receiver));
     case 'concat':
-      return concat([receiver, ...c.args]);
+      return flow.concat([receiver, ...c.args]);
     case 'replace':
     case 'replaceAll':
       if (known !== undefined && first.str !== undefined && arg(c, 1).str !== undefined)
-        return text(
+        return flow.text(
           method === 'replace' ? known.replace(first.str, arg(c, 1).str!) : known.replaceAll(first.str, arg(c, 1).str!),
           receiver.taint,
         );
-      return { taint: labelsOf(receiver) };
+      return { taint: flow.labelsOf(receiver) };
     case 'toLowerCase':
     case 'toUpperCase':
     case 'trim':
@@ -179,7 +167,7 @@ function stringMethod(c: JsCall, receiver: Value, method: string): Value | undef
     case 'valueOf':
     case 'normalize':
       if (known === undefined) return receiver;
-      return text(
+      return flow.text(
         method === 'toLowerCase'
           ? known.toLowerCase()
           : method === 'toUpperCase'
@@ -193,42 +181,42 @@ function stringMethod(c: JsCall, receiver: Value, method: string): Value | undef
     case 'substring':
     case 'substr':
       if (known !== undefined && first.num !== undefined)
-        return text(
+        return flow.text(
           method === 'substr' ? known.substr(first.num, arg(c, 1).num) : known[method](first.num, arg(c, 1).num),
           receiver.taint,
         );
-      return dataOf(receiver);
+      return flow.dataOf(receiver);
     case 'charAt':
     case 'at':
       return known !== undefined && first.num !== undefined
-        ? text(known.at(first.num) ?? '', receiver.taint)
-        : dataOf(receiver);
+        ? flow.text(known.at(first.num) ?? '', receiver.taint)
+        : flow.dataOf(receiver);
     default:
       return undefined;
   }
 }
 
 /** `join`, `map`, `reverse`, `reduce`, `push` … of arrays; callbacks are called with the elements. */
-function arrayMethod(c: JsCall, receiver: Value, method: string): Value | undefined {
+function arrayMethod(c: JsCall, receiver: flow.Value, method: string): flow.Value | undefined {
   const first = arg(c, 0);
   const items = itemsOf(receiver);
   if (items === null && !(receiver.objs ?? []).some((o) => o.kind === 'list')) return undefined;
-  const element = elementOf(receiver);
+  const element = flow.elementOf(receiver);
   switch (method) {
     case 'join':
       if (items !== null) {
         const sep = first.str ?? ',';
-        return concat(items.flatMap((item, i) => (i === 0 ? [item] : [text(sep), item])));
+        return flow.concat(items.flatMap((item, i) => (i === 0 ? [item] : [flow.text(sep), item])));
       }
-      return { taint: labelsOf(receiver) };
+      return { taint: flow.labelsOf(receiver) };
     case 'reverse':
     case 'toReversed':
       return items === null
         ? receiver
         : list(
             c,
-            [...items].reverse().map((i) => withTaint(i, ['decoded:reverse'])),
-            empty,
+            [...items].reverse().map((i) => flow.withTaint(i, ['decoded:reverse'])),
+            flow.empty,
           );
     case 'map':
     case 'flatMap':
@@ -236,7 +224,7 @@ function arrayMethod(c: JsCall, receiver: Value, method: string): Value | undefi
         return list(
           c,
           items.map((item, i) => c.callback(first, [item, { num: i }])),
-          empty,
+          flow.empty,
         );
       return list(c, null, c.callback(first, [element]));
     case 'filter':
@@ -250,7 +238,7 @@ function arrayMethod(c: JsCall, receiver: Value, method: string): Value | undefi
         ? list(
             c,
             items && c.args.every((a) => itemsOf(a)) ? [...items, ...c.args.flatMap((a) => itemsOf(a)!)] : null,
-            joinAll([element, ...c.args.map(elementOf)]),
+            flow.joinAll([element, ...c.args.map(flow.elementOf)]),
           )
         : list(c, null, element);
     case 'forEach':
@@ -258,26 +246,26 @@ function arrayMethod(c: JsCall, receiver: Value, method: string): Value | undefi
     case 'findLast':
     case 'some':
     case 'every':
-      return join(c.callback(first, [element]), method.startsWith('find') ? element : empty);
+      return flow.join(c.callback(first, [element]), method.startsWith('find') ? element : flow.empty);
     case 'reduce': {
       if (items !== null && items.length <= 256 && (first.fns ?? []).length > 0) {
-        let acc = c.args[1] ?? items[0] ?? empty;
+        let acc = c.args[1] ?? items[0] ?? flow.empty;
         for (const item of c.args[1] === undefined ? items.slice(1) : items) acc = c.callback(first, [acc, item]);
         return acc;
       }
-      return join(c.callback(first, [element, element]), element);
+      return flow.join(c.callback(first, [element, element]), element);
     }
     case 'push':
     case 'unshift':
-      for (const obj of receiver.objs ?? []) for (const value of c.args) pushItem(c.flow, obj, value);
-      return empty;
+      for (const obj of receiver.objs ?? []) for (const value of c.args) flow.pushItem(c.flow, obj, value);
+      return flow.empty;
     case 'pop':
     case 'shift':
     case 'at':
       return element;
     case 'includes':
     case 'indexOf':
-      return empty;
+      return flow.empty;
     default:
       return undefined;
   }

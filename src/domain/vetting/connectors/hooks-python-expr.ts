@@ -5,24 +5,7 @@
 // dicts and the objects library calls return.
 import { reverse } from './hooks-decode.ts';
 import { usesEnvironment } from './hooks-effects.ts';
-import {
-  addRest,
-  assign,
-  concat,
-  dataOf,
-  elementOf,
-  empty,
-  join,
-  joinAll,
-  labelsOf,
-  setItems,
-  text,
-  withTaint,
-  type Callable,
-  type Obj,
-  type Scope,
-  type Value,
-} from './hooks-flow.ts';
+import * as flow from './hooks-flow.ts';
 import { metadataKey, withoutInput } from './hooks-sensitive.ts';
 import { LibraryCall } from './hooks-script-common.ts';
 import { bind, comprehension, containerMethod } from './hooks-python-bind.ts';
@@ -41,40 +24,40 @@ import { binary, stringMethod, stringValue } from './hooks-python-text.ts';
 import { childOf, type ShellNode } from './hooks-syntax.ts';
 
 /** An attribute of a value: a library name, an object's field or method, data of data. */
-export function attribute(py: Py, base: Value, name: string): Value {
-  let out = empty;
+export function attribute(py: Py, base: flow.Value, name: string): flow.Value {
+  let out = flow.empty;
   // A path's parent is a path: `Path(__file__).parent / "x.sh"`.
   if (name === 'parent' && base.refs?.includes('pathlib.Path()'))
     return { ...dirnameOf(base), refs: ['pathlib.Path()'] };
-  for (const r of base.refs ?? []) out = join(out, libraryAttribute(r, name));
+  for (const r of base.refs ?? []) out = flow.join(out, libraryAttribute(r, name));
   for (const obj of base.objs ?? []) {
     const field =
       obj.fields.get(name) ?? (obj.kind === 'file' && name === 'name' ? obj.fields.get('@path') : undefined);
-    if (field !== undefined) out = join(out, field);
-    else if (obj.cls !== null) out = join(out, classAttribute(py, obj, name, base));
+    if (field !== undefined) out = flow.join(out, field);
+    else if (obj.cls !== null) out = flow.join(out, classAttribute(py, obj, name, base));
   }
   // Attributes of data are data: `event.prompt`, `response.text`; hook metadata is not the user's.
   const labels = metadataKey(name) ? withoutInput(base.taint) : base.taint;
-  return withTaint(out, labels);
+  return flow.withTaint(out, labels);
 }
 
 /** A method or attribute of the script's class, bound to the instance. */
-function classAttribute(py: Py, obj: Obj, name: string, self: Value): Value {
-  for (let cls: Callable | null = obj.cls, depth = 0; cls !== null && depth < 8; depth++) {
-    const scope = cls.scope as Scope;
+function classAttribute(py: Py, obj: flow.Obj, name: string, self: flow.Value): flow.Value {
+  for (let cls: flow.Callable | null = obj.cls, depth = 0; cls !== null && depth < 8; depth++) {
+    const scope = cls.scope as flow.Scope;
     const member = scope.vars.get(name);
     if (member !== undefined) {
       const fns = (member.fns ?? []).map((fn) =>
         fn.decorators?.includes('staticmethod') ? fn : { ...fn, self: { objs: [obj] } },
       );
       const properties = fns.filter((fn) => fn.decorators?.includes('property'));
-      if (properties.length > 0) return joinAll(properties.map((fn) => py.invoke(fn, [], new Map(), fn.node)));
+      if (properties.length > 0) return flow.joinAll(properties.map((fn) => py.invoke(fn, [], new Map(), fn.node)));
       return fns.length > 0 ? { ...member, fns } : member;
     }
     const base = (scope.vars.get('__bases__')?.fns ?? [])[0];
     cls = base?.kind === 'class' ? base : null;
   }
-  return dataOf(self);
+  return flow.dataOf(self);
 }
 
 const sliceOf = (py: Py, node: ShellNode): readonly (number | null)[] =>
@@ -83,37 +66,43 @@ const sliceOf = (py: Py, node: ShellNode): readonly (number | null)[] =>
     .split(':')
     .map((part) => (/^\s*-?\d+\s*$/.test(part) ? Number(part) : null));
 
-export function subscript(py: Py, node: ShellNode, base: Value, keyNode: ShellNode, scope: Scope): Value {
+export function subscript(
+  py: Py,
+  node: ShellNode,
+  base: flow.Value,
+  keyNode: ShellNode,
+  scope: flow.Scope,
+): flow.Value {
   if (keyNode.type === 'slice') {
     for (const child of keyNode.children) expr(py, child, scope);
     const [start, stop, step] = sliceOf(py, keyNode);
     if (base.str !== undefined && step === -1 && start === null && stop === null)
-      return text(reverse(base.str), [...(base.taint ?? []), 'decoded:[::-1]']);
+      return flow.text(reverse(base.str), [...(base.taint ?? []), 'decoded:[::-1]']);
     if (base.str !== undefined && (step ?? 1) === 1)
-      return text(base.str.slice(start ?? 0, stop ?? undefined), base.taint);
+      return flow.text(base.str.slice(start ?? 0, stop ?? undefined), base.taint);
     // A slice of a list holds its elements.
-    return base.objs ? { objs: base.objs, ...(base.taint ? { taint: base.taint } : {}) } : dataOf(base);
+    return base.objs ? { objs: base.objs, ...(base.taint ? { taint: base.taint } : {}) } : flow.dataOf(base);
   }
   const key = expr(py, keyNode, scope);
-  let out = empty;
+  let out = flow.empty;
   let known = false;
   for (const r of base.refs ?? []) {
     const value = librarySubscript(pyCall(py, node, r, null, [], new Map()), r, key);
     if (value !== undefined) {
-      out = join(out, value);
+      out = flow.join(out, value);
       known = true;
     }
   }
   for (const obj of base.objs ?? []) {
     known = true;
-    if (key.str !== undefined) out = join(join(out, obj.fields.get(key.str) ?? empty), obj.rest);
-    else if (key.num !== undefined && obj.items !== null) out = join(out, obj.items.at(key.num) ?? obj.rest);
-    else out = join(out, elementOf({ objs: [obj] }));
+    if (key.str !== undefined) out = flow.join(flow.join(out, obj.fields.get(key.str) ?? flow.empty), obj.rest);
+    else if (key.num !== undefined && obj.items !== null) out = flow.join(out, obj.items.at(key.num) ?? obj.rest);
+    else out = flow.join(out, flow.elementOf({ objs: [obj] }));
   }
-  if (base.str !== undefined && key.num !== undefined) out = join(out, text(base.str.at(key.num) ?? ''));
+  if (base.str !== undefined && key.num !== undefined) out = flow.join(out, flow.text(base.str.at(key.num) ?? ''));
   if (base.refs?.includes('os.environ')) return out;
   const labels = key.str !== undefined && metadataKey(key.str) ? withoutInput(base.taint) : base.taint;
-  return known && base.taint === undefined ? out : withTaint(out, labels);
+  return known && base.taint === undefined ? out : flow.withTaint(out, labels);
 }
 
 /** One call as the library model sees it; methods, not closures, so a call costs no allocations beyond itself. */
@@ -122,23 +111,23 @@ class Call extends LibraryCall<Py> implements PyCall {
     py: Py,
     node: ShellNode,
     name: string,
-    receiver: Value | null,
-    args: readonly Value[],
-    readonly kwargs: ReadonlyMap<string, Value>,
-    private readonly scope: Scope,
+    receiver: flow.Value | null,
+    args: readonly flow.Value[],
+    readonly kwargs: ReadonlyMap<string, flow.Value>,
+    private readonly scope: flow.Scope,
   ) {
     super(py, node, name, receiver, args);
   }
-  invoke(callee: Value, values: readonly Value[]): Value {
-    return joinAll((callee.fns ?? []).map((fn) => this.state.invoke(fn, values, new Map(), this.node)));
+  invoke(callee: flow.Value, values: readonly flow.Value[]): flow.Value {
+    return flow.joinAll((callee.fns ?? []).map((fn) => this.state.invoke(fn, values, new Map(), this.node)));
   }
-  attribute(base: Value, attr: string): Value {
+  attribute(base: flow.Value, attr: string): flow.Value {
     return attribute(this.state, base, attr);
   }
-  lookup(key: string): Value {
+  lookup(key: string): flow.Value {
     return lookup(this.state, this.state.module, key);
   }
-  evaluate(code: string, expression: boolean): Value {
+  evaluate(code: string, expression: boolean): flow.Value {
     return this.state.run(code, this.scope, expression, this.node);
   }
 }
@@ -147,16 +136,16 @@ export const pyCall = (
   py: Py,
   node: ShellNode,
   name: string,
-  receiver: Value | null,
-  args: readonly Value[],
-  kwargs: ReadonlyMap<string, Value>,
-  scope?: Scope,
+  receiver: flow.Value | null,
+  args: readonly flow.Value[],
+  kwargs: ReadonlyMap<string, flow.Value>,
+  scope?: flow.Scope,
 ): PyCall => new Call(py, node, name, receiver, args, kwargs, scope ?? py.module);
 
 /** The arguments of a call: positional (a `*list` spread when its elements are known), keywords, `**dict`. */
-function argumentsOf(py: Py, node: ShellNode | undefined, scope: Scope): [Value[], Map<string, Value>] {
-  const args: Value[] = [];
-  const kwargs = new Map<string, Value>();
+function argumentsOf(py: Py, node: ShellNode | undefined, scope: flow.Scope): [flow.Value[], Map<string, flow.Value>] {
+  const args: flow.Value[] = [];
+  const kwargs = new Map<string, flow.Value>();
   for (const child of node?.children ?? []) {
     if (child.type === 'keyword_argument') {
       const name = childOf(child, 'name');
@@ -165,20 +154,20 @@ function argumentsOf(py: Py, node: ShellNode | undefined, scope: Scope): [Value[
     } else if (child.type === 'list_splat' || child.type === 'dictionary_splat') {
       const value = expr(py, child.children[0] ?? child, scope);
       const obj = (value.objs ?? [])[0];
-      if (child.type === 'list_splat') args.push(...(obj?.items ?? [elementOf(value)]));
+      if (child.type === 'list_splat') args.push(...(obj?.items ?? [flow.elementOf(value)]));
       else {
         for (const [k, v] of obj?.fields ?? []) kwargs.set(k, v);
         // What `**mapping` holds beyond the keys the script spells (`dict(**os.environ)`).
-        kwargs.set('**', join(kwargs.get('**') ?? empty, obj === undefined ? value : dataOf(value)));
+        kwargs.set('**', flow.join(kwargs.get('**') ?? flow.empty, obj === undefined ? value : flow.dataOf(value)));
       }
     } else args.push(expr(py, child, scope));
   }
   return [args, kwargs];
 }
 
-function call(py: Py, node: ShellNode, scope: Scope): Value {
+function call(py: Py, node: ShellNode, scope: flow.Scope): flow.Value {
   const fn = childOf(node, 'function');
-  if (fn === undefined) return empty;
+  if (fn === undefined) return flow.empty;
   const receiver = fn.type === 'attribute' ? expr(py, childOf(fn, 'object') ?? fn, scope) : null;
   const method = fn.type === 'attribute' ? py.flow.source.slice(childOf(fn, 'attribute')?.start ?? 0, fn.end) : null;
   const callee = receiver !== null && method !== null ? attribute(py, receiver, method) : expr(py, fn, scope);
@@ -188,13 +177,13 @@ function call(py: Py, node: ShellNode, scope: Scope): Value {
     argsNode?.type === 'generator_expression' ? { ...node, children: [argsNode] } : argsNode,
     scope,
   );
-  let out = empty;
+  let out = flow.empty;
   let handled = false;
   for (const name of callee.refs ?? []) {
     const c = pyCall(py, node, canonical(name), receiver, args, kwargs, scope);
     const value = libraryCall(c) ?? pythonBuiltin(c);
     if (value !== undefined) {
-      out = join(out, value);
+      out = flow.join(out, value);
       handled = true;
     }
   }
@@ -204,19 +193,19 @@ function call(py: Py, node: ShellNode, scope: Scope): Value {
       ? objectMethod(pyCall(py, node, method, receiver, args, kwargs, scope), obj, method)
       : containerMethod(py, obj, method, args);
     if (value !== undefined) {
-      out = join(out, value);
+      out = flow.join(out, value);
       handled = true;
     }
   }
   for (const f of callee.fns ?? []) {
-    out = join(out, py.invoke(f, args, kwargs, node));
+    out = flow.join(out, py.invoke(f, args, kwargs, node));
     handled = true;
   }
   // An instance of the script's class called as a function runs its `__call__`.
   for (const obj of callee.objs ?? []) {
     if (obj.cls === null) continue;
     for (const f of attribute(py, { objs: [obj] }, '__call__').fns ?? []) {
-      out = join(out, py.invoke(f, args, kwargs, node));
+      out = flow.join(out, py.invoke(f, args, kwargs, node));
       handled = true;
     }
   }
@@ -237,21 +226,21 @@ function call(py: Py, node: ShellNode, scope: Scope): Value {
     args[0]?.str !== undefined &&
     metadataKey(args[0].str)
   )
-    return { taint: [...(withoutInput(receiver?.taint) ?? []), ...args.slice(1).flatMap((a) => labelsOf(a))] };
+    return { taint: [...(withoutInput(receiver?.taint) ?? []), ...args.slice(1).flatMap((a) => flow.labelsOf(a))] };
   // A function the model does not know: what it returns is made of what it was given.
   for (const value of [...args, ...kwargs.values()]) usesEnvironment(py.flow, node, value);
   return {
     taint: [
       ...new Set([
-        ...labelsOf(dataOf(callee)),
-        ...args.flatMap((a) => labelsOf(a)),
-        ...[...kwargs.values()].flatMap((a) => labelsOf(a)),
+        ...flow.labelsOf(flow.dataOf(callee)),
+        ...args.flatMap((a) => flow.labelsOf(a)),
+        ...[...kwargs.values()].flatMap((a) => flow.labelsOf(a)),
       ]),
     ],
   };
 }
 
-export function expr(py: Py, node: ShellNode, scope: Scope): Value {
+export function expr(py: Py, node: ShellNode, scope: flow.Scope): flow.Value {
   py.flow.budget--;
   const source = py.flow.source;
   switch (node.type) {
@@ -260,10 +249,10 @@ export function expr(py: Py, node: ShellNode, scope: Scope): Value {
     case 'string':
       return stringValue(py, node, scope);
     case 'concatenated_string':
-      return concat(node.children.map((c) => expr(py, c, scope)));
+      return flow.concat(node.children.map((c) => expr(py, c, scope)));
     case 'integer': {
       const n = Number(source.slice(node.start, node.end).replaceAll('_', ''));
-      return Number.isSafeInteger(n) ? { num: n } : empty;
+      return Number.isSafeInteger(n) ? { num: n } : flow.empty;
     }
     case 'true':
       return { num: 1 };
@@ -277,7 +266,7 @@ export function expr(py: Py, node: ShellNode, scope: Scope): Value {
       );
     case 'subscript': {
       const key = childOf(node, 'subscript');
-      return key ? subscript(py, node, expr(py, childOf(node, 'value') ?? node, scope), key, scope) : empty;
+      return key ? subscript(py, node, expr(py, childOf(node, 'value') ?? node, scope), key, scope) : flow.empty;
     }
     case 'call':
       return call(py, node, scope);
@@ -291,20 +280,20 @@ export function expr(py: Py, node: ShellNode, scope: Scope): Value {
       );
     case 'boolean_operator':
     case 'conditional_expression':
-      return joinAll(node.children.filter((c) => c.field !== 'operator').map((c) => expr(py, c, scope)));
+      return flow.joinAll(node.children.filter((c) => c.field !== 'operator').map((c) => expr(py, c, scope)));
     case 'not_operator':
     case 'comparison_operator':
       for (const c of node.children) if (c.field !== 'operators') expr(py, c, scope);
-      return empty;
+      return flow.empty;
     case 'unary_operator': {
       const value = expr(py, childOf(node, 'argument') ?? node, scope);
-      return value.num !== undefined && operatorOf(py, node) === '-' ? { num: -value.num } : dataOf(value);
+      return value.num !== undefined && operatorOf(py, node) === '-' ? { num: -value.num } : flow.dataOf(value);
     }
     case 'parenthesized_expression':
     case 'await':
     case 'list_splat':
     case 'dictionary_splat':
-      return node.children[0] ? expr(py, node.children[0], scope) : empty;
+      return node.children[0] ? expr(py, node.children[0], scope) : flow.empty;
     case 'list_comprehension':
     case 'set_comprehension':
     case 'generator_expression':
@@ -315,19 +304,19 @@ export function expr(py: Py, node: ShellNode, scope: Scope): Value {
     case 'keyword_argument':
       return expr(py, childOf(node, 'value') ?? node, scope);
     case 'yield':
-      return node.children[0] ? expr(py, node.children[0], scope) : empty;
+      return node.children[0] ? expr(py, node.children[0], scope) : flow.empty;
     default:
       return literal(py, node, scope);
   }
 }
 
 /** Tuples, lists, sets and dicts the script writes, assignments, and what else an expression holds. */
-function literal(py: Py, node: ShellNode, scope: Scope): Value {
+function literal(py: Py, node: ShellNode, scope: flow.Scope): flow.Value {
   switch (node.type) {
     case 'assignment':
     case 'named_expression': {
       const right = childOf(node, 'right') ?? childOf(node, 'value');
-      const value = right ? expr(py, right, scope) : empty;
+      const value = right ? expr(py, right, scope) : flow.empty;
       const left = childOf(node, 'left') ?? childOf(node, 'name');
       if (left) bind(py, left, value, scope);
       return value;
@@ -338,7 +327,7 @@ function literal(py: Py, node: ShellNode, scope: Scope): Value {
         py,
         node,
         operatorOf(py, node).replace('=', ''),
-        left ? expr(py, left, scope) : empty,
+        left ? expr(py, left, scope) : flow.empty,
         expr(py, childOf(node, 'right') ?? node, scope),
       );
       if (left) bind(py, left, value, scope);
@@ -349,7 +338,7 @@ function literal(py: Py, node: ShellNode, scope: Scope): Value {
     case 'set':
     case 'expression_list': {
       const obj = site(py, node, 'list');
-      setItems(
+      flow.setItems(
         py.flow,
         obj,
         node.children.map((c) => expr(py, c, scope)),
@@ -358,24 +347,26 @@ function literal(py: Py, node: ShellNode, scope: Scope): Value {
     }
     case 'dictionary': {
       const obj = site(py, node, 'dict');
-      let refs: Value = empty;
+      let refs: flow.Value = flow.empty;
       for (const child of node.children) {
         if (child.type === 'pair') {
           const key = expr(py, childOf(child, 'key') ?? child, scope);
           const value = expr(py, childOf(child, 'value') ?? child, scope);
-          if (key.str !== undefined) assign(py.flow, obj.fields, key.str, value);
-          else addRest(py.flow, obj, value);
+          if (key.str !== undefined) flow.assign(py.flow, obj.fields, key.str, value);
+          else flow.addRest(py.flow, obj, value);
         } else if (child.type === 'dictionary_splat') {
           const spread = expr(py, child.children[0] ?? child, scope);
-          for (const o of spread.objs ?? []) for (const [k, v] of o.fields) assign(py.flow, obj.fields, k, v);
-          addRest(py.flow, obj, dataOf(spread));
+          for (const o of spread.objs ?? []) for (const [k, v] of o.fields) flow.assign(py.flow, obj.fields, k, v);
+          flow.addRest(py.flow, obj, flow.dataOf(spread));
           if (spread.refs?.includes('os.environ')) refs = spread;
         }
       }
-      return refs === empty ? { objs: [obj] } : { objs: [obj], refs: refs.refs!, taint: labelsOf(refs) };
+      return refs === flow.empty ? { objs: [obj] } : { objs: [obj], refs: refs.refs!, taint: flow.labelsOf(refs) };
     }
     default:
-      return joinAll(node.children.filter((c) => c.field !== 'operator').map((c) => dataOf(expr(py, c, scope))));
+      return flow.joinAll(
+        node.children.filter((c) => c.field !== 'operator').map((c) => flow.dataOf(expr(py, c, scope))),
+      );
   }
 }
 

@@ -7,16 +7,7 @@ import { decoders, fetchesRemote } from './hooks-shell-code.ts';
 import { simpleOf, type Simple } from './hooks-commands.ts';
 import { resolved, type Names } from './hooks-indirection.ts';
 import { excerpt, type ShellRisk } from './hooks-lines.ts';
-import {
-  childOf,
-  commandName,
-  isDynamic,
-  nodesWhere,
-  textOf,
-  wordValue,
-  type ShellNode,
-  type ShellParser,
-} from './hooks-syntax.ts';
+import * as syntax from './hooks-syntax.ts';
 import { readingsOf } from './hooks-shell-values.ts';
 
 /** A risk at a line of the scanned text (from 1). */
@@ -33,7 +24,7 @@ export const joined = (all: readonly Carried[]): Carried => ({
 
 export type Context = {
   source: string;
-  parse: ShellParser;
+  parse: syntax.ShellParser;
   depth: number;
   /** When set, every risk is reported at this line (code parsed out of a string of the outer script). */
   at: number | null;
@@ -49,14 +40,14 @@ export type Context = {
   carriedBy: Map<string, Carried>;
   carriedFiles: Map<string, Carried>;
   /** What a network command reads on stdin, when a pipeline feeds it (hooks-shell-leaks.ts). */
-  stdin: WeakMap<ShellNode, Carried>;
+  stdin: WeakMap<syntax.ShellNode, Carried>;
   /** Fixed variables, aliases and wrapping functions: what a command really is (hooks-indirection.ts). */
   names: Names;
   risks: Map<string, LocatedRisk>;
 };
 
 /** A command as it runs: wrappers taken off, a fixed variable or an alias for a name replaced. */
-export const simpleIn = (ctx: Context, node: ShellNode): Simple | null => {
+export const simpleIn = (ctx: Context, node: syntax.ShellNode): Simple | null => {
   // Nodes belong to one parse of one source, and a script's fixed names do not change: read each once.
   let simple = simples.get(node);
   if (simple === undefined) {
@@ -67,15 +58,15 @@ export const simpleIn = (ctx: Context, node: ShellNode): Simple | null => {
   }
   return simple;
 };
-const simples = new WeakMap<ShellNode, Simple | null>();
+const simples = new WeakMap<syntax.ShellNode, Simple | null>();
 
 /**
  * The program a computed name always stands for, as far as the script says (`PY=${PYTHON:-python3}`,
  * `JQ=$(command -v jq || echo jq)`), or null: a name nobody can read stays computed.
  */
 function programOf(ctx: Context, simple: Simple): string | null {
-  const name = childOf(simple.node, 'name');
-  if (name === undefined || !isDynamic(name)) return null;
+  const name = syntax.childOf(simple.node, 'name');
+  if (name === undefined || !syntax.isDynamic(name)) return null;
   const programs = new Set(
     readingsOf(ctx.source, name, ctx.names).map((reading) => {
       const found = /^\s*(?:command\s+-v|which|type\s+-P)\s+([\w.+-]+)/.exec(reading);
@@ -83,35 +74,38 @@ function programOf(ctx: Context, simple: Simple): string | null {
     }),
   );
   // `python3` or `python`: one program whatever its version.
-  const family = new Set([...programs].map((p) => commandName(p).replace(/[\d.]+$/, '')));
+  const family = new Set([...programs].map((p) => syntax.commandName(p).replace(/[\d.]+$/, '')));
   const [only] = programs;
   return family.size === 1 && only !== undefined && [...programs].every((p) => /^[\w./+-]+$/.test(p))
-    ? commandName(only)
+    ? syntax.commandName(only)
     : null;
 }
 
-export const commandsIn = (ctx: Context, node: ShellNode): Simple[] =>
-  nodesWhere(node, (n) => n.type === 'command')
+export const commandsIn = (ctx: Context, node: syntax.ShellNode): Simple[] =>
+  syntax
+    .nodesWhere(node, (n) => n.type === 'command')
     .map((n) => simpleIn(ctx, n))
     .filter((s): s is Simple => s !== null);
 
 /** A redirect that reads from a socket: `< /dev/tcp/h/80`, or `<&3` after `exec 3<>/dev/tcp/h/80`. */
-export const readsSocket = (ctx: Context, redirect: ShellNode): boolean => {
-  const destination = childOf(redirect, 'destination');
-  if (destination === undefined || !/^\s*\d*<(?!<)/.test(textOf(ctx.source, redirect))) return false;
-  const value = wordValue(ctx.source, destination);
-  return /^\/dev\/(?:tcp|udp)\//.test(value) || (/<&/.test(textOf(ctx.source, redirect)) && ctx.remoteFds.has(value));
+export const readsSocket = (ctx: Context, redirect: syntax.ShellNode): boolean => {
+  const destination = syntax.childOf(redirect, 'destination');
+  if (destination === undefined || !/^\s*\d*<(?!<)/.test(syntax.textOf(ctx.source, redirect))) return false;
+  const value = syntax.wordValue(ctx.source, destination);
+  return (
+    /^\/dev\/(?:tcp|udp)\//.test(value) || (/<&/.test(syntax.textOf(ctx.source, redirect)) && ctx.remoteFds.has(value))
+  );
 };
 
 /** Does this part of the script produce code from outside: a fetch, a decoder, a computed command, a tainted variable? */
-export function untrusted(ctx: Context, node: ShellNode): boolean {
+export function untrusted(ctx: Context, node: syntax.ShellNode): boolean {
   const commands = commandsIn(ctx, node);
   const producing = (s: Simple) => s.name === null || fetchesRemote(s) || ctx.names.producers.has(s.name);
   if (commands.some((s) => producing(s) || decoders(s))) return true;
-  if (nodesWhere(node, (n) => n.type === 'file_redirect').some((r) => readsSocket(ctx, r))) return true;
-  return nodesWhere(node, (n) => n.type === 'variable_name').some((n) =>
-    ctx.taintedVariables.has(textOf(ctx.source, n)),
-  );
+  if (syntax.nodesWhere(node, (n) => n.type === 'file_redirect').some((r) => readsSocket(ctx, r))) return true;
+  return syntax
+    .nodesWhere(node, (n) => n.type === 'variable_name')
+    .some((n) => ctx.taintedVariables.has(syntax.textOf(ctx.source, n)));
 }
 
 const rank: Readonly<Record<Severity, number>> = { INFO: 0, LOW: 1, MEDIUM: 2, HIGH: 3, CRITICAL: 4 };
@@ -123,7 +117,7 @@ const severityOf: Readonly<Record<string, Severity>> = {
 };
 
 /** Records a risk at the node's line; a louder one for the same rule and line replaces a quieter one. */
-export function add(ctx: Context, id: string, what: string, node: ShellNode, severity?: Severity): void {
+export function add(ctx: Context, id: string, what: string, node: syntax.ShellNode, severity?: Severity): void {
   const line = ctx.at ?? node.line + ctx.offset;
   const key = `${id}:${line}`;
   const level = severity ?? severityOf[id] ?? 'HIGH';
@@ -133,5 +127,5 @@ export function add(ctx: Context, id: string, what: string, node: ShellNode, sev
   ctx.risks.set(key, { id, severity: level, what, fragment, line });
 }
 
-export const rce = (ctx: Context, node: ShellNode, what = 'downloads and executes remote code'): void =>
+export const rce = (ctx: Context, node: syntax.ShellNode, what = 'downloads and executes remote code'): void =>
   add(ctx, 'hooks-remote-code-execution', what, node);
