@@ -25,7 +25,7 @@ import { canonical, libraryCall, libraryProperty, objectMethod, pipe, type JsCal
 import { awaited, itemsOf, site, type Js } from './hooks-javascript-context.ts';
 import { builtinCall, newUrl, valueMethod } from './hooks-javascript-names.ts';
 import { binary, objectLiteral, operatorOf, promise, stringValue } from './hooks-javascript-values.ts';
-import { LibraryCall } from './hooks-script-common.ts';
+import { LibraryCall, numberLiteral } from './hooks-script-common.ts';
 import { childOf, type ShellNode } from './hooks-syntax.ts';
 
 const globals = new Set(
@@ -247,10 +247,8 @@ export function expr(js: Js, node: ShellNode, scope: Scope): Value {
     case 'string':
     case 'template_string':
       return stringValue(js, node, scope);
-    case 'number': {
-      const n = Number(source.slice(node.start, node.end).replaceAll('_', ''));
-      return Number.isFinite(n) ? { num: n } : empty;
-    }
+    case 'number':
+      return numberLiteral(source, node, Number.isFinite);
     case 'true':
       return { num: 1 };
     case 'false':

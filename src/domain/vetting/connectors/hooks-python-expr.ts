@@ -7,7 +7,7 @@ import { reverse } from './hooks-decode.ts';
 import { usesEnvironment } from './hooks-effects.ts';
 import * as flow from './hooks-flow.ts';
 import { metadataKey, withoutInput } from './hooks-sensitive.ts';
-import { LibraryCall } from './hooks-script-common.ts';
+import { LibraryCall, numberLiteral } from './hooks-script-common.ts';
 import { bind, comprehension, containerMethod } from './hooks-python-bind.ts';
 import { arg, operatorOf, site, type Py } from './hooks-python-context.ts';
 import {
@@ -250,10 +250,8 @@ export function expr(py: Py, node: ShellNode, scope: flow.Scope): flow.Value {
       return stringValue(py, node, scope);
     case 'concatenated_string':
       return flow.concat(node.children.map((c) => expr(py, c, scope)));
-    case 'integer': {
-      const n = Number(source.slice(node.start, node.end).replaceAll('_', ''));
-      return Number.isSafeInteger(n) ? { num: n } : flow.empty;
-    }
+    case 'integer':
+      return numberLiteral(source, node, Number.isSafeInteger);
     case 'true':
       return { num: 1 };
     case 'false':

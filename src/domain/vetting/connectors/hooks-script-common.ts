@@ -153,6 +153,12 @@ export function settle(
   }
 }
 
+/** A number literal as a value (`1_000` is 1000): its number when `known` accepts it, else nothing known. */
+export function numberLiteral(source: string, node: ShellNode, known: (n: number) => boolean): Value {
+  const n = Number(source.slice(node.start, node.end).replaceAll('_', ''));
+  return known(n) ? { num: n } : empty;
+}
+
 /** One call of a library function as a library model sees it: methods, not closures. */
 export abstract class LibraryCall<S extends { flow: Flow; nested: Nested; sites: Map<ShellNode, Obj> }> {
   constructor(
