@@ -5,127 +5,106 @@ import { useQuery } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { useSession } from '../../api/session';
 import { humanize } from '../../components/labels';
-import { ColumnHeads, Empty, Loaded, Sha, StateBadge, When } from '../../components/ui';
-import { snapshotKey, snapshotQuery, type Located } from './queries';
+import type { ReactNode } from 'react';
+import { Empty, Loaded, Sha, StateBadge, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
+import { snapshotKey, snapshotQuery, type Located, type SnapshotAnswer, type SnapshotRead } from './queries';
 import { Facts } from './facts';
 
-function Licenses({ id }: { id: number }) {
-  const report = useQuery(snapshotQuery(id, 'licenses'));
+/** One check under its heading, from the snapshot's own read of it: what its answer shows once it is in. */
+function SnapshotCheck<W extends SnapshotRead>({
+  id,
+  title,
+  what,
+  show,
+}: {
+  id: number;
+  title: string;
+  what: W;
+  show: (answer: SnapshotAnswer<W>) => ReactNode;
+}) {
+  const query = useQuery(snapshotQuery(id, what));
   return (
-    <Loaded query={report}>
-      {(r) =>
-        r.licenses.length ? (
-          <table>
-            <ColumnHeads columns={['License', 'Source', 'Where', 'Evaluation']} />
-            <tbody>
-              {r.licenses.map((l, i) => (
-                <tr key={i}>
-                  <td>{l.spdxId ?? <span className="muted">unknown ({l.declared ?? 'not declared'})</span>}</td>
-                  <td>{l.source}</td>
-                  <td>
-                    <code>{l.location}</code>
-                  </td>
-                  <td>
-                    <StateBadge state={l.evaluation === 'OK' ? 'pass' : l.evaluation} label={humanize(l.evaluation)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <Empty>No license information at all.</Empty>
-        )
-      }
-    </Loaded>
+    <>
+      <h2>{title}</h2>
+      <Loaded query={query}>{show}</Loaded>
+    </>
   );
 }
+
+type License = SnapshotAnswer<'licenses'>['licenses'][number];
+
+const licenseColumns: ReadonlyArray<Column<License>> = [
+  { head: 'License', cell: (l) => l.spdxId ?? <span className="muted">unknown ({l.declared ?? 'not declared'})</span> },
+  { head: 'Source', cell: (l) => l.source },
+  { head: 'Where', cell: (l) => <code>{l.location}</code> },
+  {
+    head: 'Evaluation',
+    cell: (l) => <StateBadge state={l.evaluation === 'OK' ? 'pass' : l.evaluation} label={humanize(l.evaluation)} />,
+  },
+];
+
+const licenses = (r: SnapshotAnswer<'licenses'>) => (
+  <Table rows={r.licenses} columns={licenseColumns} rowKey={(_, i) => i} empty="No license information at all." />
+);
 
 const days = (ms: number): string =>
   ms >= 86_400_000 ? `${(ms / 86_400_000).toFixed(1)} days` : `${(ms / 3_600_000).toFixed(1)} hours`;
 
-function ReleaseAge({ id }: { id: number }) {
-  const age = useQuery(snapshotQuery(id, 'release-age'));
-  return (
-    <Loaded query={age}>
-      {(a) => (
-        <Facts
-          rows={[
-            ['Age', days(a.ageMs)],
-            ['Minimum release age', a.minimumReleaseAgeMs ? days(a.minimumReleaseAgeMs) : 'none'],
-            ['Approvable', a.elapsed ? 'yes' : <When key="at" at={a.approvableAt} />],
-          ]}
-        />
-      )}
-    </Loaded>
-  );
-}
+const releaseAge = (a: SnapshotAnswer<'release-age'>) => (
+  <Facts
+    rows={[
+      ['Age', days(a.ageMs)],
+      ['Minimum release age', a.minimumReleaseAgeMs ? days(a.minimumReleaseAgeMs) : 'none'],
+      ['Approvable', a.elapsed ? 'yes' : <When key="at" at={a.approvableAt} />],
+    ]}
+  />
+);
 
-function Provenance({ id }: { id: number }) {
-  const p = useQuery(snapshotQuery(id, 'provenance'));
-  return (
-    <Loaded query={p}>
-      {(v) => (
-        <Facts
-          rows={[
-            ['Origin', humanize(v.origin)],
-            ['Upstream', v.url ? <code key="u">{v.url}</code> : 'hosted'],
-            ['Commit served', <Sha key="s" sha={v.sha} />],
-            ['Commit captured', <Sha key="u" sha={v.upstreamSha} />],
-            ['Composite', v.composite ? 'yes (external sources resolved)' : 'no'],
-            ['Committed', <When key="c" at={v.committedAt} />],
-            ['Captured', <When key="cap" at={v.capturedAt} />],
-            ['Ingested by', v.ingestedBy ?? 'unknown'],
-          ]}
-        />
-      )}
-    </Loaded>
-  );
-}
+const provenance = (v: SnapshotAnswer<'provenance'>) => (
+  <Facts
+    rows={[
+      ['Origin', humanize(v.origin)],
+      ['Upstream', v.url ? <code key="u">{v.url}</code> : 'hosted'],
+      ['Commit served', <Sha key="s" sha={v.sha} />],
+      ['Commit captured', <Sha key="u" sha={v.upstreamSha} />],
+      ['Composite', v.composite ? 'yes (external sources resolved)' : 'no'],
+      ['Committed', <When key="c" at={v.committedAt} />],
+      ['Captured', <When key="cap" at={v.capturedAt} />],
+      ['Ingested by', v.ingestedBy ?? 'unknown'],
+    ]}
+  />
+);
 
-function FourEyes({ id }: { id: number }) {
-  const f = useQuery(snapshotQuery(id, 'four-eyes'));
-  return (
-    <Loaded query={f}>
-      {(v) => (
-        <Facts
-          rows={[
-            ['Ingested by', v.ingestedBy ?? 'unknown'],
-            ['Approved by', v.approvedBy ?? 'not yet'],
-            [
-              'Four eyes',
-              v.satisfied === null
-                ? 'undecided: approve as someone other than the ingesting principal to satisfy it'
-                : v.satisfied
-                  ? 'satisfied'
-                  : 'not satisfied: the same principal ingested and approved',
-            ],
-          ]}
-        />
-      )}
-    </Loaded>
-  );
-}
+const fourEyes = (v: SnapshotAnswer<'four-eyes'>) => (
+  <Facts
+    rows={[
+      ['Ingested by', v.ingestedBy ?? 'unknown'],
+      ['Approved by', v.approvedBy ?? 'not yet'],
+      [
+        'Four eyes',
+        v.satisfied === null
+          ? 'undecided: approve as someone other than the ingesting principal to satisfy it'
+          : v.satisfied
+            ? 'satisfied'
+            : 'not satisfied: the same principal ingested and approved',
+      ],
+    ]}
+  />
+);
 
-function Collisions({ id }: { id: number }) {
-  const c = useQuery(snapshotQuery(id, 'name-collisions'));
-  return (
-    <Loaded query={c}>
-      {(v) =>
-        v.collisions.length ? (
-          <ul>
-            {v.collisions.map((x) => (
-              <li key={x.name}>
-                <code>{x.name}</code> is also claimed by {x.marketplaces.join(', ')}
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <Empty>No plugin name collides with another served marketplace.</Empty>
-        )
-      }
-    </Loaded>
+const collisions = (v: SnapshotAnswer<'name-collisions'>) =>
+  v.collisions.length ? (
+    <ul>
+      {v.collisions.map((x) => (
+        <li key={x.name}>
+          <code>{x.name}</code> is also claimed by {x.marketplaces.join(', ')}
+        </li>
+      ))}
+    </ul>
+  ) : (
+    <Empty>No plugin name collides with another served marketplace.</Empty>
   );
-}
 
 function PolicyPreview({ id }: { id: number }) {
   const denials = useQuery({
@@ -170,16 +149,11 @@ export function Checks({ located }: { located: Located }) {
   const id = located.snapshot.id;
   return (
     <>
-      <h2>Licenses</h2>
-      <Licenses id={id} />
-      <h2>Provenance</h2>
-      <Provenance id={id} />
-      <h2>Release age</h2>
-      <ReleaseAge id={id} />
-      <h2>Four eyes</h2>
-      <FourEyes id={id} />
-      <h2>Name collisions</h2>
-      <Collisions id={id} />
+      <SnapshotCheck id={id} title="Licenses" what="licenses" show={licenses} />
+      <SnapshotCheck id={id} title="Provenance" what="provenance" show={provenance} />
+      <SnapshotCheck id={id} title="Release age" what="release-age" show={releaseAge} />
+      <SnapshotCheck id={id} title="Four eyes" what="four-eyes" show={fourEyes} />
+      <SnapshotCheck id={id} title="Name collisions" what="name-collisions" show={collisions} />
       {session.auditor && session.approves(located.marketplace.name) ? (
         <>
           <h2>Policy denials</h2>

@@ -47,13 +47,13 @@ export type SnapshotRead =
   | 'four-eyes'
   | 'name-collisions';
 
+export type SnapshotAnswer<W extends SnapshotRead> = Body<`/api/v1/snapshots/{id}/${W}`, 'get'>;
+
 export const snapshotQuery = <W extends SnapshotRead>(id: number, what: W) => ({
   queryKey: snapshotKey(id, what),
   // Every such read takes the snapshot's id alone, so the request is the same whichever `what` it is.
   queryFn: () =>
-    data(api.GET(`/api/v1/snapshots/{id}/${what as SnapshotRead}`, path(id))) as Promise<
-      Body<`/api/v1/snapshots/{id}/${W}`, 'get'>
-    >,
+    data(api.GET(`/api/v1/snapshots/{id}/${what as SnapshotRead}`, path(id))) as Promise<SnapshotAnswer<W>>,
 });
 
 /** Read again on every visit: the outcome is recomputed from the waivers active at that instant (docs/vetting.md). */
