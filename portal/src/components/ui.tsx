@@ -128,9 +128,26 @@ export function CopyField({
   );
 }
 
+/** The states drawn in a tone (the ok ones good, the refused ones bad, the waiting ones warn); any other is neutral. */
+const tones = {
+  good: ['approved', 'served', 'pass', 'delivered'],
+  bad: ['blocked', 'rejected', 'fail', 'failed', 'critical', 'high'],
+  warn: ['held', 'pending', 'warn', 'medium'],
+} as const;
+
+const toneOf = (name: string) =>
+  (Object.keys(tones) as Array<keyof typeof tones>).find((tone) => (tones[tone] as readonly string[]).includes(name));
+
+/** A badge's classes for a state: the state's own (badge-held) and its tone, if it has one. */
+export function badgeClass(state: string): string {
+  const name = state.toLowerCase().replace(/[^a-z]+/g, '-');
+  const tone = toneOf(name);
+  return tone ? `badge badge-${name} tone-${tone}` : `badge badge-${name}`;
+}
+
 /** A state as a coloured badge; `label` is what a person reads (the state's words), the state picks the colour. */
 export function StateBadge({ state, label }: { state: string; label?: string }) {
-  return <span className={`badge badge-${state.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{label ?? state}</span>;
+  return <span className={badgeClass(state)}>{label ?? state}</span>;
 }
 
 /** A select's (or a datalist's) options, one a value, each read as its label. */

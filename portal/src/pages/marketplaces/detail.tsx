@@ -8,7 +8,7 @@ import { cloneUrl } from '../../api/marketplaces';
 import { useSession } from '../../api/session';
 import { IngestNow } from '../../components/ingest-now';
 import { humanize, ingestOutcomeLabels, labelFrom, snapshotStateLabels } from '../../components/labels';
-import { Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { badgeClass, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { Table, type Column } from '../../components/table';
 import { RemoveMarketplace, SyncModeForm } from './actions';
 import { Flash, readFlash } from './flash';
@@ -148,7 +148,7 @@ const snapshotColumns = (m: Marketplace): ReadonlyArray<Column<Live>> => [
         <StateBadge state={s.state} label={labelFrom(snapshotStateLabels, s.state)} />
         {rejectedAtIngest(s) ? <span className="muted mp-gap">at ingest</span> : null}
         {s.sha === m.servedSha && s.state === 'approved' ? (
-          <span className="badge badge-served mp-gap">Served</span>
+          <span className={`${badgeClass('served')} mp-gap`}>Served</span>
         ) : null}
         {s.violation ? <div className="muted">{s.violation}</div> : null}
       </>

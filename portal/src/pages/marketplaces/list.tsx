@@ -6,7 +6,7 @@ import { useDeferredValue, useMemo, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { useSession } from '../../api/session';
 import { humanize, labelFrom, marketplaceStatusLabels } from '../../components/labels';
-import { ColumnHeads, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
+import { badgeClass, ColumnHeads, Empty, Loaded, Page, Sha, StateBadge, When } from '../../components/ui';
 import { RegisterMarketplace } from './register';
 import {
   heldCount,
@@ -59,7 +59,7 @@ function MarketplaceRow({ row }: { row: Row }) {
       </td>
       <td>{humanize(m.syncMode)}</td>
       <td>
-        {row.held > 0 ? <span className="badge badge-held">{row.held} held</span> : <span className="muted">0</span>}
+        {row.held > 0 ? <span className={badgeClass('held')}>{row.held} held</span> : <span className="muted">0</span>}
       </td>
       <td>
         <When at={m.lastIngestAt} />

@@ -2,7 +2,7 @@
 // and why. The gateway evaluates the expression as the approve gate would; nothing is stored or recorded.
 import { useMutation } from '@tanstack/react-query';
 import { api, data, type Body } from '../../api/client';
-import { Empty, ProblemNotice, Sha, StateBadge } from '../../components/ui';
+import { badgeClass, Empty, ProblemNotice, Sha, StateBadge } from '../../components/ui';
 import { Table, type Column } from '../../components/table';
 
 type Answer = Body<'/api/v1/policy/dry-run', 'post'>;
@@ -13,9 +13,9 @@ const dryRun = (expression: string): Promise<Answer> =>
 
 function Why({ verdict }: { verdict: Verdict }) {
   return verdict.outcome === 'error' ? (
-    <span className="badge badge-fail">error: {verdict.error}</span>
+    <span className={badgeClass('fail')}>error: {verdict.error}</span>
   ) : (
-    <span className="badge badge-blocked">matches</span>
+    <span className={badgeClass('blocked')}>matches</span>
   );
 }
 

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../api/session';
-import { ColumnHeads, Loaded, ProblemNotice } from '../../components/ui';
+import { badgeClass, ColumnHeads, Loaded, ProblemNotice } from '../../components/ui';
 import { marketplacesQuery, playground, rulesQuery, type Marketplace, type Rule, type Verdict } from './queries';
 
 type Decision = Readonly<{ label: string; rule: boolean; expression: string; enabled: boolean; verdict: Verdict }>;
@@ -13,11 +13,11 @@ const decides = (d: Decision): boolean =>
   d.rule && d.enabled && (d.verdict.matched === true || d.verdict.error !== undefined);
 
 function DecisionText({ verdict }: { verdict: Verdict }) {
-  if (verdict.error !== undefined) return <span className="badge badge-fail">error: {verdict.error}</span>;
+  if (verdict.error !== undefined) return <span className={badgeClass('fail')}>error: {verdict.error}</span>;
   return verdict.matched ? (
-    <span className="badge badge-blocked">matches: denies approval</span>
+    <span className={badgeClass('blocked')}>matches: denies approval</span>
   ) : (
-    <span className="badge badge-pass">no match: allows</span>
+    <span className={badgeClass('pass')}>no match: allows</span>
   );
 }
 

@@ -4,7 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { humanize } from '../../components/labels';
-import { Empty, Loaded, Sha } from '../../components/ui';
+import { badgeClass, Empty, Loaded, Sha } from '../../components/ui';
 import { forbidden, snapshotQuery } from './queries';
 
 export const previewNeedsRole = 'File previews need the approver role for this marketplace, or the admin role.';
@@ -53,7 +53,7 @@ export function FileDiffs({ id }: { id: number }) {
           {d.entries.map((e) => (
             <details key={e.path} className="file-diff" open={d.entries.length <= 20}>
               <summary>
-                <span className={`badge badge-${e.type}`}>{humanize(e.type)}</span> <code>{e.path}</code>
+                <span className={badgeClass(e.type)}>{humanize(e.type)}</span> <code>{e.path}</code>
               </summary>
               <p>
                 {e.type === 'removed' ? null : (

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import Markdown from 'react-markdown';
 import { Link, useSearch } from 'wouter';
 import { humanize } from '../../components/labels';
-import { Loaded, Page, ProblemNotice } from '../../components/ui';
+import { badgeClass, Loaded, Page, ProblemNotice } from '../../components/ui';
 import { fileQuery, forbidden, splitLocation, vettingQuery } from './queries';
 import './review.css';
 
@@ -74,8 +74,8 @@ function FindingsHere({ id, file }: { id: number; file: string }) {
       <ul className="findings-here">
         {here.map((f, i) => (
           <li key={i}>
-            <span className={`badge badge-${f.severity.toLowerCase()}`}>{humanize(f.severity)}</span>{' '}
-            <code>{f.id}</code> {f.line ? <a href={`#L${String(f.line)}`}>line {f.line}</a> : null}: {f.message}
+            <span className={badgeClass(f.severity)}>{humanize(f.severity)}</span> <code>{f.id}</code>{' '}
+            {f.line ? <a href={`#L${String(f.line)}`}>line {f.line}</a> : null}: {f.message}
           </li>
         ))}
       </ul>
