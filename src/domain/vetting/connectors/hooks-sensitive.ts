@@ -78,7 +78,7 @@ function namedFor(name: string, host: string | null): boolean {
     .split('_')
     .filter((w) => w.length >= 2 && !generic.has(w))
     .some((word) => {
-      const service = services[word] ?? word;
+      const service = Object.hasOwn(services, word) ? services[word]! : word;
       return owner === service || (service === 'github' && owner === 'githubusercontent');
     });
 }

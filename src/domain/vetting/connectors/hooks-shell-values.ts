@@ -186,9 +186,10 @@ const serviceDomains: Readonly<Record<string, string>> = {
   'circle circleci': 'circleci.com',
   vault: '',
 };
-const services: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+// A Map, not an object: a variable's words are the plugin author's (`$CONSTRUCTOR_KEY` names no service).
+const services: ReadonlyMap<string, readonly string[]> = new Map(
   Object.entries(serviceDomains).flatMap(([names, domains]) =>
-    names.split(' ').map((name) => [name, domains === '' ? [] : domains.split(' ')]),
+    names.split(' ').map((name) => [name, domains === '' ? [] : domains.split(' ')] as const),
   ),
 );
 
@@ -198,5 +199,5 @@ export function isServiceOf(variable: string, host: string): boolean {
   return variable
     .toLowerCase()
     .split('_')
-    .some((word) => services[word]?.includes(site) === true);
+    .some((word) => services.get(word)?.includes(site) === true);
 }
