@@ -1,6 +1,6 @@
 // Reads an upload-pack request body from the socket with bounded memory and without blocking the event
 // loop: inflated as a stream (zlib works off the main thread), parsed as it arrives, and abandoned at
-// the first byte past a limit. /tmp/decisions/facade-limits.md says why the limits are what they are.
+// the first byte past a limit. Decision 0118 (docs/decisions) says why the limits are what they are.
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { PktLineError } from './pkt-line.ts';

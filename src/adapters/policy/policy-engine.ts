@@ -8,15 +8,14 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { PolicyVariables } from '../../domain/policy/variables.ts';
 import type { PolicyAnswer, PolicyTask } from './cel-worker.ts';
+import { endWorker, release, workerModule, type WorkerSlot } from '../system/worker-slot.ts';
 
 export type PolicyResult = { matched: boolean } | { error: string };
 
 type Pending = Readonly<{ task: PolicyTask; timeoutMs: number; settle: (result: PolicyResult) => void }>;
-type Slot = {
-  worker: Worker | null;
+type Slot = WorkerSlot<Pending & { timer: NodeJS.Timeout | null }> & {
   /** The worker has loaded its modules: an evaluation's time runs from then, never from its start-up. */
   ready: boolean;
-  running: (Pending & { timer: NodeJS.Timeout | null }) | null;
 };
 
 const size = Math.max(1, Math.min(4, availableParallelism() - 1));
@@ -24,31 +23,22 @@ const slots: Slot[] = Array.from({ length: size }, (): Slot => ({ worker: null, 
 const queue: Pending[] = [];
 let nextId = 1;
 
-// Under tsx (development, tests) the worker is the TypeScript file; built, the JavaScript next to this one.
-const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './cel-worker.ts' : './cel-worker.js', import.meta.url);
+const workerUrl = workerModule(import.meta.url, 'cel-worker');
 
 const seconds = (ms: number) => `${ms / 1000} s`;
 
 function finish(slot: Slot, result: PolicyResult): void {
-  const running = slot.running;
+  const running = release(slot);
   if (running === null) return;
   if (running.timer !== null) clearTimeout(running.timer);
-  slot.running = null;
-  slot.worker?.unref(); // an idle worker does not keep the process alive; a busy one does
   running.settle(result);
   pump();
 }
 
 /** Stops a slot's worker (the next task starts a new one) and fails what it was running. */
 function stop(slot: Slot, why: string): void {
-  const worker = slot.worker;
-  slot.worker = null;
+  endWorker(slot);
   slot.ready = false;
-  if (worker !== null) {
-    worker.removeAllListeners();
-    worker.on('error', () => {}); // an error while terminating has no one left to tell
-    void worker.terminate();
-  }
   finish(slot, { error: why });
 }
 

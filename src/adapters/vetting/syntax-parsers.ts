@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type TreeCursor } from 'web-tree-sitter';
 import type { Parsers, ShellNode, ShellParser } from '../../domain/vetting/connectors/hooks-syntax.ts';
+import { lineIndex } from '../../domain/plugin/json-document.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -110,22 +111,6 @@ function plain(walk: Walk, type: string, field: string | null): ShellNode {
   return { type, field, start, end, line: walk.lineOf(start), children: children ?? leaf };
 }
 
-/** Line (from 1) of an offset, from the offsets where lines start: cheaper than asking the tree per node. */
-function lines(source: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (offset) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return low + 1;
-  };
-}
-
 function parserOf(language: Language, name: string, shape: Shape): ShellParser {
   const parser = new Parser();
   parser.setLanguage(language);
@@ -135,7 +120,11 @@ function parserOf(language: Language, name: string, shape: Shape): ShellParser {
     if (tree === null) throw new Error(`the ${name} parser returned no tree`);
     try {
       const cursor = tree.walk();
-      return plain({ cursor, types, shape, lineOf: lines(source) }, types.names[cursor.nodeTypeId] ?? 'ERROR', null);
+      return plain(
+        { cursor, types, shape, lineOf: lineIndex(source) },
+        types.names[cursor.nodeTypeId] ?? 'ERROR',
+        null,
+      );
     } finally {
       tree.delete();
     }

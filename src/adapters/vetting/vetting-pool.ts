@@ -12,6 +12,7 @@ import type { ScanFile, ScanInput, ScanReport } from '../../domain/kernel/findin
 import { VettingInterrupted } from './connector.ts';
 import type { TreeFacts } from './tree-facts.ts';
 import type { Forget, ScanOutcome, ScriptJob, VettingAnswer, VettingTask } from './vetting-worker.ts';
+import { endWorker, release, workerModule, type WorkerSlot } from '../system/worker-slot.ts';
 
 export type { ScanOutcome, ScriptJob } from './vetting-worker.ts';
 
@@ -31,7 +32,7 @@ type Pending = Readonly<{
   urgent?: boolean;
 }>;
 /** A worker, the heap limit it was started with, and the task it runs. */
-type Slot = { worker: Worker | null; heapMb: number | undefined; running: Pending | null };
+type Slot = WorkerSlot<Pending> & { heapMb: number | undefined };
 
 const size = Math.max(1, Math.min(4, availableParallelism()));
 const slots: Slot[] = Array.from({ length: size }, (): Slot => ({ worker: null, heapMb: undefined, running: null }));
@@ -46,38 +47,21 @@ export function configureVettingPool(settings: Readonly<{ workerMemoryMb?: numbe
 
 /** Ends an idle worker started with a heap limit no longer in force. */
 function retire(slot: Slot): void {
-  if (slot.worker === null || slot.heapMb === heapMb) return;
-  const worker = slot.worker;
-  slot.worker = null;
-  worker.removeAllListeners();
-  worker.on('error', () => {});
-  void worker.terminate();
+  if (slot.worker !== null && slot.heapMb !== heapMb) endWorker(slot);
 }
 
-// Under tsx (development, tests) the worker is the TypeScript file; built, the JavaScript next to this one.
-const workerUrl = new URL(
-  import.meta.url.endsWith('.ts') ? './vetting-worker.ts' : './vetting-worker.js',
-  import.meta.url,
-);
+const workerUrl = workerModule(import.meta.url, 'vetting-worker');
 
 function finish(slot: Slot, answer: Result | Error): void {
-  const running = slot.running;
+  const running = release(slot);
   if (running === null) return;
-  slot.running = null;
-  slot.worker?.unref(); // an idle worker does not keep the process alive; a busy one does
   running.settle(answer);
   pump();
 }
 
 /** Stops a slot's worker (the next task starts a new one) and fails what it was running with `error`. */
 function stop(slot: Slot, error: Error): void {
-  const worker = slot.worker;
-  slot.worker = null;
-  if (worker !== null) {
-    worker.removeAllListeners();
-    worker.on('error', () => {}); // an error while terminating has no one left to tell
-    void worker.terminate();
-  }
+  endWorker(slot);
   finish(slot, error);
 }
 
