@@ -28,8 +28,7 @@ import { vettingDuties } from './application/vetting/sweeps.duty.ts';
 import { webhookDispatchDuty } from './application/outbound/webhook-dispatch.duty.ts';
 import { auditPushDuty } from './application/outbound/audit-sink-push.duty.ts';
 import { auditSigningKey, checkpointDuties } from './application/audit/checkpoint.duty.ts';
-import { retentionDuty } from './application/retention/retention.duty.ts';
-import { compactionDuty } from './application/retention/compaction.duty.ts';
+import { retentionDuties } from './application/retention/retention.duty.ts';
 import { mirrorDuty, mirrorSettings } from './application/mirror/mirror.duty.ts';
 import { MirrorSignal } from './domain/mirror/mirror-signal.ts';
 import { estateDuty } from './application/estate/reconcile.duty.ts';
@@ -351,8 +350,7 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
       }),
       scheduledIngestionDuty(deps, deps.ingests, config.sync.schedule),
       ...outboundDuties(deps, config),
-      retentionDuty(deps),
-      compactionDuty(deps),
+      ...retentionDuties(deps),
       mirrorDuty(deps, core.catalog, core.mirrorSignal),
       estateDuty(deps),
     ],

@@ -21,32 +21,27 @@ export async function rolesOf(ports: Pick<Ports, 'pool' | 'access'>, actor: Acto
   return effectiveRoles({ principal: actor.principal, configAdmins: ports.access.configAdmins, grants, claimRoles });
 }
 
-const forbidden = (need: string) => reject('forbidden', `this needs the ${need} role`);
+type StandingPorts = Pick<Ports, 'pool' | 'access'>;
+
+/** A check refused with 403 (naming the role it needs) unless the actor's roles are `allowed`. */
+const requiring =
+  (allowed: (roles: readonly RoleAssignment[]) => boolean, need: string) =>
+  async (deps: StandingPorts, actor: Actor): Promise<RoleAssignment[]> => {
+    const roles = await rolesOf(deps, actor);
+    if (!allowed(roles)) throw reject('forbidden', `this needs the ${need} role`);
+    return roles;
+  };
 
 /** Refused with 403 unless the actor holds the admin role. */
-export async function requireAdminRole(deps: Pick<Ports, 'pool' | 'access'>, actor: Actor): Promise<RoleAssignment[]> {
-  const roles = await rolesOf(deps, actor);
-  if (!isAdmin(roles)) throw forbidden('admin');
-  return roles;
-}
+export const requireAdminRole = requiring(isAdmin, 'admin');
 
 /** Refused with 403 unless the actor is an auditor or an admin. */
-export async function requireAuditorRole(
-  deps: Pick<Ports, 'pool' | 'access'>,
-  actor: Actor,
-): Promise<RoleAssignment[]> {
-  const roles = await rolesOf(deps, actor);
-  if (!isAuditorOrAdmin(roles)) throw forbidden('auditor or admin');
-  return roles;
-}
+export const requireAuditorRole = requiring(isAuditorOrAdmin, 'auditor or admin');
 
 /** docs/access.md, Roles: approver of that marketplace, or admin, resolved from the addressed snapshot or waiver. */
-export async function requireApprover(
-  deps: Pick<Ports, 'pool' | 'access'>,
+export const requireApprover = (
+  deps: StandingPorts,
   actor: Actor,
   marketplace: Readonly<{ id: number; name: string }>,
-): Promise<RoleAssignment[]> {
-  const roles = await rolesOf(deps, actor);
-  if (!approvesFor(roles, marketplace)) throw forbidden(`approver of ${marketplace.name}, or admin,`);
-  return roles;
-}
+): Promise<RoleAssignment[]> =>
+  requiring((roles) => approvesFor(roles, marketplace), `approver of ${marketplace.name}, or admin,`)(deps, actor);

@@ -54,12 +54,6 @@ export function checkpointDuties(
 ): WakeableDuty[] {
   const key = deps.auditSigning;
   if (!key) return [];
-  const duty = periodicDuty({
-    log: deps.logger.child({ component: 'audit-checkpoint' }),
-    intervalMs,
-    disabled: null,
-    failure: 'signing the ledger head failed',
-    pass: () => checkpointPass(deps, key),
-  });
-  return [duty];
+  const kind = { component: 'audit-checkpoint', disabled: '', failure: 'signing the ledger head failed' };
+  return [periodicDuty(deps.logger, kind, { enabled: true, intervalMs }, () => checkpointPass(deps, key))];
 }

@@ -1,15 +1,17 @@
 import type { LeaderDuty } from '../../projections/runner/leader.ts';
 import type { Log } from './ports.ts';
 
-export type PeriodicDutyOptions = Readonly<{
-  log: Log;
-  intervalMs: number;
-  /** Why the duty does nothing (its setting is off), logged once at start; null: it runs. */
-  disabled: string | null;
+/** What a duty is called in the logs, and what it logs when it is off or a pass fails. */
+export type DutyKind = Readonly<{
+  component: string;
+  /** Why the duty does nothing (its setting is off), logged once at start. */
+  disabled: string;
   /** The log message when a pass throws (the next pass runs as usual). */
   failure: string;
-  pass: () => Promise<unknown>;
 }>;
+
+/** Whether the duty runs, and how often. */
+export type DutySchedule = Readonly<{ enabled: boolean; intervalMs: number }>;
 
 /** A leader duty that another can hurry: `wake` runs a pass now, or right after the one running. */
 export type WakeableDuty = LeaderDuty & Readonly<{ wake(): void }>;
@@ -18,7 +20,13 @@ export type WakeableDuty = LeaderDuty & Readonly<{ wake(): void }>;
  * A leader duty that runs `pass` at start and every `intervalMs`, never two passes at once; stop waits for
  * the one running. A wake while a pass runs is kept, and runs one more pass when it ends.
  */
-export function periodicDuty(options: PeriodicDutyOptions): WakeableDuty {
+export function periodicDuty(
+  logger: Log,
+  kind: DutyKind,
+  schedule: DutySchedule,
+  runPass: () => Promise<unknown>,
+): WakeableDuty {
+  const log = logger.child({ component: kind.component });
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
   let again = false;
@@ -29,9 +37,8 @@ export function periodicDuty(options: PeriodicDutyOptions): WakeableDuty {
       again ||= urgent;
       return;
     }
-    running = options
-      .pass()
-      .catch((error: unknown) => options.log.error({ err: error }, options.failure))
+    running = runPass()
+      .catch((error: unknown) => log.error({ err: error }, kind.failure))
       .finally(() => {
         running = null;
         if (again) {
@@ -42,11 +49,11 @@ export function periodicDuty(options: PeriodicDutyOptions): WakeableDuty {
   };
   return {
     start() {
-      if (options.disabled !== null) {
-        options.log.info(options.disabled);
+      if (!schedule.enabled) {
+        log.info(kind.disabled);
         return;
       }
-      timer = setInterval(() => pass(false), options.intervalMs);
+      timer = setInterval(() => pass(false), schedule.intervalMs);
       timer.unref();
       pass(false);
     },

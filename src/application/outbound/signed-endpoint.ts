@@ -140,15 +140,15 @@ export function outboundDuty(
   pass: () => Promise<number>,
   then: () => void,
 ): WakeableDuty {
-  return periodicDuty({
-    log: deps.logger.child({ component: kind.component }),
-    intervalMs: settings.pollIntervalMs,
-    disabled: settings.enabled ? null : kind.disabled,
-    failure: `${kind.component.replace('-', ' ')} pass failed`,
-    pass: async () => {
+  const failure = `${kind.component.replace('-', ' ')} pass failed`;
+  return periodicDuty(
+    deps.logger,
+    { ...kind, failure },
+    { enabled: settings.enabled, intervalMs: settings.pollIntervalMs },
+    async () => {
       const done = await pass();
       if (done > 0) then();
       return done;
     },
-  });
+  );
 }

@@ -1,6 +1,6 @@
 import { compilePolicy } from '../../adapters/policy/cel.ts';
 import { evaluateInWorker } from '../../adapters/policy/policy-engine.ts';
-import { policyRulesDecider } from '../../domain/policy/policy.decider.ts';
+import { policyRulesDecider, type PolicyRuleCommand } from '../../domain/policy/policy.decider.ts';
 import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { streams } from '../../domain/kernel/streams.ts';
 import { policyRuleByName, type PolicyRuleRecord } from '../../projections/policy/policy.queries.ts';
@@ -28,60 +28,50 @@ export async function policyRuleOr404(deps: Pick<Ports, 'pool'>, name: string): 
   return rule;
 }
 
-/** Creates a rule (admin); 409 when the name is taken, 422 when the expression does not compile to a bool. */
-export async function createPolicyRule(
+type SaveRule = (
   deps: PolicyRulePorts,
   actor: Actor,
   name: string,
   body: RuleBody,
   meta: CommandMeta,
+) => Promise<PolicyRuleRecord>;
+
+/** Runs one command on the rules' stream (admin) and answers the rule named `name` as it is after it. */
+async function changeRule(
+  deps: PolicyRulePorts,
+  actor: Actor,
+  name: string,
+  command: (nextRuleId: () => Promise<number>) => Promise<PolicyRuleCommand>,
 ): Promise<PolicyRuleRecord> {
   await requireAdminRole(deps, actor);
-  const ruleId = await deps.ids('policy-rule');
   await execute(
     deps,
     policyRulesDecider,
     streams.policyRules(),
-    {
-      type: 'create-policy-rule',
-      data: { ruleId, name, ...body, compileError: compileError(body.expression) },
-      meta,
-    },
+    await command(() => deps.ids('policy-rule')),
     readModels,
   );
   return policyRuleOr404(deps, name);
 }
+
+/** Creates a rule (admin); 409 when the name is taken, 422 when the expression does not compile to a bool. */
+export const createPolicyRule: SaveRule = (deps, actor, name, body, meta) =>
+  changeRule(deps, actor, name, async (nextRuleId) => ({
+    type: 'create-policy-rule',
+    data: { ruleId: await nextRuleId(), name, ...body, compileError: compileError(body.expression) },
+    meta,
+  }));
 
 /** Replaces a rule's description, expression and enabled flag (admin); on a 422 the stored rule is unchanged. */
-export async function updatePolicyRule(
-  deps: PolicyRulePorts,
-  actor: Actor,
-  name: string,
-  body: RuleBody,
-  meta: CommandMeta,
-): Promise<PolicyRuleRecord> {
-  await requireAdminRole(deps, actor);
-  await execute(
-    deps,
-    policyRulesDecider,
-    streams.policyRules(),
-    {
-      type: 'update-policy-rule',
-      data: { name, ...body, compileError: compileError(body.expression) },
-      meta,
-    },
-    readModels,
-  );
-  return policyRuleOr404(deps, name);
-}
+export const updatePolicyRule: SaveRule = (deps, actor, name, body, meta) =>
+  changeRule(deps, actor, name, async () => ({
+    type: 'update-policy-rule',
+    data: { name, ...body, compileError: compileError(body.expression) },
+    meta,
+  }));
 
 /** Deletes a rule (admin); answers the rule as it was. */
-export async function deletePolicyRule(
-  deps: PolicyRulePorts,
-  actor: Actor,
-  name: string,
-  meta: CommandMeta,
-): Promise<PolicyRuleRecord> {
+export async function deletePolicyRule(deps: PolicyRulePorts, actor: Actor, name: string, meta: CommandMeta) {
   await requireAdminRole(deps, actor);
   const rule = await policyRuleOr404(deps, name);
   const command = { type: 'delete-policy-rule', data: { name: rule.name }, meta } as const;

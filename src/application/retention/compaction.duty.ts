@@ -14,12 +14,10 @@ import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { streams } from '../../domain/kernel/streams.ts';
 import { namedCommits, purgeCandidates, type PurgeCandidate } from '../../projections/snapshots/purge.queries.ts';
 import { sweepableDeliveries } from '../../projections/webhooks/deliveries-sweep.queries.ts';
-import { periodicDuty, type WakeableDuty } from '../kernel/periodic-duty.ts';
 import type { Actor, Ports } from '../kernel/ports.ts';
 import { Rejected } from '../kernel/rejected.ts';
 import { recordPurge } from '../snapshots/deletion.use-case.ts';
 import { requireAdminRole } from '../access/standing.ts';
-import { systemMeta } from '../kernel/system-meta.use-case.ts';
 
 export type CompactionPorts = Pick<
   Ports,
@@ -202,15 +200,4 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
   for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
   return groups;
-}
-
-/** The leader's compaction: a pass every gateway.retention.compaction-interval when retention is enabled. */
-export function compactionDuty(deps: CompactionPorts): WakeableDuty {
-  return periodicDuty({
-    log: deps.logger.child({ component: 'compaction' }),
-    intervalMs: deps.retention.compactionIntervalMs,
-    disabled: deps.retention.enabled ? null : 'gateway.retention.enabled is false: compaction runs only on demand',
-    failure: 'compaction pass failed',
-    pass: () => compactionPass(deps, systemMeta(deps, 'system')),
-  });
 }

@@ -13,9 +13,9 @@ import {
 import type { RetentionEvaluated } from '../../domain/retention/retention.events.ts';
 import type { CommandMeta } from '../../domain/kernel/decider.ts';
 import { streams } from '../../domain/kernel/streams.ts';
-import type { LeaderDuty } from '../../projections/runner/leader.ts';
 import { lastFetches, marketplaceNameKnown, retentionSubjects } from '../../projections/retention/retention.queries.ts';
-import { periodicDuty } from '../kernel/periodic-duty.ts';
+import { periodicDuty, type DutyKind, type WakeableDuty } from '../kernel/periodic-duty.ts';
+import { compactionPass, type CompactionPorts } from './compaction.duty.ts';
 import type { Actor, Log, Ports } from '../kernel/ports.ts';
 import { reject, Rejected } from '../kernel/rejected.ts';
 import { softDeleteByPolicy, type DeletionPorts } from '../snapshots/deletion.use-case.ts';
@@ -144,13 +144,30 @@ export async function evaluateRetention(
   return { selected: evaluated.selected, acted };
 }
 
-/** The scheduled pass: on the leader, every gateway.retention.poll-interval when gateway.retention.enabled. */
-export function retentionDuty(deps: RetentionPorts): LeaderDuty {
-  return periodicDuty({
-    log: deps.logger.child({ component: 'retention' }),
-    intervalMs: deps.retention.pollIntervalMs,
-    disabled: deps.retention.enabled ? null : 'retention passes are not scheduled (gateway.retention.enabled is false)',
+const kinds = {
+  evaluation: {
+    component: 'retention',
+    disabled: 'retention passes are not scheduled (gateway.retention.enabled is false)',
     failure: 'retention pass failed; the next runs as scheduled',
-    pass: () => evaluateRetention(deps, null, null),
-  });
+  },
+  compaction: {
+    component: 'compaction',
+    disabled: 'gateway.retention.enabled is false: compaction runs only on demand',
+    failure: 'compaction pass failed',
+  },
+} satisfies Record<string, DutyKind>;
+
+/**
+ * The leader's scheduled retention passes when gateway.retention.enabled: the evaluation every
+ * gateway.retention.poll-interval, compaction every gateway.retention.compaction-interval.
+ */
+export function retentionDuties(deps: RetentionPorts & CompactionPorts): WakeableDuty[] {
+  const { enabled, pollIntervalMs, compactionIntervalMs } = deps.retention;
+  const compact = () => compactionPass(deps, systemMeta(deps, 'system'));
+  return [
+    periodicDuty(deps.logger, kinds.evaluation, { enabled, intervalMs: pollIntervalMs }, () =>
+      evaluateRetention(deps, null, null),
+    ),
+    periodicDuty(deps.logger, kinds.compaction, { enabled, intervalMs: compactionIntervalMs }, compact),
+  ];
 }
