@@ -88,18 +88,29 @@ export const text = (
   ...(typeof fallback === 'string' ? { default: fallback } : { default: null, derivedDefault: fallback }),
 });
 
-export const optionalText = (
-  key: string,
-  description: string,
-  options: Options = {},
-): ConfigKeySpec<TUnion<[TString, TNull]>> => ({
-  key,
-  kind: 'string',
-  schema: nullable(Type.String()),
-  default: null,
-  description,
-  ...options,
-});
+/**
+ * The constructor of keys of one kind whose value has a fixed schema: `(key, default, description, options)`.
+ * `schema` is called once a key, so no two keys share a schema object.
+ */
+const keyKind =
+  <S extends TSchema, F extends ConfigDefault, O extends Options = Options>(kind: ConfigKind, schema: () => S) =>
+  (key: string, fallback: F, description: string, options?: O): ConfigKeySpec<S> => ({
+    key,
+    kind,
+    schema: schema(),
+    default: fallback,
+    description,
+    ...options,
+  });
+
+const nullableText = keyKind<TUnion<[TString, TNull]>, null>('string', () => nullable(Type.String()));
+const nullableDuration = keyKind<TUnion<[TInteger, TNull]>, null, DurationOptions>('duration', () =>
+  nullable(Type.Integer()),
+);
+
+/** A string with no default (unset: null). */
+export const optionalText = (key: string, description: string, options?: Options) =>
+  nullableText(key, null, description, options);
 
 export const integer = (
   key: string,
@@ -110,66 +121,24 @@ export const integer = (
   const min = options.min ?? 0;
   const max = options.max ?? MAX_INT;
   return {
-    key,
-    kind: 'integer',
-    schema: Type.Integer({ minimum: min, maximum: max }),
-    default: fallback,
-    description,
-    ...options,
+    ...keyKind('integer', () => Type.Integer({ minimum: min, maximum: max }))(key, fallback, description, options),
     min,
     max,
   };
 };
 
 /** A positive integer (sizes, counts). */
-export const count = (
-  key: string,
-  fallback: number,
-  description: string,
-  options: Options = {},
-): ConfigKeySpec<TInteger> => integer(key, fallback, description, { ...options, min: 1 });
+export const count = (key: string, fallback: number, description: string, options: Options = {}) =>
+  integer(key, fallback, description, { ...options, min: 1 });
 
-export const flag = (
-  key: string,
-  fallback: boolean,
-  description: string,
-  options: Options = {},
-): ConfigKeySpec<TBoolean> => ({
-  key,
-  kind: 'boolean',
-  schema: Type.Boolean(),
-  default: fallback,
-  description,
-  ...options,
-});
+export const flag = keyKind<TBoolean, boolean>('boolean', () => Type.Boolean());
 
 /** A duration written as `5s`, held in milliseconds. */
-export const duration = (
-  key: string,
-  fallback: string,
-  description: string,
-  options: DurationOptions = {},
-): ConfigKeySpec<TInteger> => ({
-  key,
-  kind: 'duration',
-  schema: Type.Integer(),
-  default: fallback,
-  description,
-  ...options,
-});
+export const duration = keyKind<TInteger, string, DurationOptions>('duration', () => Type.Integer());
 
-export const optionalDuration = (
-  key: string,
-  description: string,
-  options: DurationOptions = {},
-): ConfigKeySpec<TUnion<[TInteger, TNull]>> => ({
-  key,
-  kind: 'duration',
-  schema: nullable(Type.Integer()),
-  default: null,
-  description,
-  ...options,
-});
+/** A duration with no default (unset: null). */
+export const optionalDuration = (key: string, description: string, options?: DurationOptions) =>
+  nullableDuration(key, null, description, options);
 
 export const choice = <const V extends string[]>(
   key: string,
@@ -178,28 +147,11 @@ export const choice = <const V extends string[]>(
   description: string,
   options: Options = {},
 ): ConfigKeySpec<TEnum<V>> => ({
-  key,
-  kind: 'enum',
-  schema: Type.Enum(allowed),
-  default: fallback,
+  ...keyKind('enum', () => Type.Enum(allowed))(key, fallback, description, options),
   allowed,
-  description,
-  ...options,
 });
 
-export const list = (
-  key: string,
-  fallback: readonly string[],
-  description: string,
-  options: Options = {},
-): ConfigKeySpec<TArray<TString>> => ({
-  key,
-  kind: 'string-list',
-  schema: Type.Array(Type.String()),
-  default: fallback,
-  description,
-  ...options,
-});
+export const list = keyKind<TArray<TString>, readonly string[]>('string-list', () => Type.Array(Type.String()));
 
 // ---------------------------------------------------------------------------------------
 // From the tree to the result schema and the key table.

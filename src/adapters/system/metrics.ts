@@ -19,87 +19,81 @@ const slowSeconds = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 type Registers = Registry[];
 
+/** The constructors of a registry's counters and histograms, their label names typed. */
+const declarer = (registers: Registers) => ({
+  counter: <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name, help, labelNames, registers }),
+  histogram: <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers }),
+});
+type Declarer = ReturnType<typeof declarer>;
+
 /** The HTTP surfaces: requests by route, the facade's fetches and bytes, the holdings check. */
-const surfaceMetrics = (registers: Registers) => ({
+const surfaceMetrics = ({ counter, histogram }: Declarer) => ({
   // The revocation check appends nothing to the ledger; a counter tagged by answered state is kept.
-  holdings: new Counter({
-    name: 'gateway_holdings_answers_total',
-    help: 'Holdings check answers by state',
-    labelNames: ['state'] as const,
-    registers,
-  }),
-  http: new Histogram({
-    name: 'gateway_http_request_duration_seconds',
-    help: 'HTTP requests by method, route pattern and status code, from the request to the last byte sent',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: seconds,
-    registers,
-  }),
-  facadeFetches: new Counter({
-    name: 'gateway_facade_fetches_total',
-    help: 'Facade requests on a served repository by marketplace, protocol, phase and outcome',
-    labelNames: ['marketplace', 'protocol', 'phase', 'outcome'] as const,
-    registers,
-  }),
-  facadeBytes: new Counter({
-    name: 'gateway_facade_bytes_sent_total',
-    help: 'Bytes of advertisements, ref lists and packs the facade sent, by marketplace and phase',
-    labelNames: ['marketplace', 'phase'] as const,
-    registers,
-  }),
+  holdings: counter('gateway_holdings_answers_total', 'Holdings check answers by state', ['state']),
+  http: histogram(
+    'gateway_http_request_duration_seconds',
+    'HTTP requests by method, route pattern and status code, from the request to the last byte sent',
+    ['method', 'route', 'status'],
+    seconds,
+  ),
+  facadeFetches: counter(
+    'gateway_facade_fetches_total',
+    'Facade requests on a served repository by marketplace, protocol, phase and outcome',
+    ['marketplace', 'protocol', 'phase', 'outcome'],
+  ),
+  facadeBytes: counter(
+    'gateway_facade_bytes_sent_total',
+    'Bytes of advertisements, ref lists and packs the facade sent, by marketplace and phase',
+    ['marketplace', 'phase'],
+  ),
 });
 
 /** The governance pipeline: ingest, vetting, decisions, the event store. */
-const pipelineMetrics = (registers: Registers) => ({
-  ingest: new Histogram({
-    name: 'gateway_ingest_duration_seconds',
-    help: 'Ingestions (fetch, capture and vetting at ingestion) by trigger and outcome',
-    labelNames: ['trigger', 'outcome'] as const,
-    buckets: slowSeconds,
-    registers,
-  }),
-  vetting: new Histogram({
-    name: 'gateway_vetting_connector_duration_seconds',
-    help: 'Vetting connector runs by connector and verdict',
-    labelNames: ['connector', 'verdict'] as const,
-    buckets: slowSeconds,
-    registers,
-  }),
-  decisions: new Counter({
-    name: 'gateway_snapshot_decisions_total',
-    help: 'Snapshot approvals, rejections and revocations appended by this replica',
-    labelNames: ['decision'] as const,
-    registers,
-  }),
-  append: new Histogram({
-    name: 'gateway_eventstore_append_duration_seconds',
-    help: 'Event store appends by outcome (ok, conflict, error)',
-    labelNames: ['outcome'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers,
-  }),
+const pipelineMetrics = ({ counter, histogram }: Declarer) => ({
+  ingest: histogram(
+    'gateway_ingest_duration_seconds',
+    'Ingestions (fetch, capture and vetting at ingestion) by trigger and outcome',
+    ['trigger', 'outcome'],
+    slowSeconds,
+  ),
+  vetting: histogram(
+    'gateway_vetting_connector_duration_seconds',
+    'Vetting connector runs by connector and verdict',
+    ['connector', 'verdict'],
+    slowSeconds,
+  ),
+  decisions: counter(
+    'gateway_snapshot_decisions_total',
+    'Snapshot approvals, rejections and revocations appended by this replica',
+    ['decision'],
+  ),
+  append: histogram(
+    'gateway_eventstore_append_duration_seconds',
+    'Event store appends by outcome (ok, conflict, error)',
+    ['outcome'],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  ),
 });
 
 /** What the leader's duties do: outbound deliveries and retention passes. */
-const dutyMetrics = (registers: Registers) => ({
-  deliveries: new Counter({
-    name: 'gateway_webhook_delivery_attempts_total',
-    help: 'Outbound delivery attempts by kind (webhook, audit-batch) and outcome (delivered, retrying, failed)',
-    labelNames: ['kind', 'outcome'] as const,
-    registers,
-  }),
-  retentionPasses: new Counter({
-    name: 'gateway_retention_passes_total',
-    help: 'Retention passes by kind (evaluation, compaction) and trigger (scheduled, on-demand)',
-    labelNames: ['kind', 'trigger'] as const,
-    registers,
-  }),
-  retentionSnapshots: new Counter({
-    name: 'gateway_retention_snapshots_total',
-    help: 'Snapshots acted on by retention passes: soft-deleted (evaluation) or purged (compaction)',
-    labelNames: ['action'] as const,
-    registers,
-  }),
+const dutyMetrics = ({ counter }: Declarer) => ({
+  deliveries: counter(
+    'gateway_webhook_delivery_attempts_total',
+    'Outbound delivery attempts by kind (webhook, audit-batch) and outcome (delivered, retrying, failed)',
+    ['kind', 'outcome'],
+  ),
+  retentionPasses: counter(
+    'gateway_retention_passes_total',
+    'Retention passes by kind (evaluation, compaction) and trigger (scheduled, on-demand)',
+    ['kind', 'trigger'],
+  ),
+  retentionSnapshots: counter(
+    'gateway_retention_snapshots_total',
+    'Snapshots acted on by retention passes: soft-deleted (evaluation) or purged (compaction)',
+    ['action'],
+  ),
 });
 
 type Reading<L extends string> = ReadonlyArray<readonly [Partial<Record<L, string>>, number]>;
@@ -159,9 +153,9 @@ export function createMetrics() {
     readFrom(scrapeSources: ScrapeSources): void {
       sources = scrapeSources;
     },
-    ...surfaceMetrics(registers),
-    ...pipelineMetrics(registers),
-    ...dutyMetrics(registers),
+    ...surfaceMetrics(declarer(registers)),
+    ...pipelineMetrics(declarer(registers)),
+    ...dutyMetrics(declarer(registers)),
     ...scrapedMetrics(registers, () => sources),
   };
 }
