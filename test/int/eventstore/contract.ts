@@ -176,6 +176,62 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     );
   });
 
+  // The projection runner's wake-up: it watches, and on each call reads what follows its checkpoint.
+  t.test('watch wakes its caller after appends, and what follows the checkpoint is then readable', async (t) => {
+    const store = await makeStore(t);
+    const stream = fresh('watch');
+    const checkpoint = await store.head();
+    let calls = 0;
+    const stop = await store.watch(() => calls++);
+    t.teardown(stop);
+    const settledCalls = calls; // a spurious call at start is allowed
+    const appended = await store.append(stream, [ev('w', { i: 0 }), ev('w', { i: 1 })], 'no-stream');
+    await until(() => calls > settledCalls);
+    t.ok(calls > settledCalls, 'the append woke the watcher');
+    const read = (await store.readAll(checkpoint, 1000)).filter((e) => e.streamId === stream);
+    t.strictSame(
+      read.map((e) => (e.data as { i: number }).i),
+      [0, 1],
+      'the woken reader finds the appended events after its checkpoint, in order',
+    );
+    t.ok((await store.head()) >= appended.position, 'the head covers the append');
+  });
+
+  t.test('a stopped watch is not called again', async (t) => {
+    const store = await makeStore(t);
+    const stream = fresh('unwatch');
+    let calls = 0;
+    const stop = await store.watch(() => calls++);
+    await store.append(stream, [ev('w')], 'no-stream');
+    await until(() => calls > 0);
+    stop();
+    await new Promise((r) => setTimeout(r, 200)); // a call already on its way may land
+    const after = calls;
+    await store.append(stream, [ev('w'), ev('w')], 0n);
+    await new Promise((r) => setTimeout(r, 1_500));
+    t.equal(calls, after, 'appends after the stop wake nobody');
+  });
+
+  t.test('two watchers on one store are both woken, and stopping one leaves the other', async (t) => {
+    const store = await makeStore(t);
+    const stream = fresh('watchers');
+    let first = 0;
+    let second = 0;
+    const stopFirst = await store.watch(() => first++);
+    const stopSecond = await store.watch(() => second++);
+    t.teardown(stopSecond);
+    await store.append(stream, [ev('w')], 'no-stream');
+    await until(() => first > 0 && second > 0);
+    t.ok(first > 0 && second > 0, 'both woken');
+    stopFirst();
+    await new Promise((r) => setTimeout(r, 200));
+    const [firstAfter, secondAfter] = [first, second];
+    await store.append(stream, [ev('w')], 0n);
+    await until(() => second > secondAfter);
+    t.ok(second > secondAfter, 'the remaining watcher is still woken');
+    t.equal(first, firstAfter, 'the stopped one is not');
+  });
+
   t.test('a failing handler ends the subscription and reports the error', async (t) => {
     const store = await makeStore(t);
     const stream = fresh('fail');
