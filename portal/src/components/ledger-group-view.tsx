@@ -1,19 +1,13 @@
 // What the overview's recent activity and the ledger browser share to show grouped ledger entries
 // (ledger-groups.ts): which groups are open, the button that opens one, and who acted in it.
-import { useState } from 'react';
 import { humanize } from './labels';
 import type { EntryGroup, GroupableEntry } from './ledger-groups';
+import { useToggleSet } from './toggle-set';
 
 /** Groups opened by the reader, by their newest entry's id (a group's key while the screen is shown). */
 export function useOpenGroups() {
-  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
-  const toggle = (id: number) =>
-    setOpen((before) => {
-      const next = new Set(before);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
-  return { isOpen: (id: number) => open.has(id), toggle };
+  const open = useToggleSet<number>();
+  return { isOpen: (id: number) => open.items.has(id), toggle: open.toggle };
 }
 
 /** Opens or closes a group's own rows; `controls` names the element that holds them once open. */

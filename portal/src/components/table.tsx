@@ -1,6 +1,7 @@
 // The portal's tables in one shape: a column is its head and what a row shows under it, so a page says
 // which columns it shows and the table draws the heads, the rows and, with nothing to list, the empty notice.
-import type { ReactNode } from 'react';
+// A list of cards is drawn the same way: each item, or the empty notice.
+import { Fragment, type ReactNode } from 'react';
 import { ColumnHeads, Empty } from './ui';
 
 /** One column: its head (false or null where it is left out for this reader) and a row's cell under it. */
@@ -54,5 +55,29 @@ export function Table<R>({
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** A list (of cards, each its own list item), or what an empty list says. */
+export function List<R>({
+  items,
+  itemKey,
+  empty,
+  className,
+  children,
+}: {
+  items: readonly R[];
+  itemKey: (item: R) => string | number;
+  empty: ReactNode;
+  className?: string;
+  children: (item: R) => ReactNode;
+}) {
+  if (items.length === 0) return <Empty>{empty}</Empty>;
+  return (
+    <ul className={className}>
+      {items.map((item) => (
+        <Fragment key={itemKey(item)}>{children(item)}</Fragment>
+      ))}
+    </ul>
   );
 }

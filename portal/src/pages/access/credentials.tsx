@@ -1,11 +1,13 @@
 // What personal access tokens and machine credentials share: the form that issues one (a heading, the
-// fields of its kind, its lifetime, what refused it), and the last cells of its row: when it was last used,
+// fields of its kind, its lifetime, what refused it), and the last columns of its row: when it was last used,
 // its state, rotate and revoke while it is active (revoke asked twice in place: components/confirm-button.tsx).
 import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { ConfirmButton } from '../../components/confirm-button';
 import { humanize } from '../../components/labels';
-import { ProblemNotice, StateBadge, When } from '../../components/ui';
+import { ChangeForm } from '../../components/change-form';
+import { Options, ProblemNotice, StateBadge, When } from '../../components/ui';
+import type { Column } from '../../components/table';
 import { expiresAtOf, stateOf, type ExpiryChoice } from './expiry';
 
 export function IssueForm({
@@ -28,29 +30,22 @@ export function IssueForm({
   children: ReactNode;
 }) {
   const [expiry, setExpiry] = useState('90');
-  const send = (event: FormEvent) => {
-    event.preventDefault();
-    issue.mutate(expiresAtOf(choices, expiry));
-  };
   return (
-    <form className="stack" onSubmit={send} aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>{title}</h3>
+    <ChangeForm
+      id={id}
+      title={title}
+      submit={submit}
+      change={{ ...issue, mutate: () => issue.mutate(expiresAtOf(choices, expiry)) }}
+    >
       {children}
       <label htmlFor={`${id}-expiry`}>Expires after</label>
       <select id={`${id}-expiry`} value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-        {choices.map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.label}
-          </option>
-        ))}
+        <Options
+          values={choices.map((choice) => choice.value)}
+          label={(value) => choices.find((choice) => choice.value === value)?.label}
+        />
       </select>
-      <ProblemNotice error={issue.error} />
-      <div>
-        <button type="submit" disabled={issue.isPending}>
-          {submit}
-        </button>
-      </div>
-    </form>
+    </ChangeForm>
   );
 }
 
@@ -61,58 +56,65 @@ type Credential = Readonly<{
   expiresAt: string | null;
 }>;
 
-/**
- * Last used, state, and rotate and revoke while the credential is active with what either refused; either
- * reads the list of its kind again, and a rotation's new secret goes to onRotated.
- */
-export function CredentialCells<Rotated>({
-  credential,
-  list,
-  rotate: rotation,
-  revoke: revocation,
-  onRotated,
-}: {
-  credential: Credential;
+/** How a credential of one kind is rotated and revoked, and which list either reads again. */
+type Handling<C, Rotated> = Readonly<{
   list: QueryKey;
-  rotate: () => Promise<Rotated>;
-  revoke: () => Promise<unknown>;
+  rotate: (credential: C) => Promise<Rotated>;
+  revoke: (credential: C) => Promise<unknown>;
+  /** Where a rotation's new secret goes. */
   onRotated: (rotated: Rotated) => void;
+}>;
+
+/** Rotate and revoke while the credential is active, with what either refused. */
+function CredentialActions<C extends Credential, Rotated>({
+  credential,
+  handling,
+}: {
+  credential: C;
+  handling: Handling<C, Rotated>;
 }) {
   const queries = useQueryClient();
-  const refresh = () => void queries.invalidateQueries({ queryKey: list });
+  const refresh = () => void queries.invalidateQueries({ queryKey: handling.list });
   const rotate = useMutation({
-    mutationFn: rotation,
+    mutationFn: () => handling.rotate(credential),
     onSuccess: (rotated) => {
-      onRotated(rotated);
+      handling.onRotated(rotated);
       refresh();
     },
   });
-  const revoke = useMutation({ mutationFn: revocation, onSuccess: refresh });
+  const revoke = useMutation({ mutationFn: () => handling.revoke(credential), onSuccess: refresh });
   const { name } = credential;
-  const state = stateOf(credential);
   return (
     <>
-      <td>{credential.lastUsedAt ? <When at={credential.lastUsedAt} /> : <span className="muted">never</span>}</td>
-      <td>
-        <StateBadge state={state} label={humanize(state)} />
-      </td>
-      <td>
-        {state === 'active' ? (
-          <div className="row">
-            <button
-              type="button"
-              className="secondary"
-              aria-label={`Rotate ${name}`}
-              disabled={rotate.isPending}
-              onClick={() => rotate.mutate()}
-            >
-              Rotate
-            </button>
-            <ConfirmButton label="Revoke" name={`Revoke ${name}`} onConfirm={() => revoke.mutate()} />
-          </div>
-        ) : null}
-        <ProblemNotice error={rotate.error ?? revoke.error} />
-      </td>
+      {stateOf(credential) === 'active' ? (
+        <div className="row">
+          <button
+            type="button"
+            className="secondary"
+            aria-label={`Rotate ${name}`}
+            disabled={rotate.isPending}
+            onClick={() => rotate.mutate()}
+          >
+            Rotate
+          </button>
+          <ConfirmButton label="Revoke" name={`Revoke ${name}`} onConfirm={() => revoke.mutate()} />
+        </div>
+      ) : null}
+      <ProblemNotice error={rotate.error ?? revoke.error} />
     </>
   );
+}
+
+/** The last columns of a credential's row: when it was last used, its state, and its actions. */
+export function credentialColumns<C extends Credential, Rotated>(
+  handling: Handling<C, Rotated>,
+): ReadonlyArray<Column<C>> {
+  return [
+    {
+      head: 'Last used',
+      cell: (c) => (c.lastUsedAt ? <When at={c.lastUsedAt} /> : <span className="muted">never</span>),
+    },
+    { head: 'State', cell: (c) => <StateBadge state={stateOf(c)} label={humanize(stateOf(c))} /> },
+    { head: 'Actions', cell: (c) => <CredentialActions credential={c} handling={handling} /> },
+  ];
 }

@@ -1,11 +1,12 @@
 // Role grants (docs/access.md, Roles; admin only): admin and auditor are global, approver names a marketplace.
 // Configuration admins and claim-mapped roles are not grants and do not appear here.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, data } from '../../api/client';
 import { Loaded, Options, ProblemNotice, When } from '../../components/ui';
 import { Table, type Column } from '../../components/table';
 import { humanize } from '../../components/labels';
+import { ChangeForm } from '../../components/change-form';
 import { ConfirmButton } from '../../components/confirm-button';
 import { grantsQuery, marketplacesQuery, type Grant } from './queries';
 
@@ -29,13 +30,8 @@ function GrantRole({ marketplaces }: { marketplaces: readonly string[] }) {
       void queries.invalidateQueries({ queryKey: grantsQuery.queryKey });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    grant.mutate();
-  };
   return (
-    <form className="stack" onSubmit={submit} aria-labelledby="grant-title">
-      <h3 id="grant-title">Grant a role</h3>
+    <ChangeForm id="grant" title="Grant a role" submit="Grant role" change={grant}>
       <label htmlFor="grant-principal">Principal</label>
       <input id="grant-principal" required value={principal} onChange={(e) => setPrincipal(e.target.value)} />
       <label htmlFor="grant-role">Role</label>
@@ -51,13 +47,7 @@ function GrantRole({ marketplaces }: { marketplaces: readonly string[] }) {
           </select>
         </>
       ) : null}
-      <ProblemNotice error={grant.error} />
-      <div>
-        <button type="submit" disabled={grant.isPending}>
-          Grant role
-        </button>
-      </div>
-    </form>
+    </ChangeForm>
   );
 }
 

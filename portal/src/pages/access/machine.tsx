@@ -1,12 +1,14 @@
 // Machine credentials (docs/access.md; admin only): an access token with API scopes from the closed
 // allowlist, a principal the ledger attributes its actions to, and a mandatory expiry. Every one is
 // listed, whoever provisioned it; the secret is shown once, at provisioning and at rotation.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api, data } from '../../api/client';
-import { ColumnHeads, CopyField, Empty, Loaded, When } from '../../components/ui';
+import { useListChange } from '../../components/change-form';
+import { CopyField, Loaded, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
 import { NameChecklist } from './checklist';
-import { CredentialCells, IssueForm } from './credentials';
+import { credentialColumns, IssueForm } from './credentials';
 import { machineExpiries } from './expiry';
 import { apiScopeNames, machineQuery, type Token } from './queries';
 
@@ -42,21 +44,20 @@ function MachineSecret({ secret, onDone }: { secret: Secret; onDone: () => void 
 }
 
 function ProvisionMachine({ onIssued }: { onIssued: (s: Secret) => void }) {
-  const queries = useQueryClient();
   const [principal, setPrincipal] = useState('');
   const [name, setName] = useState('');
   const [apiScopes, setApiScopes] = useState<string[]>([]);
-  const provision = useMutation({
-    mutationFn: (expiresAt: string | null) =>
+  const provision = useListChange(
+    machineQuery.queryKey,
+    (expiresAt: string | null) =>
       data(api.POST('/api/v1/tokens/machine', { body: { principal, name, apiScopes, expiresAt: expiresAt ?? '' } })),
-    onSuccess: (token) => {
+    (token) => {
       onIssued({ name: token.name, principal: token.principal ?? principal, token: token.token ?? '' });
       setPrincipal('');
       setName('');
       setApiScopes([]);
-      void queries.invalidateQueries({ queryKey: machineQuery.queryKey });
     },
-  });
+  );
   return (
     <IssueForm
       id="provision"
@@ -86,25 +87,30 @@ function ProvisionMachine({ onIssued }: { onIssued: (s: Secret) => void }) {
   );
 }
 
-function MachineRow({ token, onIssued }: { token: Token; onIssued: (s: Secret) => void }) {
-  const path = { params: { path: { id: token.id } } };
+const machinePath = (token: Token) => ({ params: { path: { id: token.id } } });
+
+/** Every machine credential, newest first, whoever provisioned it. */
+function MachineTable({ tokens, onIssued }: { tokens: readonly Token[]; onIssued: (s: Secret) => void }) {
+  const columns: ReadonlyArray<Column<Token>> = [
+    { head: 'Name', names: true, cell: (token) => token.name },
+    { head: 'Principal', cell: (token) => token.principal },
+    { head: 'API scopes', cell: (token) => token.apiScopes.join(', ') },
+    { head: 'Provisioned by', cell: (token) => token.machineOwner },
+    { head: 'Expires', cell: (token) => <When at={token.expiresAt} /> },
+    ...credentialColumns({
+      list: machineQuery.queryKey,
+      rotate: (token: Token) => data(api.POST('/api/v1/tokens/machine/{id}/rotate', machinePath(token))),
+      revoke: (token: Token) => data(api.DELETE('/api/v1/tokens/machine/{id}', machinePath(token))),
+      onRotated: (t) => onIssued({ name: t.name, principal: t.principal ?? '', token: t.token ?? '' }),
+    }),
+  ];
   return (
-    <tr>
-      <th scope="row">{token.name}</th>
-      <td>{token.principal}</td>
-      <td>{token.apiScopes.join(', ')}</td>
-      <td>{token.machineOwner}</td>
-      <td>
-        <When at={token.expiresAt} />
-      </td>
-      <CredentialCells
-        credential={token}
-        list={machineQuery.queryKey}
-        rotate={() => data(api.POST('/api/v1/tokens/machine/{id}/rotate', path))}
-        revoke={() => data(api.DELETE('/api/v1/tokens/machine/{id}', path))}
-        onRotated={(t) => onIssued({ name: t.name, principal: t.principal ?? '', token: t.token ?? '' })}
-      />
-    </tr>
+    <Table
+      rows={[...tokens].sort((a, b) => b.id - a.id)}
+      columns={columns}
+      rowKey={(token) => token.id}
+      empty="No machine credential has been provisioned."
+    />
   );
 }
 
@@ -115,35 +121,7 @@ export function MachineCredentials() {
     <section aria-labelledby="machine-title">
       <h2 id="machine-title">Machine credentials</h2>
       {secret ? <MachineSecret secret={secret} onDone={() => setSecret(null)} /> : null}
-      <Loaded query={machines}>
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No machine credential has been provisioned.</Empty>
-          ) : (
-            <table>
-              <ColumnHeads
-                columns={[
-                  'Name',
-                  'Principal',
-                  'API scopes',
-                  'Provisioned by',
-                  'Expires',
-                  'Last used',
-                  'State',
-                  'Actions',
-                ]}
-              />
-              <tbody>
-                {[...list]
-                  .sort((a, b) => b.id - a.id)
-                  .map((token) => (
-                    <MachineRow key={token.id} token={token} onIssued={setSecret} />
-                  ))}
-              </tbody>
-            </table>
-          )
-        }
-      </Loaded>
+      <Loaded query={machines}>{(list) => <MachineTable tokens={list} onIssued={setSecret} />}</Loaded>
       <ProvisionMachine onIssued={setSecret} />
     </section>
   );

@@ -7,8 +7,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearch } from 'wouter';
 import { api, data } from '../../api/client';
-import { ColumnHeads, Empty, Loaded, When } from '../../components/ui';
-import { CredentialCells, IssueForm } from './credentials';
+import { Loaded, When } from '../../components/ui';
+import { Table, type Column } from '../../components/table';
+import { credentialColumns, IssueForm } from './credentials';
 import { personalExpiries, stateOf } from './expiry';
 import { ShownOnce, type Issued } from './shown-once';
 import { marketplacesQuery, tokensQuery, useCatalogName, type Marketplace, type Token } from './queries';
@@ -77,43 +78,42 @@ function CreateToken({ marketplaces, onIssued }: { marketplaces: Marketplace[]; 
   );
 }
 
-function TokenRow({ token, onIssued }: { token: Token; onIssued: (i: Issued) => void }) {
-  const path = { params: { path: { id: token.id } } };
-  return (
-    <tr>
-      <th scope="row">
-        {token.name}
-        {token.sessionDerived ? <span className="muted"> (from a session)</span> : null}
-      </th>
-      <td>{token.scopes.length ? token.scopes.join(', ') : <span className="muted">every marketplace</span>}</td>
-      <td>{token.pushScopes.length ? token.pushScopes.join(', ') : <span className="muted">none</span>}</td>
-      <td>
-        <When at={token.createdAt} />
-      </td>
-      <td>{token.expiresAt ? <When at={token.expiresAt} /> : <span className="muted">never</span>}</td>
-      <CredentialCells
-        credential={token}
-        list={tokensQuery.queryKey}
-        rotate={() => data(api.POST('/api/v1/tokens/{id}/rotate', path))}
-        revoke={() => data(api.DELETE('/api/v1/tokens/{id}', path))}
-        onRotated={(t) => onIssued({ name: t.name, token: t.token ?? '', scopes: t.scopes, rotated: true })}
-      />
-    </tr>
-  );
-}
+const tokenPath = (token: Token) => ({ params: { path: { id: token.id } } });
 
 function TokenTable({ tokens, onIssued }: { tokens: Token[]; onIssued: (i: Issued) => void }) {
-  if (tokens.length === 0) return <Empty>You have no tokens yet.</Empty>;
-  return (
-    <table>
-      <ColumnHeads columns={['Name', 'Fetch', 'Publish', 'Created', 'Expires', 'Last used', 'State', 'Actions']} />
-      <tbody>
-        {tokens.map((token) => (
-          <TokenRow key={token.id} token={token} onIssued={onIssued} />
-        ))}
-      </tbody>
-    </table>
-  );
+  const columns: ReadonlyArray<Column<Token>> = [
+    {
+      head: 'Name',
+      names: true,
+      cell: (token) => (
+        <>
+          {token.name}
+          {token.sessionDerived ? <span className="muted"> (from a session)</span> : null}
+        </>
+      ),
+    },
+    {
+      head: 'Fetch',
+      cell: (token) =>
+        token.scopes.length ? token.scopes.join(', ') : <span className="muted">every marketplace</span>,
+    },
+    {
+      head: 'Publish',
+      cell: (token) => (token.pushScopes.length ? token.pushScopes.join(', ') : <span className="muted">none</span>),
+    },
+    { head: 'Created', cell: (token) => <When at={token.createdAt} /> },
+    {
+      head: 'Expires',
+      cell: (token) => (token.expiresAt ? <When at={token.expiresAt} /> : <span className="muted">never</span>),
+    },
+    ...credentialColumns({
+      list: tokensQuery.queryKey,
+      rotate: (token: Token) => data(api.POST('/api/v1/tokens/{id}/rotate', tokenPath(token))),
+      revoke: (token: Token) => data(api.DELETE('/api/v1/tokens/{id}', tokenPath(token))),
+      onRotated: (t) => onIssued({ name: t.name, token: t.token ?? '', scopes: t.scopes, rotated: true }),
+    }),
+  ];
+  return <Table rows={tokens} columns={columns} rowKey={(token) => token.id} empty="You have no tokens yet." />;
 }
 
 export function PersonalTokens() {

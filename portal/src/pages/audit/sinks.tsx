@@ -1,10 +1,12 @@
 // Audit sinks (docs/webhooks.md: GET /api/v1/audit/sinks for auditors and admins; create, delete and cursor
 // reset for admins). The signing secret is answered once, at creation, and shown once.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { api, data, type Body } from '../../api/client';
 import { useSession } from '../../api/session';
-import { CopyField, Empty, Loaded, ProblemNotice, StateBadge } from '../../components/ui';
+import { CopyField, Loaded, ProblemNotice, StateBadge } from '../../components/ui';
+import { List } from '../../components/table';
+import { ChangeForm, useListChange } from '../../components/change-form';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Deliveries } from './deliveries';
 import { sinksQuery, type Sink } from './queries';
@@ -12,26 +14,20 @@ import { sinksQuery, type Sink } from './queries';
 type Created = Body<'/api/v1/audit/sinks', 'post'>;
 
 function CreateSink({ onCreated }: { onCreated: (sink: Created) => void }) {
-  const queries = useQueryClient();
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [enabled, setEnabled] = useState(true);
-  const create = useMutation({
-    mutationFn: () => data(api.POST('/api/v1/audit/sinks', { body: { name: name.trim(), url: url.trim(), enabled } })),
-    onSuccess: async (sink) => {
+  const create = useListChange(
+    sinksQuery.queryKey,
+    () => data(api.POST('/api/v1/audit/sinks', { body: { name: name.trim(), url: url.trim(), enabled } })),
+    (sink) => {
       setName('');
       setUrl('');
       onCreated(sink);
-      await queries.invalidateQueries({ queryKey: sinksQuery.queryKey });
     },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
+  );
   return (
-    <form className="stack" onSubmit={submit} aria-labelledby="create-sink-title">
-      <h3 id="create-sink-title">Create a sink</h3>
+    <ChangeForm id="create-sink" title="Create a sink" submit="Create sink" change={create}>
       <label htmlFor="sink-name">Name</label>
       <input
         id="sink-name"
@@ -50,13 +46,7 @@ function CreateSink({ onCreated }: { onCreated: (sink: Created) => void }) {
         <input id="sink-enabled" type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
         <label htmlFor="sink-enabled">Offer it batches from now on</label>
       </span>
-      <ProblemNotice error={create.error} />
-      <div>
-        <button type="submit" disabled={create.isPending}>
-          Create sink
-        </button>
-      </div>
-    </form>
+    </ChangeForm>
   );
 }
 
@@ -167,17 +157,11 @@ export function Sinks() {
       <p className="muted">Each enabled sink is offered the ledger in batches after its cursor.</p>
       {shown}
       <Loaded query={query}>
-        {(sinks) =>
-          sinks.length === 0 ? (
-            <Empty>No audit sink is registered.</Empty>
-          ) : (
-            <ul className="audit-list">
-              {sinks.map((sink) => (
-                <SinkCard key={sink.id} sink={sink} admin={admin} />
-              ))}
-            </ul>
-          )
-        }
+        {(sinks) => (
+          <List items={sinks} itemKey={(sink) => sink.id} className="audit-list" empty="No audit sink is registered.">
+            {(sink) => <SinkCard sink={sink} admin={admin} />}
+          </List>
+        )}
       </Loaded>
       {admin ? <CreateSink onCreated={setCreated} /> : null}
     </section>

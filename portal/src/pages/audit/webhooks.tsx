@@ -1,9 +1,12 @@
 // Webhook subscribers (GET/POST /api/v1/webhooks, DELETE /api/v1/webhooks/{id}; admin) with their
 // deliveries. The signing secret is answered once, at creation, and shown once.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, data, type Body } from '../../api/client';
-import { CopyField, Empty, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { CopyField, Loaded, ProblemNotice, StateBadge, When } from '../../components/ui';
+import { List } from '../../components/table';
+import { useToggleSet } from '../../components/toggle-set';
+import { ChangeForm, useListChange } from '../../components/change-form';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Deliveries } from './deliveries';
 import { eventKindsQuery, subscribersQuery, type Subscriber } from './queries';
@@ -34,50 +37,28 @@ function EventKinds({ chosen, toggle }: { chosen: ReadonlySet<string>; toggle: (
 }
 
 function CreateSubscriber({ onCreated }: { onCreated: (subscriber: Created) => void }) {
-  const queries = useQueryClient();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
-  const [events, setEvents] = useState<ReadonlySet<string>>(new Set());
-  const toggle = (kind: string) =>
-    setEvents((current) => {
-      const next = new Set(current);
-      if (!next.delete(kind)) next.add(kind);
-      return next;
-    });
-  const create = useMutation({
-    mutationFn: () =>
-      data(
-        api.POST('/api/v1/webhooks', {
-          body: { url: url.trim(), events: [...events], description: description.trim() || null },
-        }),
-      ),
-    onSuccess: async (subscriber) => {
+  const events = useToggleSet<string>();
+  const body = () => ({ url: url.trim(), events: [...events.items], description: description.trim() || null });
+  const create = useListChange(
+    subscribersQuery.queryKey,
+    () => data(api.POST('/api/v1/webhooks', { body: body() })),
+    (subscriber) => {
       setUrl('');
       setDescription('');
-      setEvents(new Set());
+      events.clear();
       onCreated(subscriber);
-      await queries.invalidateQueries({ queryKey: subscribersQuery.queryKey });
     },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
+  );
   return (
-    <form className="stack" onSubmit={submit} aria-labelledby="create-webhook-title">
-      <h3 id="create-webhook-title">Add a subscriber</h3>
+    <ChangeForm id="create-webhook" title="Add a subscriber" submit="Add subscriber" change={create}>
       <label htmlFor="webhook-url">Receiver URL</label>
       <input id="webhook-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
       <label htmlFor="webhook-description">Description (optional)</label>
       <input id="webhook-description" value={description} onChange={(e) => setDescription(e.target.value)} />
-      <EventKinds chosen={events} toggle={toggle} />
-      <ProblemNotice error={create.error} />
-      <div>
-        <button type="submit" disabled={create.isPending}>
-          Add subscriber
-        </button>
-      </div>
-    </form>
+      <EventKinds chosen={events.items} toggle={events.toggle} />
+    </ChangeForm>
   );
 }
 
@@ -142,17 +123,16 @@ export function Webhooks() {
         </div>
       ) : null}
       <Loaded query={query}>
-        {(subscribers) =>
-          subscribers.length === 0 ? (
-            <Empty>No webhook subscriber is registered.</Empty>
-          ) : (
-            <ul className="audit-list">
-              {subscribers.map((subscriber) => (
-                <SubscriberCard key={subscriber.id} subscriber={subscriber} />
-              ))}
-            </ul>
-          )
-        }
+        {(subscribers) => (
+          <List
+            items={subscribers}
+            itemKey={(subscriber) => subscriber.id}
+            className="audit-list"
+            empty="No webhook subscriber is registered."
+          >
+            {(subscriber) => <SubscriberCard subscriber={subscriber} />}
+          </List>
+        )}
       </Loaded>
       <CreateSubscriber onCreated={setCreated} />
     </section>
