@@ -51,23 +51,23 @@ function NextStep({ located }: { located: Located }) {
   ) : (
     <p className="muted">An approver of {marketplace.name}, or an admin, can ingest it again.</p>
   );
-  if (rejectedAtIngest(snapshot))
+  // A rejected snapshot is never served: what comes next is a fixed commit, ingested again.
+  const fix = rejectedAtIngest(snapshot) ? (
+    <>
+      fix <code>.claude-plugin/marketplace.json</code> on the upstream’s default branch so that it is valid, then ingest
+      again: the new commit is held for review.
+    </>
+  ) : snapshot.state === 'rejected' ? (
+    <>
+      this snapshot is never served, and no waiver or approval can change that. Have the findings fixed upstream, then
+      ingest again to capture a new commit for review (waive its findings there if they are acceptable).
+    </>
+  ) : null;
+  if (fix)
     return (
       <>
         <p>
-          <strong>Next:</strong> fix <code>.claude-plugin/marketplace.json</code> on the upstream’s default branch so
-          that it is valid, then ingest again: the new commit is held for review.
-        </p>
-        {ingest}
-      </>
-    );
-  if (snapshot.state === 'rejected')
-    return (
-      <>
-        <p>
-          <strong>Next:</strong> this snapshot is never served, and no waiver or approval can change that. Have the
-          findings fixed upstream, then ingest again to capture a new commit for review (waive its findings there if
-          they are acceptable).
+          <strong>Next:</strong> {fix}
         </p>
         {ingest}
       </>
