@@ -35,22 +35,26 @@ function resultStream(reply: FastifyReply): ServerResponse {
 const protocolOf = (request: FastifyRequest): 0 | 2 =>
   /(^|:)version=2($|:)/.test(String(request.headers['git-protocol'] ?? '')) ? 2 : 0;
 
-type Target = Readonly<{ served: ServedRepository; caller: FacadeCaller }>;
+/** What a git request over the wire acts on, and who asks: a served repository here, a push target for publishing. */
+export type WireTarget<T> = Readonly<{ target: T; caller: FacadeCaller }>;
 
-/** Authenticated, in scope, live and serving: anything else answers as a nonexistent repository. */
-async function target(
-  deps: HttpDeps,
+/**
+ * The request authenticated, and `find` (the credential's scopes, then the repository) answering its target:
+ * anything else answers as a nonexistent repository.
+ */
+export async function wireTarget<T>(
   credentials: FacadeCredentialDeps,
   request: FastifyRequest,
   rawName: string,
   reply: FastifyReply,
-): Promise<Target | null> {
+  find: (caller: FacadeCaller, name: string) => Promise<T | null> | null,
+): Promise<WireTarget<T> | null> {
   const authenticated = await wireCaller(credentials, request, rawName, reply);
   if (!authenticated) return null;
   const { name, caller } = authenticated;
-  const served = mayFetch(caller, name) ? await servedRepository(deps, name) : null;
-  if (!served) notFound(reply);
-  return served ? { served, caller } : null;
+  const target = await find(caller, name);
+  if (!target) notFound(reply);
+  return target ? { target, caller } : null;
 }
 
 /** A fetch (v0, or v2 `fetch`) or a v2 `ls-refs`: the body checked, the use case's answer streamed. */
@@ -58,7 +62,7 @@ async function fetch(
   deps: HttpDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  { served, caller }: Target,
+  { target: served, caller }: WireTarget<ServedRepository>,
 ): Promise<FastifyReply | undefined> {
   if (!(request.body instanceof Readable)) return text(reply, 415, 'expected application/x-git-upload-pack-request');
   if (Number(request.headers['content-length']) > uploadPackLimits.maxBodyBytes)
@@ -99,6 +103,8 @@ async function fetch(
 }
 
 export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCredentialDeps): void {
+  // In scope, live and serving.
+  const served = (caller: FacadeCaller, name: string) => (mayFetch(caller, name) ? servedRepository(deps, name) : null);
   app.register(
     async (plain) => {
       const git = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -122,17 +128,17 @@ export function facadeRoutes(app: HttpApp, deps: HttpDeps, credentials: FacadeCr
       );
       // Receive-pack is disabled whatever the credential (docs/facade.md).
       offerService(git, 'git-upload-pack', "Service not enabled: 'receive-pack'", async (request, rawName, reply) => {
-        const found = await target(deps, credentials, request, rawName, reply);
+        const found = await wireTarget(credentials, request, rawName, reply, served);
         if (!found) return reply;
         const version = protocolOf(request);
         const meta = facadeMeta(request, found.caller, deps.clock.instant());
-        const advertisement = await advertiseRefs(deps, found.served, found.caller, version, meta);
-        countFetch(deps.metrics, found.served.marketplace.name, version, 'info-refs', 'served', advertisement.length);
+        const advertisement = await advertiseRefs(deps, found.target, found.caller, version, meta);
+        countFetch(deps.metrics, found.target.marketplace.name, version, 'info-refs', 'served', advertisement.length);
         return advertise(reply, 'git-upload-pack', advertisement, version === 0);
       });
 
       git.post('/:repo/git-upload-pack', { schema: { hide: true, params: RepoParams } }, async (request, reply) => {
-        const found = await target(deps, credentials, request, request.params.repo, reply);
+        const found = await wireTarget(credentials, request, request.params.repo, reply, served);
         return found ? fetch(deps, request, reply, found) : reply;
       });
     },
