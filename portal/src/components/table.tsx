@@ -1,8 +1,9 @@
 // The portal's tables in one shape: a column is its head and what a row shows under it, so a page says
 // which columns it shows and the table draws the heads, the rows and, with nothing to list, the empty notice.
-// A list of cards is drawn the same way: each item, or the empty notice.
+// A list of cards is drawn the same way from the query that reads it: each item, or the empty notice.
+import { useQuery, type QueryKey } from '@tanstack/react-query';
 import { Fragment, type ReactNode } from 'react';
-import { ColumnHeads, Empty } from './ui';
+import { ColumnHeads, Empty, Loaded } from './ui';
 
 /** One column: its head (false or null where it is left out for this reader) and a row's cell under it. */
 export type Column<R> = Readonly<{
@@ -58,26 +59,37 @@ export function Table<R>({
   );
 }
 
-/** A list (of cards, each its own list item), or what an empty list says. */
+/**
+ * A list of cards (each its own list item) read by one query: its loading or failure notice, then each item,
+ * or what an empty list says.
+ */
 export function List<R>({
-  items,
+  read,
   itemKey,
   empty,
   className,
   children,
 }: {
-  items: readonly R[];
+  read: Readonly<{ queryKey: QueryKey; queryFn: () => Promise<readonly R[]> }>;
   itemKey: (item: R) => string | number;
   empty: ReactNode;
   className?: string;
   children: (item: R) => ReactNode;
 }) {
-  if (items.length === 0) return <Empty>{empty}</Empty>;
+  const query = useQuery(read);
   return (
-    <ul className={className}>
-      {items.map((item) => (
-        <Fragment key={itemKey(item)}>{children(item)}</Fragment>
-      ))}
-    </ul>
+    <Loaded query={query}>
+      {(items) =>
+        items.length === 0 ? (
+          <Empty>{empty}</Empty>
+        ) : (
+          <ul className={className}>
+            {items.map((item) => (
+              <Fragment key={itemKey(item)}>{children(item)}</Fragment>
+            ))}
+          </ul>
+        )
+      }
+    </Loaded>
   );
 }

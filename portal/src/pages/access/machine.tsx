@@ -2,7 +2,7 @@
 // allowlist, a principal the ledger attributes its actions to, and a mandatory expiry. Every one is
 // listed, whoever provisioned it; the secret is shown once, at provisioning and at rotation.
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { api, data } from '../../api/client';
 import { useListChange } from '../../components/change-form';
 import { CopyField, Loaded, When } from '../../components/ui';
@@ -10,19 +10,20 @@ import { Table, type Column } from '../../components/table';
 import { NameChecklist } from './checklist';
 import { credentialColumns, IssueForm } from './credentials';
 import { machineExpiries } from './expiry';
+import { SecretPanel } from './shown-once';
 import { apiScopeNames, machineQuery, type Token } from './queries';
 
 type Secret = Readonly<{ name: string; principal: string; token: string }>;
 
 function MachineSecret({ secret, onDone }: { secret: Secret; onDone: () => void }) {
   const origin = location.origin;
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [secret]);
   return (
-    <section className="notice notice-good shown-once" aria-labelledby="machine-secret-title">
-      <h3 id="machine-secret-title" ref={heading} tabIndex={-1}>
-        Machine credential {secret.name} for {secret.principal}
-      </h3>
+    <SecretPanel
+      id="machine-secret-title"
+      title={`Machine credential ${secret.name} for ${secret.principal}`}
+      secret={secret}
+      onDone={onDone}
+    >
       <p>
         <strong>Copy the secret now: it is not shown again.</strong>
       </p>
@@ -36,10 +37,7 @@ function MachineSecret({ secret, onDone }: { secret: Secret; onDone: () => void 
         A bearer credential takes the machine path: no cookie, no CSRF token, only the endpoints its scopes name and its
         principal&apos;s roles allow.
       </p>
-      <button type="button" className="secondary" onClick={onDone}>
-        I have copied it
-      </button>
-    </section>
+    </SecretPanel>
   );
 }
 

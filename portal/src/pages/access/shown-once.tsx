@@ -1,10 +1,43 @@
 // A personal token's secret, shown once (it appears only in the answer that creates or rotates it, never
 // again), with the commands that use it. It lives in this panel's state only: dismissing it or
-// leaving the page forgets it.
-import { useEffect, useRef, useState } from 'react';
+// leaving the page forgets it. The panel itself serves a machine credential's secret too.
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { CopyField, Options } from '../../components/ui';
 import { cloneUrl } from '../../api/marketplaces';
 import { claudeAddCommand, credentialHelperSnippet, gitCloneCommand } from './commands';
+
+/**
+ * A secret shown once, in a panel: focus moves to its heading whenever a secret appears, so a screen reader
+ * announces it (and a rotation's new one); "I have copied it" dismisses it.
+ */
+export function SecretPanel({
+  id,
+  title,
+  secret,
+  onDone,
+  children,
+}: {
+  /** The heading's id. */
+  id: string;
+  title: string;
+  secret: unknown;
+  onDone: () => void;
+  children: ReactNode;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [secret]);
+  return (
+    <section className="notice notice-good shown-once" aria-labelledby={id}>
+      <h3 id={id} ref={heading} tabIndex={-1}>
+        {title}
+      </h3>
+      {children}
+      <button type="button" className="secondary" onClick={onDone}>
+        I have copied it
+      </button>
+    </section>
+  );
+}
 
 export type Issued = Readonly<{ name: string; token: string; scopes: readonly string[]; rotated: boolean }>;
 
@@ -21,14 +54,13 @@ export function ShownOnce({
   const choices = issued.scopes.length > 0 ? issued.scopes : served;
   const [marketplace, setMarketplace] = useState(choices[0] ?? 'marketplace');
   const origin = location.origin;
-  // Focus moves to the panel, so a screen reader announces the secret that appeared (and a rotation's new one).
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [issued]);
   return (
-    <section className="notice notice-good shown-once" aria-labelledby="shown-once-title">
-      <h3 id="shown-once-title" ref={heading} tabIndex={-1}>
-        {issued.rotated ? 'Token rotated' : 'Token created'}: {issued.name}
-      </h3>
+    <SecretPanel
+      id="shown-once-title"
+      title={`${issued.rotated ? 'Token rotated' : 'Token created'}: ${issued.name}`}
+      secret={issued}
+      onDone={onDone}
+    >
       <p>
         <strong>Copy the token now: it is not shown again.</strong> The gateway keeps only a digest of it.
       </p>
@@ -57,9 +89,6 @@ export function ShownOnce({
         Clone URL: <code>{cloneUrl(origin, marketplace)}</code>. Claude Code&apos;s background refresh runs git without
         credential helpers, so an update may need <code>claude plugin marketplace update</code> by hand.
       </p>
-      <button type="button" className="secondary" onClick={onDone}>
-        I have copied it
-      </button>
-    </section>
+    </SecretPanel>
   );
 }

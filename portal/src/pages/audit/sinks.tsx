@@ -1,10 +1,10 @@
 // Audit sinks (docs/webhooks.md: GET /api/v1/audit/sinks for auditors and admins; create, delete and cursor
 // reset for admins). The signing secret is answered once, at creation, and shown once.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { api, data, type Body } from '../../api/client';
 import { useSession } from '../../api/session';
-import { CopyField, Loaded, ProblemNotice, StateBadge } from '../../components/ui';
+import { CopyField, ProblemNotice, StateBadge } from '../../components/ui';
 import { List } from '../../components/table';
 import { ChangeForm, useListChange } from '../../components/change-form';
 import { ConfirmButton } from '../../components/confirm-button';
@@ -138,7 +138,6 @@ function SinkCard({ sink, admin }: { sink: Sink; admin: boolean }) {
 
 export function Sinks() {
   const { admin } = useSession();
-  const query = useQuery(sinksQuery);
   const [created, setCreated] = useState<Created | null>(null);
   let shown: ReactNode = null;
   if (created)
@@ -156,13 +155,9 @@ export function Sinks() {
       <h2 id="sinks-title">Audit sinks</h2>
       <p className="muted">Each enabled sink is offered the ledger in batches after its cursor.</p>
       {shown}
-      <Loaded query={query}>
-        {(sinks) => (
-          <List items={sinks} itemKey={(sink) => sink.id} className="audit-list" empty="No audit sink is registered.">
-            {(sink) => <SinkCard sink={sink} admin={admin} />}
-          </List>
-        )}
-      </Loaded>
+      <List read={sinksQuery} itemKey={(sink) => sink.id} className="audit-list" empty="No audit sink is registered.">
+        {(sink) => <SinkCard sink={sink} admin={admin} />}
+      </List>
       {admin ? <CreateSink onCreated={setCreated} /> : null}
     </section>
   );

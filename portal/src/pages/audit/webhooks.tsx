@@ -105,7 +105,6 @@ function SubscriberCard({ subscriber }: { subscriber: Subscriber }) {
 }
 
 export function Webhooks() {
-  const query = useQuery(subscribersQuery);
   const [created, setCreated] = useState<Created | null>(null);
   return (
     <section aria-labelledby="webhooks-title">
@@ -122,18 +121,14 @@ export function Webhooks() {
           <CopyField label="Webhook signing secret" value={created.secret} />
         </div>
       ) : null}
-      <Loaded query={query}>
-        {(subscribers) => (
-          <List
-            items={subscribers}
-            itemKey={(subscriber) => subscriber.id}
-            className="audit-list"
-            empty="No webhook subscriber is registered."
-          >
-            {(subscriber) => <SubscriberCard subscriber={subscriber} />}
-          </List>
-        )}
-      </Loaded>
+      <List
+        read={subscribersQuery}
+        itemKey={(subscriber) => subscriber.id}
+        className="audit-list"
+        empty="No webhook subscriber is registered."
+      >
+        {(subscriber) => <SubscriberCard subscriber={subscriber} />}
+      </List>
       <CreateSubscriber onCreated={setCreated} />
     </section>
   );
