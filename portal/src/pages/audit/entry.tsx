@@ -8,21 +8,47 @@ import { ledgerHref } from './ledger-address';
 import { entryQuery, type LedgerEntry } from './queries';
 import { AuditTabs } from './tabs';
 
-const fields: ReadonlyArray<{ key: keyof LedgerEntry; label: string; help: string }> = [
-  { key: 'id', label: 'Entry', help: 'the ordering key' },
-  { key: 'ts', label: 'Time', help: 'when it was appended' },
-  { key: 'event', label: 'Event', help: '' },
-  { key: 'marketplace', label: 'Marketplace', help: '- when not marketplace-scoped' },
-  { key: 'marketplaceId', label: 'Marketplace id', help: 'tells apart earlier marketplaces of the same name' },
-  { key: 'principal', label: 'Principal', help: '' },
-  { key: 'actorType', label: 'Actor type', help: 'human, machine or system' },
-  { key: 'source', label: 'Source', help: 'client address for a fetch; admin for an administrative action' },
-  { key: 'ref', label: 'Ref', help: '' },
-  { key: 'sha', label: 'Commit', help: '' },
-  { key: 'detail', label: 'Detail', help: '' },
-  { key: 'tokenId', label: 'Token id', help: 'the credential that authenticated it' },
-  { key: 'credential_kind', label: 'Credential kind', help: 'pat or idp for facade fetches' },
-];
+type Field = keyof LedgerEntry;
+
+/** What a field is called where its own name, read as words, would not say it. */
+const names: Partial<Record<Field, string>> = {
+  id: 'Entry',
+  ts: 'Time',
+  marketplaceId: 'Marketplace id',
+  sha: 'Commit',
+  tokenId: 'Token id',
+};
+
+/** What a field holds, where its name alone leaves it open. */
+const help: Partial<Record<Field, string>> = {
+  id: 'the ordering key',
+  ts: 'when it was appended',
+  marketplace: '- when not marketplace-scoped',
+  marketplaceId: 'tells apart earlier marketplaces of the same name',
+  actorType: 'human, machine or system',
+  source: 'client address for a fetch; admin for an administrative action',
+  tokenId: 'the credential that authenticated it',
+  credential_kind: 'pat or idp for facade fetches',
+};
+
+/** Every field of an entry, in the order shown. */
+const fields = (
+  [
+    'id',
+    'ts',
+    'event',
+    'marketplace',
+    'marketplaceId',
+    'principal',
+    'actorType',
+    'source',
+    'ref',
+    'sha',
+    'detail',
+    'tokenId',
+    'credential_kind',
+  ] as const
+).map((key) => ({ key, label: names[key] ?? humanize(key), help: help[key] ?? '' }));
 
 /** How a facade fetch authenticated. */
 export const credentialKinds: Readonly<Record<string, string>> = {
