@@ -298,6 +298,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
       history: config.facade.history,
     },
     retention: config.retention,
+    housekeeping: config.housekeeping,
     policy: config.policy,
     secrets: secretBox(secretKey(config.secrets.key, config.dataDir)),
     mirror: mirrorSettings(config.mirror),

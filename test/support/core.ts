@@ -116,6 +116,7 @@ export async function testHttpDeps(
       compactionIntervalMs: 6 * 3_600_000,
       stagingRefMaxAgeMs: 86_400_000,
     },
+    housekeeping: { enabled: true },
     secrets: secretBox(Buffer.alloc(32, 7)),
     mirror: { url: null, credentials: null, reconcileWaitMs: 1000 },
     sync: { maxWebhookBodyBytes: 1_048_576 },

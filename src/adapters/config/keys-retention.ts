@@ -1,4 +1,5 @@
-// gateway.retention.* (docs/retention.md): soft deletion by policy, purge and the housekeeping sweeps.
+// gateway.retention.* (docs/retention.md): soft deletion by policy, purge and the housekeeping sweeps;
+// gateway.housekeeping.*: whether the housekeeping (compaction) pass is scheduled at all.
 import { g } from './key-values.ts';
 import { duration, flag } from './key-spec.ts';
 
@@ -48,5 +49,14 @@ export const retentionKeys = {
     '24h',
     'Abandoned staging refs observed longer ' + 'than this are removed; zero or negative disables the sweep.',
     { allowNegative: true },
+  ),
+};
+
+export const housekeepingKeys = {
+  enabled: flag(
+    g('housekeeping.enabled'),
+    true,
+    'Run the compaction pass (purges past the restore window, staging-ref and delivery sweeps) every ' +
+      'gateway.retention.compaction-interval, whatever gateway.retention.enabled says (on-demand passes work regardless).',
   ),
 };

@@ -10,7 +10,7 @@ import { localIdpKeys } from './keys-local-idp.ts';
 import { rateLimitKeys } from './keys-limits.ts';
 import { mirrorKeys } from './keys-mirror.ts';
 import { outboundKeys } from './keys-outbound.ts';
-import { retentionKeys } from './keys-retention.ts';
+import { housekeepingKeys, retentionKeys } from './keys-retention.ts';
 import { credentialKeys, identityKeys, platformKeys } from './keys-platform.ts';
 
 export { ConfigError } from './config-error.ts';
@@ -43,6 +43,7 @@ export const configDescription = {
   vetting: vettingKeys,
   policy: policyKeys,
   retention: retentionKeys,
+  housekeeping: housekeepingKeys,
   rateLimit: rateLimitKeys,
   ...credentialKeys,
   ...estateFileKeys,

@@ -90,6 +90,8 @@ export type Ports = Readonly<{
   /** gateway.policy.*: how long one rule's evaluation, and one dry run, may take. */
   policy: Readonly<{ evaluationTimeoutMs: number; dryRunTimeoutMs: number }>;
   retention: RetentionSettings;
+  /** gateway.housekeeping.*: whether the leader schedules compaction (independent of the deletion criteria). */
+  housekeeping: Readonly<{ enabled: boolean }>;
   /** Seals and opens stored secrets (webhook secrets). */
   secrets: SecretBox;
   /** gateway.mirror.*: the URL template (null: no mirror), where its credentials are, how long a reconcile waits. */

@@ -152,22 +152,25 @@ const kinds = {
   },
   compaction: {
     component: 'compaction',
-    disabled: 'gateway.retention.enabled is false: compaction runs only on demand',
+    disabled: 'gateway.housekeeping.enabled is false: compaction runs only on demand',
     failure: 'compaction pass failed',
   },
 } satisfies Record<string, DutyKind>;
 
 /**
- * The leader's scheduled retention passes when gateway.retention.enabled: the evaluation every
- * gateway.retention.poll-interval, compaction every gateway.retention.compaction-interval.
+ * The leader's scheduled retention passes: the evaluation (the deletion criteria) every
+ * gateway.retention.poll-interval when gateway.retention.enabled; compaction, which deletes by no
+ * criterion of its own (it purges what is past its restore window and sweeps), every
+ * gateway.retention.compaction-interval when gateway.housekeeping.enabled, on by default.
  */
-export function retentionDuties(deps: RetentionPorts & CompactionPorts): WakeableDuty[] {
+export function retentionDuties(deps: RetentionPorts & CompactionPorts & Pick<Ports, 'housekeeping'>): WakeableDuty[] {
   const { enabled, pollIntervalMs, compactionIntervalMs } = deps.retention;
+  const housekeeping = deps.housekeeping.enabled;
   const compact = () => compactionPass(deps, systemMeta(deps, 'system'));
   return [
     periodicDuty(deps.logger, kinds.evaluation, { enabled, intervalMs: pollIntervalMs }, () =>
       evaluateRetention(deps, null, null),
     ),
-    periodicDuty(deps.logger, kinds.compaction, { enabled, intervalMs: compactionIntervalMs }, compact),
+    periodicDuty(deps.logger, kinds.compaction, { enabled: housekeeping, intervalMs: compactionIntervalMs }, compact),
   ];
 }
