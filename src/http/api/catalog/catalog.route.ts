@@ -5,8 +5,9 @@ import {
   type CatalogRevision,
 } from '../../../application/catalog/catalog-reads.use-case.ts';
 import { rebuildCatalog } from '../../../application/catalog/rebuild.use-case.ts';
-import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAsAdmin } from '../acting.ts';
 import { problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['catalog'];
@@ -71,8 +72,7 @@ export function catalogRoutes(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       const builder = enabledCatalog(deps);
-      const caller = await requireAdmin(deps, request);
-      return revisionView(await rebuildCatalog(deps, builder, metaFor(deps, request, caller)));
+      return revisionView(await actAsAdmin(deps, request, (_caller, meta) => rebuildCatalog(deps, builder, meta)));
     },
   );
 }

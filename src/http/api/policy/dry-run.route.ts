@@ -7,6 +7,7 @@ import {
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { tags } from './policy.shared.ts';
 
 const Verdict = Type.Object({
   id: Type.Integer(),
@@ -26,7 +27,7 @@ export function dryRunRoute(app: HttpApp, deps: HttpDeps): void {
     '/api/v1/policy/dry-run',
     {
       schema: {
-        tags: ['policy'],
+        tags,
         summary: 'Which served and held snapshots an expression would deny, and why; nothing is recorded',
         description,
         body: Type.Object(

@@ -10,12 +10,13 @@ import {
   policyVariablesDoc,
   type PolicyRuleRecord,
 } from '../../../application/policy/policy-reads.use-case.ts';
-import { callerOf, metaFor, requireAuditorOrAdmin } from '../../auth/authorize.ts';
+import { callerOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { dryRunRoute } from './dry-run.route.ts';
+import { tags } from './policy.shared.ts';
 import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
-const tags = ['policy'];
 const Expression = Type.String({
   maxLength: 4096,
   description: 'CEL over the policy variables; must be a bool. A match refuses approval.',
@@ -68,10 +69,9 @@ function createRuleRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const caller = callerOf(request);
       const { name, description: text, expression, enabled = true } = request.body;
       const body = { description: text, expression, enabled };
-      return ruleView(await createPolicyRule(deps, caller, name, body, metaFor(deps, request, caller)));
+      return ruleView(await actAs(deps, request, (caller, meta) => createPolicyRule(deps, caller, name, body, meta)));
     },
   );
 }
@@ -109,12 +109,12 @@ function replaceRuleRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: RuleView, ...problemResponses(403, 404, 422) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const { description: text, expression, enabled } = request.body;
-      const body = { description: text, expression, enabled };
-      return ruleView(await updatePolicyRule(deps, caller, request.params.name, body, metaFor(deps, request, caller)));
-    },
+    async (request) =>
+      ruleView(
+        await actAs(deps, request, (caller, meta) =>
+          updatePolicyRule(deps, caller, request.params.name, request.body, meta),
+        ),
+      ),
   );
 }
 
@@ -129,10 +129,8 @@ function deleteRuleRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: RuleView, ...problemResponses(403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return ruleView(await deletePolicyRule(deps, caller, request.params.name, metaFor(deps, request, caller)));
-    },
+    async (request) =>
+      ruleView(await actAs(deps, request, (caller, meta) => deletePolicyRule(deps, caller, request.params.name, meta))),
   );
 }
 

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { grantRole, readGrants, revokeRole } from '../../../application/access/role-grants.use-case.ts';
 import { roleNames } from '../../../domain/role/role.events.ts';
-import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAsAdmin } from '../acting.ts';
 import { IdParams, literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['roles'];
@@ -49,8 +49,7 @@ export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
     },
     async (request) => {
       // A refused read records nothing: the admin check comes first.
-      const caller = await requireAdmin(deps, request);
-      return (await readGrants(deps, metaFor(deps, request, caller))).map(grantView);
+      return (await actAsAdmin(deps, request, (_caller, meta) => readGrants(deps, meta))).map(grantView);
     },
   );
 
@@ -65,9 +64,10 @@ export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const caller = await requireAdmin(deps, request);
       const { principal, role, marketplace = null } = request.body;
-      const granted = await grantRole(deps, { principal, role, marketplace }, metaFor(deps, request, caller));
+      const granted = await actAsAdmin(deps, request, (_caller, meta) =>
+        grantRole(deps, { principal, role, marketplace }, meta),
+      );
       return reply.code(201).send(grantView(granted));
     },
   );
@@ -83,8 +83,7 @@ export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const caller = await requireAdmin(deps, request);
-      await revokeRole(deps, request.params.id, metaFor(deps, request, caller));
+      await actAsAdmin(deps, request, (_caller, meta) => revokeRole(deps, request.params.id, meta));
       return reply.code(204).send(null);
     },
   );

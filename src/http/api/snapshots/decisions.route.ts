@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { approveSnapshot } from '../../../application/snapshots/approve.use-case.ts';
 import { rejectSnapshot } from '../../../application/snapshots/reject.use-case.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
+import type { FastifyRequest } from 'fastify';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
 
@@ -31,6 +32,20 @@ const RejectQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** Approve or reject the snapshot as the caller, for the reviewer's reason (trimmed; none when blank). */
+async function decide(
+  deps: HttpDeps,
+  request: FastifyRequest,
+  snapshotId: number,
+  decision: typeof approveSnapshot | typeof rejectSnapshot,
+  reason: string | undefined,
+) {
+  const decided = await actAs(deps, request, (caller, meta) =>
+    decision(deps, snapshotId, caller, reason?.trim() || null, meta),
+  );
+  return snapshotView(decided.snapshot);
+}
+
 export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
   app.post(
     '/api/v1/snapshots/:id/approve',
@@ -48,18 +63,7 @@ export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const overrideReason = request.query.overrideReason?.trim() || null;
-      const { snapshot } = await approveSnapshot(
-        deps,
-        request.params.id,
-        caller,
-        overrideReason,
-        metaFor(deps, request, caller),
-      );
-      return snapshotView(snapshot);
-    },
+    async (request) => decide(deps, request, request.params.id, approveSnapshot, request.query.overrideReason),
   );
 
   app.post(
@@ -75,17 +79,6 @@ export function decisionRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const reason = request.query.reason?.trim() || null;
-      const { snapshot } = await rejectSnapshot(
-        deps,
-        request.params.id,
-        caller,
-        reason,
-        metaFor(deps, request, caller),
-      );
-      return snapshotView(snapshot);
-    },
+    async (request) => decide(deps, request, request.params.id, rejectSnapshot, request.query.reason),
   );
 }

@@ -1,6 +1,6 @@
 import { restoreSnapshot, softDeleteSnapshot } from '../../../application/snapshots/deletion.use-case.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
 
@@ -23,17 +23,12 @@ export function deletionRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const snapshot = await softDeleteSnapshot(
-        deps,
-        caller,
-        request.params.id,
-        'manual',
-        metaFor(deps, request, caller),
-      );
-      return snapshotView(snapshot);
-    },
+    async (request) =>
+      snapshotView(
+        await actAs(deps, request, (caller, meta) =>
+          softDeleteSnapshot(deps, caller, request.params.id, 'manual', meta),
+        ),
+      ),
   );
 
   app.post(
@@ -49,9 +44,9 @@ export function deletionRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: SnapshotView, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return snapshotView(await restoreSnapshot(deps, caller, request.params.id, metaFor(deps, request, caller)));
-    },
+    async (request) =>
+      snapshotView(
+        await actAs(deps, request, (caller, meta) => restoreSnapshot(deps, caller, request.params.id, meta)),
+      ),
   );
 }

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { listMachineTokens } from '../../../application/access/token-reads.use-case.ts';
-import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAsAdmin, readAsAdmin } from '../acting.ts';
+import { answerIssued, issuedView } from './tokens.shared.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateMachineTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';
 import { issueToken, revokeToken, rotateToken } from '../../../application/access/tokens.use-case.ts';
@@ -23,19 +24,21 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const caller = await requireAdmin(deps, request);
       const { principal, name, apiScopes, expiresAt = null } = request.body;
-      const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
-        kind: 'machine',
-        owner: caller.principal,
-        principal: principal.trim(),
-        name,
-        scopes: [],
-        pushScopes: [],
-        apiScopes,
-        expiresAt,
-      });
-      return reply.code(201).send(tokenView(token, secret));
+      const issued = await actAsAdmin(deps, request, (admin, meta) =>
+        // Owned by the admin who provisions it; what it does is attributed to its own principal.
+        issueToken(deps, meta, {
+          kind: 'machine',
+          owner: admin.principal,
+          principal: principal.trim(),
+          name,
+          scopes: [],
+          pushScopes: [],
+          apiScopes,
+          expiresAt,
+        }),
+      );
+      return answerIssued(reply, issued);
     },
   );
 
@@ -48,10 +51,8 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: Type.Array(TokenView), ...problemResponses(403) },
       },
     },
-    async (request) => {
-      await requireAdmin(deps, request);
-      return (await listMachineTokens(deps)).map((token) => tokenView(token));
-    },
+    async (request) =>
+      (await readAsAdmin(deps, request, () => listMachineTokens(deps))).map((token) => tokenView(token)),
   );
 
   app.post(
@@ -64,11 +65,10 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: TokenView, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = await requireAdmin(deps, request);
-      const { token, secret } = await rotateToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
-      return tokenView(token, secret);
-    },
+    async (request) =>
+      issuedView(
+        await actAsAdmin(deps, request, (_caller, meta) => rotateToken(deps, meta, request.params.id, anyMachine)),
+      ),
   );
 
   app.delete(
@@ -82,8 +82,7 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const caller = await requireAdmin(deps, request);
-      await revokeToken(deps, metaFor(deps, request, caller), request.params.id, anyMachine);
+      await actAsAdmin(deps, request, (_caller, meta) => revokeToken(deps, meta, request.params.id, anyMachine));
       return reply.code(204).send(null);
     },
   );

@@ -1,13 +1,53 @@
 import { Type } from 'typebox';
 import { tokensOf } from '../../../application/access/token-reads.use-case.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
+import type { FastifyRequest } from 'fastify';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
+import { answerIssued, issuedView } from './tokens.shared.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateSessionTokenBody, CreateTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';
-import { issueToken, revokeToken, rotateToken } from '../../../application/access/tokens.use-case.ts';
+import {
+  issueToken,
+  revokeToken,
+  rotateToken,
+  type TokenRequest,
+} from '../../../application/access/tokens.use-case.ts';
 
 const tags = ['tokens'];
 const own = (principal: string) => ({ asOwner: principal, kinds: ['personal', 'session'] as const });
+
+type OwnTokenBody = Readonly<{
+  name: string;
+  scopes?: readonly string[] | undefined;
+  pushScopes?: readonly string[] | undefined;
+  expiresAt?: TokenRequest['expiresAt'];
+}>;
+
+/** What a session token takes from its body: no push scopes, and no expiry (the gateway fixes its lifetime). */
+const sessionFields = ({ name, scopes }: Pick<OwnTokenBody, 'name' | 'scopes'>): OwnTokenBody => ({ name, scopes });
+
+/** A token the caller issues to themself (owner and principal both theirs): what the body leaves out is none. */
+const issueOwn = (
+  deps: HttpDeps,
+  request: FastifyRequest,
+  kind: 'personal' | 'session',
+  { name, scopes = [], pushScopes = [], expiresAt = null }: OwnTokenBody,
+) =>
+  actAs(deps, request, (caller, meta) => {
+    const self = caller.principal;
+    // API scopes are machine credentials' alone.
+    return issueToken(deps, meta, {
+      kind,
+      owner: self,
+      principal: self,
+      name,
+      scopes,
+      pushScopes,
+      apiScopes: [],
+      expiresAt,
+    });
+  });
 
 // Own personal tokens need any authenticated principal, no role; owner-scoped.
 export function personalTokenRoutes(app: HttpApp, deps: HttpDeps): void {
@@ -29,21 +69,7 @@ function createPersonalTokenRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 201: TokenView, ...problemResponses(401, 403, 422) },
       },
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const { name, scopes = [], pushScopes = [], expiresAt = null } = request.body;
-      const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
-        kind: 'personal',
-        owner: caller.principal,
-        principal: caller.principal,
-        name,
-        scopes,
-        pushScopes,
-        apiScopes: [],
-        expiresAt,
-      });
-      return reply.code(201).send(tokenView(token, secret));
-    },
+    async (request, reply) => answerIssued(reply, await issueOwn(deps, request, 'personal', request.body)),
   );
 }
 
@@ -75,8 +101,7 @@ function revokeOwnTokenRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const caller = callerOf(request);
-      await revokeToken(deps, metaFor(deps, request, caller), request.params.id, own(caller.principal));
+      await actAs(deps, request, (caller, meta) => revokeToken(deps, meta, request.params.id, own(caller.principal)));
       return reply.code(204).send(null);
     },
   );
@@ -93,16 +118,10 @@ function rotateOwnTokenRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: TokenView, ...problemResponses(404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const { token, secret } = await rotateToken(
-        deps,
-        metaFor(deps, request, caller),
-        request.params.id,
-        own(caller.principal),
-      );
-      return tokenView(token, secret);
-    },
+    async (request) =>
+      issuedView(
+        await actAs(deps, request, (caller, meta) => rotateToken(deps, meta, request.params.id, own(caller.principal))),
+      ),
   );
 }
 
@@ -117,19 +136,7 @@ function createSessionTokenRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 201: TokenView, ...problemResponses(401, 422) },
       },
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const { token, secret } = await issueToken(deps, metaFor(deps, request, caller), {
-        kind: 'session',
-        owner: caller.principal,
-        principal: caller.principal,
-        name: request.body.name,
-        scopes: request.body.scopes ?? [],
-        pushScopes: [],
-        apiScopes: [],
-        expiresAt: null,
-      });
-      return reply.code(201).send(tokenView(token, secret));
-    },
+    async (request, reply) =>
+      answerIssued(reply, await issueOwn(deps, request, 'session', sessionFields(request.body))),
   );
 }

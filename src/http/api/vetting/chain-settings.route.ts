@@ -4,8 +4,9 @@ import { listVetterToggles, marketplaceChainSettings } from '../../../applicatio
 import { chainFor } from '../../../application/vetting/run-vetting.ts';
 import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
 import { chainModes } from '../../../domain/vetting/vetting.events.ts';
-import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
+import { requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs, readAsAdmin } from '../acting.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
 import { ChainLinkView, ChainSettingsView, ToggleView } from '../../schemas/vetting.schema.ts';
 import { NameParams, Reason, tags } from './vetting.shared.ts';
@@ -86,10 +87,7 @@ function marketplaceChainSettingsRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: MarketplaceSettings, ...problemResponses(403, 404) },
       },
     },
-    async (request) => {
-      await requireAdmin(deps, request);
-      return marketplaceChainSettings(deps, request.params.name);
-    },
+    async (request) => readAsAdmin(deps, request, () => marketplaceChainSettings(deps, request.params.name)),
   );
 }
 
@@ -103,10 +101,7 @@ function vetterTogglesRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: Type.Array(ToggleView), ...problemResponses(403) },
       },
     },
-    async (request) => {
-      await requireAdmin(deps, request);
-      return listVetterToggles(deps);
-    },
+    async (request) => readAsAdmin(deps, request, () => listVetterToggles(deps)),
   );
 }
 
@@ -120,10 +115,7 @@ function globalChainSettingsRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: ChainSettingsView, ...problemResponses(403) },
       },
     },
-    async (request) => {
-      await requireAdmin(deps, request);
-      return chainSettingsOf(deps, null);
-    },
+    async (request) => readAsAdmin(deps, request, () => chainSettingsOf(deps, null)),
   );
 }
 
@@ -140,10 +132,9 @@ function toggleVetterRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const caller = callerOf(request);
       const { enabled, reason, marketplace = null } = request.body;
       const toggle = { vetter: request.params.name, enabled, reason, marketplace };
-      return toggleVetter(deps, caller, toggle, metaFor(deps, request, caller));
+      return actAs(deps, request, (caller, meta) => toggleVetter(deps, caller, toggle, meta));
     },
   );
 }
@@ -155,10 +146,7 @@ function chainChangeRoutes(app: HttpApp, deps: HttpDeps): void {
       {
         schema: { tags, summary, body, response: { 200: ChainSettingsView, ...problemResponses(403, 422) } },
       },
-      async (request) => {
-        const caller = callerOf(request);
-        return changeChain(deps, caller, request.body, metaFor(deps, request, caller));
-      },
+      async (request) => actAs(deps, request, (caller, meta) => changeChain(deps, caller, request.body, meta)),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { rerunVetting } from '../../../application/vetting/rerun.use-case.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { VettingReport } from '../../schemas/vetting.schema.ts';
 import { reportView, tags } from './vetting.shared.ts';
@@ -22,9 +22,7 @@ export function rerunVettingRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: VettingReport, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return reportView(await rerunVetting(deps, request.params.id, caller, metaFor(deps, request, caller)));
-    },
+    async (request) =>
+      reportView(await actAs(deps, request, (caller, meta) => rerunVetting(deps, request.params.id, caller, meta))),
   );
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { revetMarketplace, revetSnapshot } from '../../../application/vetting/revet.use-case.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { RevetView } from '../../schemas/vetting.schema.ts';
 import { NameParams, tags } from './vetting.shared.ts';
@@ -23,10 +23,7 @@ export function revetRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: RevetView, ...problemResponses(403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return revetSnapshot(deps, request.params.id, caller, metaFor(deps, request, caller));
-    },
+    async (request) => actAs(deps, request, (caller, meta) => revetSnapshot(deps, request.params.id, caller, meta)),
   );
 
   app.post(
@@ -42,9 +39,7 @@ export function revetRoutes(app: HttpApp, deps: HttpDeps): void {
         },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return revetMarketplace(deps, request.params.name, caller, metaFor(deps, request, caller));
-    },
+    async (request) =>
+      actAs(deps, request, (caller, meta) => revetMarketplace(deps, request.params.name, caller, meta)),
   );
 }

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { createWaiver, revokeWaiver } from '../../../application/vetting/waivers.use-case.ts';
 import { listWaivers } from '../../../application/vetting/vetting-reads.use-case.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { WaiverView, waiverView } from '../../schemas/vetting.schema.ts';
 import { NameParams, tags } from './vetting.shared.ts';
@@ -35,8 +35,9 @@ export function waiverRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const caller = callerOf(request);
-      const waiver = await createWaiver(deps, request.params.id, caller, request.body, metaFor(deps, request, caller));
+      const waiver = await actAs(deps, request, (caller, meta) =>
+        createWaiver(deps, request.params.id, caller, request.body, meta),
+      );
       return reply.code(201).send(waiverView(waiver, deps.clock.instant()));
     },
   );
@@ -69,8 +70,7 @@ export function waiverRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      const waiver = await revokeWaiver(deps, request.params.id, caller, metaFor(deps, request, caller));
+      const waiver = await actAs(deps, request, (caller, meta) => revokeWaiver(deps, request.params.id, caller, meta));
       return waiverView(waiver, deps.clock.instant());
     },
   );
