@@ -94,6 +94,7 @@ export const domainEventTypes = [
   'snapshot-purged',
   'staging-refs-swept',
   'webhook-deliveries-swept',
+  'external-caches-pruned',
   'retention-evaluated',
   'webhook-delivery-attempted',
   'audit-batch-offered',

@@ -116,7 +116,7 @@ export async function testHttpDeps(
       compactionIntervalMs: 6 * 3_600_000,
       stagingRefMaxAgeMs: 86_400_000,
     },
-    housekeeping: { enabled: true },
+    housekeeping: { enabled: true, externalCacheMaxAgeMs: 7 * 86_400_000 },
     secrets: secretBox(Buffer.alloc(32, 7)),
     mirror: { url: null, credentials: null, reconcileWaitMs: 1000 },
     sync: { maxWebhookBodyBytes: 1_048_576 },

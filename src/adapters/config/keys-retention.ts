@@ -59,4 +59,11 @@ export const housekeepingKeys = {
     'Run the compaction pass (purges past the restore window, staging-ref and delivery sweeps) every ' +
       'gateway.retention.compaction-interval, whatever gateway.retention.enabled says (on-demand passes work regardless).',
   ),
+  externalCacheMaxAgeMs: duration(
+    g('housekeeping.external-cache-max-age'),
+    '7d',
+    'Compaction removes the cache of an external plugin repository that no live snapshot names once it has ' +
+      'not been used for this long; zero or negative keeps every cache.',
+    { allowNegative: true },
+  ),
 };

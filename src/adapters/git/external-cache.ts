@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initBare } from './bare-repo.ts';
 import { GitError, gitText } from './git-process.ts';
@@ -29,6 +30,7 @@ export class ExternalCache {
     const path = externalCachePath(root, url);
     return exclusive(path, async () => {
       await initBare(path);
+      await markUsed(path);
       return work(new ExternalCache(url, path, remote));
     });
   }
@@ -180,6 +182,44 @@ export class ExternalCache {
 /** Where the cache of `url` lives under the git store root. */
 export const externalCachePath = (root: string, url: string): string =>
   join(root, 'external-cache', `${createHash('sha256').update(url).digest('hex')}.git`);
+
+/** A file in each cache whose modification time is when the gateway last used the cache. */
+const usedStamp = 'gateway-last-used';
+
+async function markUsed(path: string): Promise<void> {
+  const stamp = join(path, usedStamp);
+  const now = new Date();
+  await utimes(stamp, now, now).catch(() => writeFile(stamp, ''));
+}
+
+/** One external repository's cache under the git store root, and when it was last used. */
+export type ExternalCacheEntry = Readonly<{ path: string; lastUsed: Date }>;
+
+/** The caches under `root` (`external-cache/<sha256 of url>.git`); a cache without its stamp counts from its creation. */
+export async function externalCaches(root: string): Promise<ExternalCacheEntry[]> {
+  const directory = join(root, 'external-cache');
+  const names = await readdir(directory).catch((): string[] => []);
+  const entries: ExternalCacheEntry[] = [];
+  for (const name of names.filter((n) => /^[0-9a-f]{64}\.git$/.test(n)).sort()) {
+    const path = join(directory, name);
+    const stamp = await stat(join(path, usedStamp)).catch(() => stat(path).catch(() => null));
+    if (stamp !== null) entries.push({ path, lastUsed: stamp.mtime });
+  }
+  return entries;
+}
+
+/**
+ * Removes the cache at `path` after any use of it in this process, unless it was used again in the
+ * meantime (its stamp is newer than `lastUsed`); answers whether it removed it.
+ */
+export function removeExternalCache(entry: ExternalCacheEntry): Promise<boolean> {
+  return exclusive(entry.path, async () => {
+    const stamp = await stat(join(entry.path, usedStamp)).catch(() => null);
+    if (stamp !== null && stamp.mtime.getTime() > entry.lastUsed.getTime()) return false;
+    await rm(entry.path, { recursive: true, force: true });
+    return true;
+  });
+}
 
 /**
  * The commit a ref names in an `ls-remote` listing, as `git fetch <url> <ref>` would pick it: the first

@@ -91,7 +91,7 @@ export type Ports = Readonly<{
   policy: Readonly<{ evaluationTimeoutMs: number; dryRunTimeoutMs: number }>;
   retention: RetentionSettings;
   /** gateway.housekeeping.*: whether the leader schedules compaction (independent of the deletion criteria). */
-  housekeeping: Readonly<{ enabled: boolean }>;
+  housekeeping: Readonly<{ enabled: boolean; externalCacheMaxAgeMs: number }>;
   /** Seals and opens stored secrets (webhook secrets). */
   secrets: SecretBox;
   /** gateway.mirror.*: the URL template (null: no mirror), where its credentials are, how long a reconcile waits. */

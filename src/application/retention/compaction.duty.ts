@@ -17,11 +17,22 @@ import { sweepableDeliveries } from '../../projections/webhooks/deliveries-sweep
 import type { Actor, Ports } from '../kernel/ports.ts';
 import { Rejected } from '../kernel/rejected.ts';
 import { recordPurge } from '../snapshots/deletion.use-case.ts';
+import { pruneExternalCaches } from './external-caches.ts';
 import { requireAdminRole } from '../access/standing.ts';
 
 export type CompactionPorts = Pick<
   Ports,
-  'store' | 'waiter' | 'pool' | 'clock' | 'logger' | 'gitStore' | 'quarantineLocks' | 'access' | 'retention' | 'metrics'
+  | 'store'
+  | 'waiter'
+  | 'pool'
+  | 'clock'
+  | 'logger'
+  | 'gitStore'
+  | 'quarantineLocks'
+  | 'access'
+  | 'retention'
+  | 'housekeeping'
+  | 'metrics'
 >;
 
 /** Delivered or failed deliveries last updated more than 30 days ago are swept (docs/retention.md). */
@@ -29,12 +40,13 @@ export const deliveryRetentionMs = 30 * 86_400_000;
 
 /**
  * What one pass did: `selected` soft-deleted snapshots past purgeAfter, `acted` of them purged (the
- * answer {selected, acted}); `swept`, what the housekeeping sweeps removed.
+ * answer {selected, acted}); `swept`, what the housekeeping sweeps removed (staging refs, deliveries,
+ * external repository caches).
  */
 export type CompactionResult = Readonly<{
   selected: number;
   acted: number;
-  swept: Readonly<{ stagingRefs: number; deliveries: number }>;
+  swept: Readonly<{ stagingRefs: number; deliveries: number; externalCaches: number }>;
 }>;
 
 /** POST /api/v1/retention/compact: one pass now, by an admin, whatever the schedule's state. */
@@ -83,13 +95,19 @@ export async function compactionPass(deps: CompactionPorts, meta: CommandMeta): 
   }
   if (swept.length > 0) await recordStagingSweep(deps, swept, meta);
   const deliveries = await sweepDeliveries(deps, meta);
-  const result = { selected: candidates.length, acted, swept: { stagingRefs: swept.length, deliveries } };
+  const externalCaches = await pruneExternalCaches(deps, meta);
+  const result = {
+    selected: candidates.length,
+    acted,
+    swept: { stagingRefs: swept.length, deliveries, externalCaches },
+  };
   deps.metrics.retentionPasses.inc({
     kind: 'compaction',
     trigger: meta.actorType === 'system' ? 'scheduled' : 'on-demand',
   });
   deps.metrics.retentionSnapshots.inc({ action: 'purged' }, acted);
-  if (candidates.length + swept.length + deliveries + busy.length > 0) log.info({ ...result, busy }, 'compaction pass');
+  if (candidates.length + swept.length + deliveries + externalCaches + busy.length > 0)
+    log.info({ ...result, busy }, 'compaction pass');
   return result;
 }
 

@@ -20,7 +20,18 @@ export type StagingRefsSwept = Event<
  */
 export type WebhookDeliveriesSwept = Event<'webhook-deliveries-swept', { before: Instant; count: number }>;
 
-export type CompactionEvent = StagingRefsSwept | WebhookDeliveriesSwept;
+/**
+ * Caches of external plugin repositories (`<git root>/external-cache/<id>.git`, the id the SHA-256 of the
+ * repository's URL) that no live snapshot's marketplace file names and that were last used more than
+ * `maxAgeMs` before the pass are removed: they are caches, what quarantine needs was copied out of them.
+ * One fact per compaction pass that removed any.
+ */
+export type ExternalCachesPruned = Event<
+  'external-caches-pruned',
+  { caches: readonly string[]; maxAgeMs: number; prunedAt: Instant }
+>;
+
+export type CompactionEvent = StagingRefsSwept | WebhookDeliveriesSwept | ExternalCachesPruned;
 
 /** The ledger entry's detail of a staging-ref sweep: how many, and which (marketplace id, ref, commit). */
 export function stagingSweepDetail(d: StagingRefsSwept['data']): string {
@@ -33,6 +44,9 @@ export function stagingSweepDetail(d: StagingRefsSwept['data']): string {
 export const deliverySweepDetail = (d: WebhookDeliveriesSwept['data']): string =>
   `${d.count} delivered or failed webhook deliveries last updated before ${d.before} removed`;
 
-/** The ledger entry's detail of either sweep. */
-export const compactionDetail = (event: CompactionEvent): string =>
-  event.type === 'staging-refs-swept' ? stagingSweepDetail(event.data) : deliverySweepDetail(event.data);
+/** The ledger entry's detail of an external-cache prune: how many, and which (their ids, shortened). */
+export function externalCachesDetail(d: ExternalCachesPruned['data']): string {
+  const shown = d.caches.slice(0, 20).map((id) => id.slice(0, 12));
+  const more = d.caches.length > shown.length ? ` and ${d.caches.length - shown.length} more` : '';
+  return `${d.caches.length} external repository caches no live snapshot names, unused for ${Math.round(d.maxAgeMs / 1000)} s or more, removed: ${shown.join(', ')}${more}`;
+}

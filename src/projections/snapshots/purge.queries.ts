@@ -44,3 +44,17 @@ export async function namedCommits(
       and not exists (select 1 from purged_snapshots p where p.id = s.id)`);
   return new Set(rows.flatMap((r) => [r.sha, r.upstream_sha]));
 }
+
+/** The upstream commit of every snapshot row not purged, by marketplace (the commits whose marketplace files still count). */
+export async function liveUpstreamCommits(db: CommonQueryMethods): Promise<Map<number, string[]>> {
+  const rows = await db.any(sql.type(z.object({ marketplace_id: z.bigint(), upstream_sha: z.string() }))`
+    select distinct s.marketplace_id, s.upstream_sha from snapshots s
+    where not exists (select 1 from purged_snapshots p where p.id = s.id)
+    order by s.marketplace_id, s.upstream_sha`);
+  const byMarketplace = new Map<number, string[]>();
+  for (const row of rows) {
+    const id = Number(row.marketplace_id);
+    byMarketplace.set(id, [...(byMarketplace.get(id) ?? []), row.upstream_sha]);
+  }
+  return byMarketplace;
+}

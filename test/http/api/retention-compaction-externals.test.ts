@@ -1,8 +1,10 @@
 import t, { type Test } from 'tap';
 import type { Clock } from '../../../src/adapters/system/clock.ts';
+import { existsSync } from 'node:fs';
+import { externalCachePath } from '../../../src/adapters/git/external-cache.ts';
 import { compactionPass } from '../../../src/application/retention/compaction.duty.ts';
 import type { CommandMeta } from '../../../src/domain/kernel/decider.ts';
-import { expectJson, session, type Client } from '../../support/assert.ts';
+import { expectJson, ledger, session, type Client } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, serveUpstream } from '../../support/upstream.ts';
 
@@ -39,11 +41,13 @@ const externalPins = async (repo: string) =>
     .split('\n')
     .filter((r) => r !== '');
 
-/** Soft-deletes the snapshot and runs a pass past its purgeAfter. */
+/** Soft-deletes the snapshot and runs a pass past its purgeAfter; answers what the pass did. */
 async function purge(t: Test, gw: TestGateway, root: Client, snap: Snapshot) {
   const deleted = await expectJson<Snapshot>(t, await root.delete(`/api/v1/snapshots/${snap.id}`), 200);
   const due = Date.parse(deleted.purgeAfter!) - Date.now() + hour;
-  t.match(await compactionPass({ ...gw.deps, clock: clockAhead(due) }, meta()), { acted: 1 }, `${snap.id} purged`);
+  const pass = await compactionPass({ ...gw.deps, clock: clockAhead(due) }, meta());
+  t.match(pass, { acted: 1 }, `${snap.id} purged`);
+  return pass;
 }
 
 t.test("a purge removes the external pins no remaining snapshot uses, and their trees' objects", async (t) => {
@@ -110,4 +114,59 @@ t.test("a purge removes the external pins no remaining snapshot uses, and their 
     const body = await root.get(`/api/v1/snapshots/${c.id}/file?path=.gateway-external/linter/skills/lint/SKILL.md`);
     t.match(await expectJson<{ text: string }>(t, body, 200), { text: /second edition/ }, 'c reads as before');
   });
+});
+
+// Housekeeping: the cache of an external repository (`<git root>/external-cache/<sha256 of url>.git`) goes once
+// no live snapshot's marketplace file names the repository and it has not been used for
+// gateway.housekeeping.external-cache-max-age (7 days; the pass runs 15 days ahead). A cache a live snapshot
+// names stays, however old.
+t.test('the external cache shrinks once the upstream no longer points at a repository', async (t) => {
+  const gw = await startTestGateway(t, env);
+  const root = session(gw, 'root');
+  const plugin = (name: string) => ({
+    [`plugins/${name}/.claude-plugin/plugin.json`]: JSON.stringify({ name }),
+    [`plugins/${name}/README.md`]: `${name}\n`,
+  });
+  const tools = await serveUpstream(t, plugin('linter'), 'tools');
+  const other = await serveUpstream(t, plugin('formatter'), 'other');
+  const manifest = (withLinter: boolean) =>
+    JSON.stringify({
+      name: 'ext',
+      owner: { name: 'Upstream' },
+      plugins: [
+        { name: 'formatter', source: { source: 'git-subdir', url: other.url, path: 'plugins/formatter' } },
+        ...(withLinter
+          ? [{ name: 'linter', source: { source: 'git-subdir', url: tools.url, path: 'plugins/linter' } }]
+          : []),
+      ],
+    });
+  const upstream = await serveUpstream(t, { '.claude-plugin/marketplace.json': manifest(true) }, 'ext');
+  await expectJson(t, await root.post('/api/v1/marketplaces', { name: 'ext', url: upstream.url }), 201);
+  const ingest = () => root.post('/api/v1/marketplaces/ext/ingest').then((r) => expectJson<Snapshot>(t, r, 201));
+  const first = await ingest();
+  const cacheOf = (url: string) => externalCachePath(gw.core.gitStore.root, url);
+  t.ok(existsSync(cacheOf(tools.url)) && existsSync(cacheOf(other.url)), 'both repositories cached');
+  await upstream.commit({ '.claude-plugin/marketplace.json': manifest(false) }, 'the linter leaves');
+  await ingest();
+
+  const early = await compactionPass({ ...gw.deps, clock: clockAhead(15 * 24 * hour) }, meta());
+  t.equal(early.swept.externalCaches, 0, 'the first snapshot still names the linter repository: nothing removed');
+  t.ok(existsSync(cacheOf(tools.url)), 'its cache stays');
+
+  const pass = await purge(t, gw, root, first);
+  t.equal(pass.swept.externalCaches, 1, 'once the snapshot naming it is purged, one cache goes');
+  t.notOk(existsSync(cacheOf(tools.url)), "the linter repository's cache is removed");
+  t.ok(existsSync(cacheOf(other.url)), 'the cache a live snapshot names stays, stale as it is');
+  const [entry] = await ledger(gw, 'external-caches-pruned');
+  t.match(entry, { principal: 'system', detail: /^1 external repository caches/ }, 'on the ledger');
+
+  const again = await compactionPass(
+    {
+      ...gw.deps,
+      clock: clockAhead(15 * 24 * hour),
+      housekeeping: { ...gw.deps.housekeeping, externalCacheMaxAgeMs: 0 },
+    },
+    meta(),
+  );
+  t.equal(again.swept.externalCaches, 0, 'a max age of zero keeps every cache');
 });

@@ -846,4 +846,14 @@ export const ledgerSamples: readonly Sample[] = [
   ...mirrorSamples,
   ...housekeepingSamples,
   ...webhookSamples,
+  // Added after the rest, so the positions and instants of the samples before it stay as captured.
+  sample(
+    'external-caches-pruned',
+    fact('external-caches-pruned', {
+      caches: [sha('a').padEnd(64, '0'), sha('b').padEnd(64, '1')],
+      maxAgeMs: 604_800_000,
+      prunedAt: at,
+    }),
+    system,
+  ),
 ];

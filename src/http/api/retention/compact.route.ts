@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { compactNow } from '../../../application/retention/compaction.duty.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
 
 const CompactionView = Type.Object({
@@ -10,6 +10,10 @@ const CompactionView = Type.Object({
   swept: Type.Object({
     stagingRefs: Type.Integer({ description: 'abandoned staging refs removed from quarantine' }),
     deliveries: Type.Integer({ description: 'delivered or failed webhook deliveries older than 30 days removed' }),
+    externalCaches: Type.Integer({
+      description:
+        'caches of external plugin repositories removed: named by no live snapshot, unused for gateway.housekeeping.external-cache-max-age',
+    }),
   }),
 });
 
@@ -24,14 +28,12 @@ export function compactRoute(app: HttpApp, deps: HttpDeps): void {
           'Purges the soft-deleted snapshots past purgeAfter (their quarantine refs are removed, then the objects ' +
           'no other ref reaches; the ledger keeps every record; a withdrawn row stays), sweeps abandoned staging ' +
           'refs older than gateway.retention.staging-ref-max-age and webhook deliveries delivered or failed more ' +
-          'than 30 days ago (never pending ones). Runs whatever the schedule (gateway.retention.enabled). No ' +
-          'machine scope reaches it.',
+          'than 30 days ago (never pending ones), and removes the caches of external plugin repositories no live ' +
+          'snapshot names, unused for gateway.housekeeping.external-cache-max-age. Runs whatever the schedule ' +
+          '(gateway.housekeeping.enabled). No machine scope reaches it.',
         response: { 200: CompactionView, ...problemResponses(403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return compactNow(deps, caller, metaFor(deps, request, caller));
-    },
+    async (request) => actAs(deps, request, (caller, meta) => compactNow(deps, caller, meta)),
   );
 }
