@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import { maybeRecord } from '../rows.ts';
 
 const CheckpointRow = z.object({
   entry_id: z.bigint(),
@@ -35,11 +36,14 @@ export async function checkpointsPage(
 
 /** The newest checkpoint, or the newest signed at or before `notAfter`; null when there is none. */
 export async function latestCheckpoint(db: CommonQueryMethods, notAfter?: string): Promise<LedgerCheckpoint | null> {
-  const row = await db.maybeOne(sql.type(CheckpointRow)`
+  return maybeRecord(
+    db,
+    sql.type(CheckpointRow)`
     select entry_id, hash, signed_at, kid, jws from audit_checkpoints
     where true ${notAfter === undefined ? sql.fragment`` : sql.fragment`and signed_at <= ${notAfter}::timestamptz`}
-    order by position desc limit 1`);
-  return row ? toCheckpoint(row) : null;
+    order by position desc limit 1`,
+    toCheckpoint,
+  );
 }
 
 /** The newest entry's id and hash, or null on an empty ledger. */

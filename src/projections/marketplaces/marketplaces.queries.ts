@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import type { PluginSelection } from '../../domain/snapshot/selection.ts';
+import { maybeRecord } from '../rows.ts';
 
 const StoredSelection = z.object({
   include: z.array(z.string()),
@@ -81,16 +82,16 @@ export async function liveMarketplaces(db: CommonQueryMethods): Promise<Marketpl
 }
 
 export async function liveMarketplaceByName(db: CommonQueryMethods, name: string): Promise<MarketplaceRecord | null> {
-  const row = await db.maybeOne(
+  return maybeRecord(
+    db,
     sql.type(MarketplaceRow)`select ${columns} from marketplaces where removed_at is null and name = ${name}`,
+    toRecord,
   );
-  return row ? toRecord(row) : null;
 }
 
 /** Any marketplace, removed ones included (their records stay readable by snapshot id). */
 export async function marketplaceById(db: CommonQueryMethods, id: number): Promise<MarketplaceRecord | null> {
-  const row = await db.maybeOne(sql.type(MarketplaceRow)`select ${columns} from marketplaces where id = ${id}`);
-  return row ? toRecord(row) : null;
+  return maybeRecord(db, sql.type(MarketplaceRow)`select ${columns} from marketplaces where id = ${id}`, toRecord);
 }
 
 /** The sealed webhook secret of a live marketplace in webhook mode, or null. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import { maybeRecord } from '../rows.ts';
 
 const RuleRow = z.object({
   id: z.bigint(),
@@ -47,6 +48,5 @@ export async function policyRules(db: CommonQueryMethods, onlyEnabled = false): 
 }
 
 export async function policyRuleByName(db: CommonQueryMethods, name: string): Promise<PolicyRuleRecord | null> {
-  const row = await db.maybeOne(sql.type(RuleRow)`select ${columns} from policy_rules where name = ${name}`);
-  return row ? toRule(row) : null;
+  return maybeRecord(db, sql.type(RuleRow)`select ${columns} from policy_rules where name = ${name}`, toRule);
 }

@@ -3,6 +3,7 @@ import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import type { UnresolvedSource } from '../../domain/plugin/manifest-policy.ts';
 import type { LeftOut } from '../../domain/snapshot/selection.ts';
 import type { SnapshotState } from '../../domain/kernel/snapshot-state.ts';
+import { maybeRecord } from '../rows.ts';
 
 const SnapshotRow = z.object({
   id: z.bigint(),
@@ -83,8 +84,7 @@ const toRecord = (r: z.infer<typeof SnapshotRow>): SnapshotRecord => ({
 });
 
 export async function snapshotById(db: CommonQueryMethods, id: number): Promise<SnapshotRecord | null> {
-  const row = await db.maybeOne(sql.type(SnapshotRow)`select ${columns} from snapshots where id = ${id}`);
-  return row ? toRecord(row) : null;
+  return maybeRecord(db, sql.type(SnapshotRow)`select ${columns} from snapshots where id = ${id}`, toRecord);
 }
 
 /** A purged snapshot's trace (its row is gone): where it was, and when it left. */

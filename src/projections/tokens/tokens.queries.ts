@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import type { TokenKind } from '../../domain/token/token.events.ts';
+import { maybeRecord } from '../rows.ts';
 
 const TokenRow = z.object({
   id: z.bigint(),
@@ -58,15 +59,17 @@ export async function activeTokenByDigest(
   digest: string,
   at: string,
 ): Promise<TokenRecord | null> {
-  const row = await db.maybeOne(sql.type(TokenRow)`
+  return maybeRecord(
+    db,
+    sql.type(TokenRow)`
     select ${columns} from access_tokens
-    where digest = ${digest} and revoked_at is null and (expires_at is null or expires_at > ${at}::timestamptz)`);
-  return row ? toRecord(row) : null;
+    where digest = ${digest} and revoked_at is null and (expires_at is null or expires_at > ${at}::timestamptz)`,
+    toRecord,
+  );
 }
 
 export async function tokenById(db: CommonQueryMethods, id: number): Promise<TokenRecord | null> {
-  const row = await db.maybeOne(sql.type(TokenRow)`select ${columns} from access_tokens where id = ${id}`);
-  return row ? toRecord(row) : null;
+  return maybeRecord(db, sql.type(TokenRow)`select ${columns} from access_tokens where id = ${id}`, toRecord);
 }
 
 /** A person's own tokens (personal and session-derived), newest first. */

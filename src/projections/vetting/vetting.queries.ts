@@ -11,6 +11,7 @@ import type {
   VettingTrigger,
   WaiverScope,
 } from '../../domain/vetting/vetting.events.ts';
+import { maybeRecord } from '../rows.ts';
 
 // jsonb may come back parsed or as text, depending on the driver's parsers: accept both.
 const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
@@ -55,10 +56,13 @@ const toRun = (r: z.infer<typeof RunRow>): RunRecord => ({
 });
 
 export async function latestRun(db: CommonQueryMethods, snapshotId: number): Promise<RunRecord | null> {
-  const row = await db.maybeOne(sql.type(RunRow)`
+  return maybeRecord(
+    db,
+    sql.type(RunRow)`
     select run_id, snapshot_id, sha, trigger, outcome, mode, started_at, finished_at, chain, verdicts
-    from vetting_runs where snapshot_id = ${snapshotId} order by run_id desc limit 1`);
-  return row ? toRun(row) : null;
+    from vetting_runs where snapshot_id = ${snapshotId} order by run_id desc limit 1`,
+    toRun,
+  );
 }
 
 /**
@@ -192,8 +196,7 @@ export async function waiversOf(db: CommonQueryMethods, marketplaceId: number): 
 }
 
 export async function waiverById(db: CommonQueryMethods, id: number): Promise<WaiverRecord | null> {
-  const row = await db.maybeOne(sql.type(WaiverRow)`select ${waiverColumns} from waivers where id = ${id}`);
-  return row ? toWaiver(row) : null;
+  return maybeRecord(db, sql.type(WaiverRow)`select ${waiverColumns} from waivers where id = ${id}`, toWaiver);
 }
 
 /** Marketplaces with a waiver past its expiry whose lapse is not recorded yet (the sweep's work list). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import { maybeRecord } from '../rows.ts';
 
 const SinkRow = z.object({
   id: z.bigint(),
@@ -61,8 +62,7 @@ export async function auditSinks(db: CommonQueryMethods): Promise<AuditSinkRecor
 }
 
 export async function auditSinkById(db: CommonQueryMethods, id: number): Promise<AuditSinkRecord | null> {
-  const row = await db.maybeOne(sql.type(SinkRow)`${select} where s.id = ${id}`);
-  return row ? toSink(row) : null;
+  return maybeRecord(db, sql.type(SinkRow)`${select} where s.id = ${id}`, toSink);
 }
 
 const IdleRow = z.object({ id: z.bigint(), name: z.string(), cursor: z.bigint(), batch_size: z.number().nullable() });

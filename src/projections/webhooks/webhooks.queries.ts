@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
+import { maybeRecord } from '../rows.ts';
 
 const SubscriberRow = z.object({
   id: z.bigint(),
@@ -44,6 +45,9 @@ export async function webhookSubscriberById(
   db: CommonQueryMethods,
   id: number,
 ): Promise<WebhookSubscriberRecord | null> {
-  const row = await db.maybeOne(sql.type(SubscriberRow)`select ${columns} from webhook_subscribers where id = ${id}`);
-  return row ? toSubscriber(row) : null;
+  return maybeRecord(
+    db,
+    sql.type(SubscriberRow)`select ${columns} from webhook_subscribers where id = ${id}`,
+    toSubscriber,
+  );
 }
