@@ -1,5 +1,5 @@
 import type { DomainEventType } from '../../domain/events.ts';
-import type { Projection } from '../runner/projection.ts';
+import { reactor, type Projection } from '../runner/projection.ts';
 import type { CatalogBuilder } from './catalog-builder.ts';
 
 // What changes the served estate (the served tip of a marketplace, or whether it serves at all).
@@ -15,18 +15,16 @@ const servedChanges: ReadonlySet<string> = new Set<DomainEventType>([
  * snapshots and marketplaces); the builder records what it did as events. `builder` is null when the catalog is
  * disabled, and in tools that never build.
  */
-export const catalogReactor = (builder: CatalogBuilder | null): Projection => ({
-  name: 'catalog',
-  version: 1,
-  tables: [],
-  createSql: [],
-  rebuild: false,
-  eventTypes: new Set([...servedChanges, 'catalog-rebuild-requested']),
-  async apply(_tx, events) {
-    if (!builder) return;
-    const request = events.findLast((event) => event.type === 'catalog-rebuild-requested');
-    // A requested build reads the estate as it is now, so it covers the batch's other changes too.
-    if (request) await builder.requested(request.metadata);
-    else if (events.some((event) => servedChanges.has(event.type))) await builder.servedChanged();
-  },
-});
+export const catalogReactor = (builder: CatalogBuilder | null): Projection =>
+  reactor({
+    name: 'catalog',
+    version: 1,
+    eventTypes: new Set([...servedChanges, 'catalog-rebuild-requested']),
+    async apply(_tx, events) {
+      if (!builder) return;
+      const request = events.findLast((event) => event.type === 'catalog-rebuild-requested');
+      // A requested build reads the estate as it is now, so it covers the batch's other changes too.
+      if (request) await builder.requested(request.metadata);
+      else if (events.some((event) => servedChanges.has(event.type))) await builder.servedChanged();
+    },
+  });

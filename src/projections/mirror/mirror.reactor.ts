@@ -1,6 +1,6 @@
 import type { DomainEventType } from '../../domain/events.ts';
 import { dispatch } from '../runner/dispatch.ts';
-import type { Projection } from '../runner/projection.ts';
+import { reactor, type Projection } from '../runner/projection.ts';
 import { outsideTransaction } from '../runner/outside-transaction.ts';
 import type { MirrorSignal, MirrorWake } from '../../domain/mirror/mirror-signal.ts';
 
@@ -25,12 +25,9 @@ export const mirrorReactor = (signal: MirrorSignal | null): Projection => {
       wakes.push({ trigger: 'api', requestId: data.requestId });
     },
   });
-  return {
+  return reactor({
     name: 'mirror',
     version: 1,
-    tables: [],
-    createSql: [],
-    rebuild: false,
     eventTypes: new Set([...servedChanges, 'mirror-reconcile-requested']),
     async apply(_tx, events) {
       if (!signal) return;
@@ -40,5 +37,5 @@ export const mirrorReactor = (signal: MirrorSignal | null): Projection => {
       // apply() runs in the runner's transaction: the pass it starts must use the pool on its own.
       for (const wake of wakes) outsideTransaction(() => signal.notify(wake));
     },
-  };
+  });
 };

@@ -24,3 +24,11 @@ export interface Projection {
   /** Applies a batch of events in global order (every event, including types it ignores); see dispatch.ts. */
   apply(tx: DatabaseTransactionConnection, events: readonly RecordedEvent[]): Promise<void>;
 }
+
+/** A reactor: it acts on the world from the events and owns no table, so a rebuild never drops or replays it. */
+export const reactor = (acts: Pick<Projection, 'name' | 'version' | 'eventTypes' | 'apply'>): Projection => ({
+  ...acts,
+  tables: [],
+  createSql: [],
+  rebuild: false,
+});
