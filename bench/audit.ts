@@ -237,7 +237,7 @@ export async function fillByInsert(client: pg.Client, cfg: Readonly<{ marketplac
       null, case when g % 5 = 0 then 'info-refs' else 'upload-pack' end,
       case when g % 4 = 0 then 'refs/heads/main' else 'refs/tags/v1.' || (g % 30) || '.0' end,
       md5(g::text) || substr(md5((g + 1)::text), 1, 8), null, g % 2000, 'pat',
-      -- placeholders of the chain's shape (issue 21): these rows are read and pushed, never verified
+      -- placeholders of the chain's shape: these rows are read and pushed, never verified
       lpad(to_hex(g), 64, '0'), lpad(to_hex(g - 1), 64, '0')
     from generate_series(1, $3::bigint) g`,
     [names, rare.name, cfg.entries],

@@ -71,7 +71,7 @@ export async function vettingCorpusBenchmark(): Promise<void> {
     'Cases: test/fixtures/vetting-corpus/<connector>/<case>/ (format in its README.md). Only HIGH/CRITICAL findings',
     "of the case's own connector count: on a benign case each is a false positive; on an attack case a finding",
     'matching an expected entry (rule, path, line when given) is a true positive, an expected entry no finding',
-    'matches is a miss, any other finding a false positive. Targets (issue 15): precision >= 90 %, recall 100 %.',
+    'matches is a miss, any other finding a false positive. Targets: precision >= 90 %, recall 100 %.',
     'Produced by `npm run bench` (BENCH_ONLY=vetting-corpus, bench/vetting-corpus.ts).',
     '',
     problems.length === 0 ? 'No false positive and no miss.' : '## False positives and misses',

@@ -1,4 +1,4 @@
-// The labelled vetting corpus (issue 15, item 4; format in test/fixtures/vetting-corpus/README.md): loads every
+// The labelled vetting corpus (format in test/fixtures/vetting-corpus/README.md): loads every
 // case under test/fixtures/vetting-corpus/<connector>/<case>/, runs the built-in connector of that name over the
 // case's files/ tree, and scores its HIGH/CRITICAL findings against case.json. Used by the corpus test and by
 // `npm run bench` (BENCH_ONLY=vetting-corpus). A malformed case throws: a corpus that silently drops a case

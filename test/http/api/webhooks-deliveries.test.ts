@@ -72,7 +72,7 @@ t.test(
 
     await eventually(async () => hook.received.length >= 2);
     const [first, second] = hook.received as [Received, Received];
-    t.equal(first.headers['webhook-id'], second.headers['webhook-id'], 'issue 16: the same webhook-id after a 500');
+    t.equal(first.headers['webhook-id'], second.headers['webhook-id'], 'the same webhook-id after a 500');
     t.equal(first.headers['content-type'], 'application/json');
     const payload = verified(subscriber.secret, second);
     t.match(payload, {
@@ -119,7 +119,7 @@ t.test(
         ['marketplace.snapshot.revoked', one.id, true],
         ['marketplace.snapshot.revoked', two.id, true],
       ].sort(),
-      'issue 16: one delivery per withdrawal on marketplace removal',
+      'one delivery per withdrawal on marketplace removal',
     );
     const ids = new Set(hook.received.map((m) => m.headers['webhook-id']));
     t.equal(ids.size, 3, 'each delivery its own webhook-id');

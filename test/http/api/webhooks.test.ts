@@ -39,7 +39,7 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
   }
 
   const created = await root.post('/api/v1/webhooks', body);
-  t.equal(created.status, 201, 'issue 16: 201');
+  t.equal(created.status, 201, 'a valid webhook is created: 201');
   t.match(created.body, {
     id: Number,
     url: receiver,
@@ -86,7 +86,7 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
     'marketplace.ingest_failed',
     'catalog.rebuilt',
   ]) {
-    t.ok(names.includes(kind), `issue 16 lists ${kind}`);
+    t.ok(names.includes(kind), `the event kinds list ${kind}`);
   }
   t.notOk(names.includes('audit.batch'), 'audit.batch is for sinks only: not listed, since subscribing to it is a 422');
   t.ok(
@@ -111,8 +111,8 @@ t.test('webhook subscribers: create, list, delete, event kinds, every refusal wi
   });
 
   const missing = await assertNothingChanged(t, gw, () => root.delete('/api/v1/webhooks/999'), 'deleting nothing');
-  t.equal(missing.status, 404, 'issue 16: DELETE 404');
-  t.equal((await root.delete(`/api/v1/webhooks/${created.body.id}`)).status, 204, 'issue 16: DELETE 204');
+  t.equal(missing.status, 404, 'deleting an unknown webhook: 404');
+  t.equal((await root.delete(`/api/v1/webhooks/${created.body.id}`)).status, 204, 'deleting the webhook: 204');
   t.equal((await root.delete(`/api/v1/webhooks/${created.body.id}`)).status, 404, 'gone');
   t.strictSame(
     ((await root.get('/api/v1/webhooks')).body as { id: number }[]).map((s) => s.id),

@@ -147,7 +147,7 @@ t.test('gateway config lists every key and marks those not built yet', async (t)
   t.match(
     result.output,
     /^gateway\.storage\.object-store\.bucket = unset {2}\[GATEWAY_STORAGE_OBJECT_STORE_BUCKET\]$/m,
-    'the object-store backend is built (issue 20)',
+    'the object-store backend is built',
   );
   t.match(result.output, /^gateway\.estate\.file = unset {2}\[GATEWAY_ESTATE_FILE\]$/m, 'the estate file is built');
   t.match(result.output, /^gateway\.storage\.backend = filesystem {2}\[GATEWAY_STORAGE_BACKEND\]$/m);

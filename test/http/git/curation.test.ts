@@ -40,7 +40,7 @@ async function clonedManifest(t: Test, gw: TestGateway, token: string, repo: str
   return { dir: clone.dir, names: manifest.plugins.map((p) => p.name).sort() };
 }
 
-t.test('issue 15: "only selected plugins are resolved, vetted, composed and served"', async (t) => {
+t.test('only selected plugins are resolved, vetted, composed and served', async (t) => {
   const gw = await startTestGateway(t, env);
   const api = devSession(gw, 'root');
   const upstream = await wideMarketplace(t);

@@ -93,7 +93,7 @@ t.test(
 );
 
 t.test(
-  'issue 15: an external source outside the trust boundary or unreachable withholds its plugin, not the snapshot',
+  'an external source outside the trust boundary or unreachable withholds its plugin, not the snapshot',
   async (t) => {
     // The strict behaviour (rejected snapshot, 502) is gateway.ingest.external-sources require-all:
     // test/http/git/per-plugin-outcomes.test.ts.

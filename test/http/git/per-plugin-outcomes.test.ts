@@ -118,7 +118,7 @@ async function cloneManifest(t: Test, gw: TestGateway, api: ReturnType<typeof de
 }
 
 t.test(
-  'issue 15: "one with two unreachable sources among ten ingests with eight served and two withheld and reported"',
+  'a marketplace with two unreachable sources among ten ingests with eight served and two withheld and reported',
   async (t) => {
     const gw = await startTestGateway(t, env);
     const api = devSession(gw, 'root');
@@ -145,7 +145,7 @@ t.test(
           reason: /^external plugin source of 'missing' unreadable: ./,
         },
       ],
-      'issue 15: "the snapshot records unresolved[] (plugin, source, reason)", as written in the manifest',
+      'the snapshot records unresolved[] (plugin, source, reason), as written in the manifest',
     );
     t.equal(unresolved.length, 2);
     t.match(
@@ -161,7 +161,7 @@ t.test(
         ['ten', 'root', 'dead'],
         ['ten', 'root', 'missing'],
       ],
-      'issue 15: "the ledger gets one entry per withheld plugin"',
+      'the ledger gets one entry per withheld plugin',
     );
     t.match(withheld[0]!.detail, `snapshot ${snapshot.body.id}: plugin 'dead' withheld; source {`);
     t.match(withheld[0]!.detail, '"url":"http://127.0.0.1:1/dead.git"');
@@ -183,7 +183,7 @@ t.test(
           { id: 'source-unresolved', severity: 'HIGH', location: `${manifestPath}:${entryLine(text, 'missing')}` },
         ],
       },
-      'issue 15: "a vetting finding source-unresolved (HIGH) appears on the report", at the line of the entry',
+      'a vetting finding source-unresolved (HIGH) appears on the report, at the line of the entry',
     );
     t.equal(sources.findings.length, 2);
     t.equal(report.outcome, 'BLOCKED', 'a HIGH finding blocks until waived');
@@ -197,7 +197,7 @@ t.test(
     t.strictSame(
       manifest.plugins.map((p) => p.name),
       served,
-      'issue 15: "the served marketplace.json lists only resolved plugins" (and the local one)',
+      'the served marketplace.json lists only resolved plugins (and the local one)',
     );
     t.equal(manifest.plugins.find((p) => p.name === 'p5')?.source, './.gateway-external/p5');
     t.ok(existsSync(join(dir, '.gateway-external/w8/skills/w8-skill/SKILL.md')), 'resolved plugins are in the tree');
@@ -315,7 +315,7 @@ t.test(
   },
 );
 
-t.test('issue 15: "a marketplace with 300 external sources over loopback repositories ingests"', async (t) => {
+t.test('a marketplace with 300 external sources over loopback repositories ingests', async (t) => {
   const gw = await startTestGateway(t, env);
   const api = devSession(gw, 'root');
   const repos = ['r0', 'r1', 'r2', 'r3', 'r4'];

@@ -28,7 +28,7 @@ const replicationOf = (gw: TestGateway): ObjectStoreReplication => {
   return replication;
 };
 
-t.test('object-store backend: two replicas on one database and one bucket (issue 20, item 1)', async (t) => {
+t.test('object-store backend: two replicas on one database and one bucket', async (t) => {
   const s3 = await startS3(t);
   const { url } = await testDatabase(t);
   const configOf = (dir: string) =>

@@ -19,15 +19,15 @@ t.test("docs/api.md is the gateway's OpenAPI document as npm run docs:api writes
 t.test('docs/configuration.md says which keys are not built yet', async (t) => {
   const page = configurationPage();
   const section = page.slice(page.indexOf('## Not built yet'), page.indexOf('## Keys'));
-  t.notOk(section.includes('gateway.storage'), 'the object-store backend is built (issue 20)');
+  t.notOk(section.includes('gateway.storage'), 'the object-store backend is built');
   t.notOk(section.includes('audit-export'), 'the pull export and the push to audit sinks are built');
-  t.notOk(section.includes('gateway.webhooks'), 'outbound webhooks are built (issue 16)');
+  t.notOk(section.includes('gateway.webhooks'), 'outbound webhooks are built');
   t.match(page, /^\| `gateway\.webhooks\.max-attempts` \|.*\| yes \|/m);
-  t.notOk(section.includes('gateway.retention'), 'retention is built (issue 17)');
-  t.notOk(section.includes('gateway.estate'), 'the estate file is built (issue 18)');
+  t.notOk(section.includes('gateway.retention'), 'retention is built');
+  t.notOk(section.includes('gateway.estate'), 'the estate file is built');
   t.match(page, /^\| `gateway\.estate\.file` \|.*\| yes \|/m);
   t.match(page, /^\| `gateway\.retention\.poll-interval` \|.*\| yes \|/m);
-  t.notOk(section.includes('gateway.mirror'), 'the forge mirror is built (issue 18)');
+  t.notOk(section.includes('gateway.mirror'), 'the forge mirror is built');
   t.match(page, /^\| `gateway\.mirror\.url` \|.*\| yes \|/m);
   t.match(page, /^\| `gateway\.storage\.object-store\.bucket` \|.*\| yes \|/m);
   t.match(page, /^\| `gateway\.audit-export\.batch-size` \|.*\| yes \|/m);

@@ -43,7 +43,7 @@ t.test('dev-insecure-auth warns that any caller can act as anyone', async (t) =>
   t.same(startupWarnings(read(t, 'gateway: { dev-insecure-auth: false }')), []);
 });
 
-t.test('the key list marks nothing as not built (issue 20 built object storage, the last such feature)', async (t) => {
+t.test('the key list marks nothing as not built (object storage was the last such feature)', async (t) => {
   const unbuilt = configKeys().filter((k) => k.built !== 'yes');
   t.same(
     unbuilt.map((k) => k.key),

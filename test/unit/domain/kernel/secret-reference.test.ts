@@ -5,7 +5,7 @@ import t from 'tap';
 import { readSecretReference } from '../../../../src/adapters/system/secret-reference.ts';
 import { describeSecretReference, parseSecretReference } from '../../../../src/domain/kernel/secret-reference.ts';
 
-t.test('issue 18: a secret is a reference (env:NAME or file:/path), never a value', async (t) => {
+t.test('a secret is a reference (env:NAME or file:/path), never a value', async (t) => {
   t.strictSame(parseSecretReference('env:SINK_SECRET'), { kind: 'env', name: 'SINK_SECRET' });
   t.strictSame(parseSecretReference('file:/run/secrets/sink'), { kind: 'file', path: '/run/secrets/sink' });
   for (const bad of ['whsec_abc', 'env:', 'env:1X', 'env:A-B', 'file:relative/path', 'file:', '']) {

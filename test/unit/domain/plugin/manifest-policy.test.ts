@@ -284,7 +284,7 @@ t.test('rewriteExternalSources leaves withheld plugins out of the composite mani
       ['local', './plugins/local'],
       ['gh', `./${externalRoot}/gh`],
     ],
-    'issue 15: "the served marketplace.json lists only resolved plugins" (and local ones)',
+    'the served marketplace.json lists only resolved plugins (and local ones)',
   );
 });
 
