@@ -156,7 +156,16 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
     };
     const metrics = createMetrics();
     store = measuredEventStore(store, metrics); // append latency and decisions (docs/metrics.md)
-    const { gitStore, catalogStore, close: closeStorage } = await openGitStorage(config, { pool, listener, logger });
+    const {
+      gitStore,
+      catalogStore,
+      close: closeStorage,
+    } = await openGitStorage(config, {
+      pool,
+      listener,
+      logger,
+      quarantineLocks: postgresQuarantineLocks(database.url),
+    });
     closers.push(closeStorage);
     const catalog = config.catalog.enabled
       ? new CatalogBuilder({

@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { catalogNamePattern } from '../config/key-values.ts';
+import { pruneUnreachable } from '../git/bare-repo.ts';
 import type { Listener } from '../postgres/listener.ts';
+import type { QuarantineLocks } from '../postgres/quarantine-locks.ts';
 import { sql, type DatabasePool } from '../postgres/pool.ts';
 import type { Bucket } from './bucket.ts';
 import type { StoreReplication } from './replication.ts';
@@ -31,6 +33,8 @@ export type ObjectStoreDeps = Readonly<{
   listener: Listener;
   logger: Logger;
   pollIntervalMs: number;
+  /** Held exclusively to prune a local quarantine (an ingest on any replica holds it shared). */
+  quarantineLocks: QuarantineLocks;
 }>;
 
 /** Per repository: how many times it was brought up to date, how many attempts failed, and the last failure. */
@@ -47,6 +51,8 @@ export class ObjectStoreReplication implements StoreReplication {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly seen = new Map<string, string>();
   private readonly dirty = new Set<string>();
+  /** Quarantines whose refs were removed or packs rewritten by a pull and not pruned yet. */
+  private readonly unpruned = new Set<string>();
   readonly pulls = new Map<string, PullRecord>();
   private timer: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
@@ -98,6 +104,30 @@ export class ObjectStoreReplication implements StoreReplication {
 
   async refresh(key: string): Promise<void> {
     await this.pull(key).catch(() => {});
+    await this.pruneQuarantines();
+  }
+
+  /**
+   * Prunes the local quarantines a pull left with objects nothing reaches (what a compaction elsewhere
+   * purged), each under its exclusive lock taken without waiting: one an ingest uses is left for the next
+   * poll. Purged content thus leaves every replica's cache, not only the one that ran the compaction.
+   */
+  async pruneQuarantines(): Promise<void> {
+    for (const key of [...this.unpruned]) {
+      const local = this.localRepo(key);
+      const marketplaceId = Number(key.split('/')[1]);
+      if (!local?.quarantine) continue;
+      try {
+        const locked = await this.deps.quarantineLocks.tryExclusive(marketplaceId, () =>
+          this.serial(key, () => pruneUnreachable(local.path)),
+        );
+        if (!locked.acquired) continue;
+        this.unpruned.delete(key);
+        this.deps.logger.info({ key }, 'quarantine cache pruned after a compaction elsewhere');
+      } catch (error) {
+        this.deps.logger.warn({ err: error, key }, 'a quarantine cache could not be pruned; retried on the next poll');
+      }
+    }
   }
 
   /** Lists the manifests and pulls each one changed since last seen; retries writes that failed. */
@@ -110,6 +140,7 @@ export class ObjectStoreReplication implements StoreReplication {
           const key = /^manifests\/(.+)\.json$/.exec(object)?.[1];
           if (key !== undefined && this.seen.get(key) !== etag) await this.pull(key, etag).catch(() => {});
         }
+        await this.pruneQuarantines();
       } catch (error) {
         this.deps.logger.warn({ err: error }, 'the object store could not be listed');
       } finally {
@@ -150,7 +181,7 @@ export class ObjectStoreReplication implements StoreReplication {
         const manifest = await this.manifest(key);
         const known = existsSync(join(local.path, 'HEAD')) ? readState(local.path).generation : 0;
         if (manifest.generation > known) {
-          await applyManifest(local, key, manifest, this.deps.bucket);
+          if ((await applyManifest(local, key, manifest, this.deps.bucket)).unpruned) this.unpruned.add(key);
           record.pulled++;
         }
         if (etag !== undefined) this.seen.set(key, etag);
@@ -175,8 +206,9 @@ export class ObjectStoreReplication implements StoreReplication {
         if (!existsSync(join(local.path, 'HEAD'))) return;
         let remote = await this.manifest(key);
         const state = readState(local.path);
-        if (remote.generation > state.generation) await applyManifest(local, key, remote, this.deps.bucket);
-        else remote = { ...remote, generation: Math.max(remote.generation, state.generation) };
+        if (remote.generation > state.generation) {
+          if ((await applyManifest(local, key, remote, this.deps.bucket)).unpruned) this.unpruned.add(key);
+        } else remote = { ...remote, generation: Math.max(remote.generation, state.generation) };
         const written = await writeChanges(local, key, remote, this.deps.bucket);
         if (!written) return;
         await this.deps.bucket.put(manifestKey(key), JSON.stringify(written.manifest));

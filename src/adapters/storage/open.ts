@@ -5,6 +5,7 @@ import { CatalogStore } from '../git/catalog-store.ts';
 import { GitStore } from '../git/git-store.ts';
 import { OutboundBoundary } from '../outbound/outbound-boundary.ts';
 import type { Listener } from '../postgres/listener.ts';
+import type { QuarantineLocks } from '../postgres/quarantine-locks.ts';
 import type { DatabasePool } from '../postgres/pool.ts';
 import { Bucket } from './bucket.ts';
 import { ObjectStoreReplication } from './object-store.ts';
@@ -26,7 +27,7 @@ export type GitStorage = Readonly<{
  */
 export async function openGitStorage(
   config: GatewayConfig,
-  deps: Readonly<{ pool: DatabasePool; listener: Listener; logger: Logger }>,
+  deps: Readonly<{ pool: DatabasePool; listener: Listener; logger: Logger; quarantineLocks: QuarantineLocks }>,
 ): Promise<GitStorage> {
   const { storage } = config;
   const outbound = OutboundBoundary.of(config.outbound.denyNetworks);
@@ -48,6 +49,7 @@ export async function openGitStorage(
     listener: deps.listener,
     logger: deps.logger.child({ component: 'object-store' }),
     pollIntervalMs,
+    quarantineLocks: deps.quarantineLocks,
   });
   await replication.start();
   return {

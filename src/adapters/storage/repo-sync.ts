@@ -150,9 +150,15 @@ async function moveRefs(local: LocalRepo, target: ReadonlyMap<string, string>): 
 /**
  * Brings the local repository to `manifest` (this replica's own unshared changes kept on top): packs
  * first, verified, then the refs. A served repository whose refs were withdrawn, or whose packs were
- * rewritten by the writer, is pruned, so withdrawn content cannot be fetched from this replica either.
+ * rewritten by the writer, is pruned, so withdrawn content cannot be fetched from this replica either; a
+ * quarantine in that case answers `unpruned`, for its caller to prune under the repository's lock.
  */
-export async function applyManifest(local: LocalRepo, key: string, manifest: Manifest, bucket: PackStore) {
+export async function applyManifest(
+  local: LocalRepo,
+  key: string,
+  manifest: Manifest,
+  bucket: PackStore,
+): Promise<Readonly<{ unpruned: boolean }>> {
   const repo = await ensureRepo(local);
   const state = readState(repo);
   await fetchPacks(repo, key, manifest, state.packs, bucket);
@@ -161,7 +167,11 @@ export async function applyManifest(local: LocalRepo, key: string, manifest: Man
   const { removed } = await moveRefs(local, target);
   writeState(repo, { generation: manifest.generation, refs: manifest.refs, packs: manifest.packs });
   const repacked = state.packs.some((pack) => !manifest.packs.includes(pack));
-  if (!local.quarantine && (removed > 0 || repacked)) await pruneUnreachable(repo);
+  if (!(removed > 0 || repacked)) return { unpruned: false };
+  // A quarantine is pruned only under its exclusive lock (an ingest may be writing objects no ref reaches yet).
+  if (local.quarantine) return { unpruned: true };
+  await pruneUnreachable(repo);
+  return { unpruned: false };
 }
 
 /** Whether the bucket's packs must be rewritten whole: a ref withdrawn or moved off its history. */
