@@ -6,8 +6,8 @@ import {
   setAuditSinkCursor,
   updateAuditSink,
 } from '../../../application/outbound/audit-sinks.use-case.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import {
   EndpointUrl,
@@ -85,11 +85,10 @@ function sinkChangeRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: SinkView, ...problemResponses(403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const meta = metaFor(deps, request, caller);
-      return setAuditSinkCursor(deps, caller, request.params.id, request.body.position, meta);
-    },
+    async (request) =>
+      actAs(deps, request, (caller, meta) =>
+        setAuditSinkCursor(deps, caller, request.params.id, request.body.position, meta),
+      ),
   );
 
   app.patch(
@@ -103,10 +102,7 @@ function sinkChangeRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: SinkView, ...problemResponses(403, 404) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const meta = metaFor(deps, request, caller);
-      return updateAuditSink(deps, caller, request.params.id, request.body, meta);
-    },
+    async (request) =>
+      actAs(deps, request, (caller, meta) => updateAuditSink(deps, caller, request.params.id, request.body, meta)),
   );
 }

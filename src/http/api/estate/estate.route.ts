@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { estateReport, reconcileEstateNow } from '../../../application/estate/reconcile.duty.ts';
 import { estateActions, estateEntryKinds, type EstateReport } from '../../../domain/estate/estate.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['estate'];
@@ -70,8 +71,9 @@ export function estateRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      const { configured, ...report } = await reconcileEstateNow(deps, caller, metaFor(deps, request, caller));
+      const { configured, ...report } = await actAs(deps, request, (caller, meta) =>
+        reconcileEstateNow(deps, caller, meta),
+      );
       return reportView(report, configured);
     },
   );

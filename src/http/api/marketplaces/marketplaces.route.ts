@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import { registerMarketplace, removeMarketplace } from '../../../application/marketplaces/registration.use-case.ts';
 import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/marketplace.events.ts';
 import { listMarketplaces } from '../../../application/marketplaces/marketplace-reads.use-case.ts';
-import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAsAdmin } from '../acting.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
 
@@ -70,12 +71,10 @@ function registerMarketplaceRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const caller = await requireAdmin(deps, request);
       const { name, ref = null, origin = 'upstream', pushPolicy = null } = request.body;
-      const { marketplace, warnings } = await registerMarketplace(
-        deps,
-        { name, url: request.body.url ?? null, ref, origin, pushPolicy },
-        metaFor(deps, request, caller),
+      const registration = { name, url: request.body.url ?? null, ref, origin, pushPolicy };
+      const { marketplace, warnings } = await actAsAdmin(deps, request, (_admin, meta) =>
+        registerMarketplace(deps, registration, meta),
       );
       return reply.code(201).send({ ...marketplaceView(marketplace, null, []), warnings });
     },
@@ -94,9 +93,9 @@ function removeMarketplaceRoute(app: HttpApp, deps: HttpDeps): void {
         response: { 200: RemovalView, ...problemResponses(403, 404, 422) },
       },
     },
-    async (request) => {
-      const caller = await requireAdmin(deps, request);
-      return removeMarketplace(deps, request.params.name, request.body.reason, metaFor(deps, request, caller));
-    },
+    async (request) =>
+      actAsAdmin(deps, request, (_admin, meta) =>
+        removeMarketplace(deps, request.params.name, request.body.reason, meta),
+      ),
   );
 }

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { pluginSelectionOf, setPluginSelection } from '../../../application/marketplaces/plugin-selection.use-case.ts';
 import { selectionLimits } from '../../../domain/snapshot/selection.ts';
-import { callerOf, metaFor, requireAdmin } from '../../auth/authorize.ts';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAsAdmin } from '../acting.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
 import { SelectionView, selectionView } from '../../schemas/marketplace.schema.ts';
 
@@ -64,12 +65,8 @@ export function selectionRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const caller = await requireAdmin(deps, request);
-      const { marketplace, selection } = await setPluginSelection(
-        deps,
-        request.params.name,
-        request.body,
-        metaFor(deps, request, caller),
+      const { marketplace, selection } = await actAsAdmin(deps, request, (_admin, meta) =>
+        setPluginSelection(deps, request.params.name, request.body, meta),
       );
       return { marketplace, selection: selectionView(selection) };
     },

@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import { marketplaceListing } from '../../../application/marketplaces/marketplace-reads.use-case.ts';
 import { changeSyncMode } from '../../../application/marketplaces/registration.use-case.ts';
 import { syncModes } from '../../../domain/marketplace/marketplace.events.ts';
-import { metaFor, requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAsAdmin } from '../acting.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
 
@@ -29,12 +29,8 @@ export function syncRoutes(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const caller = await requireAdmin(deps, request);
-      const { marketplace, webhookSecret } = await changeSyncMode(
-        deps,
-        request.params.name,
-        request.body.mode,
-        metaFor(deps, request, caller),
+      const { marketplace, webhookSecret } = await actAsAdmin(deps, request, (_admin, meta) =>
+        changeSyncMode(deps, request.params.name, request.body.mode, meta),
       );
       const listing = await marketplaceListing(deps, marketplace);
       const view = marketplaceView(marketplace, listing.servedSha, listing.snapshots);

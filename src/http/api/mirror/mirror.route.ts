@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { mirrorDrift, reconcileMirror, type MirroredCatalog } from '../../../application/mirror/reconcile.use-case.ts';
 import type { MirrorDriftReport } from '../../../domain/mirror/mirror-drift.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { literalUnion, NullableTimestamp, problemResponses } from '../../schemas/common.schema.ts';
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -81,9 +82,7 @@ export function mirrorRoutes(app: HttpApp, deps: HttpDeps): void {
         response: { 200: DriftAnswer, ...problemResponses(403) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      return (await reconcileMirror(deps, catalogOf(deps), caller, metaFor(deps, request, caller))).map(viewOf);
-    },
+    async (request) =>
+      (await actAs(deps, request, (caller, meta) => reconcileMirror(deps, catalogOf(deps), caller, meta))).map(viewOf),
   );
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { evaluateRetention } from '../../../application/retention/retention.duty.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
 import { RetentionQuery, tags } from './candidates.route.ts';
 
@@ -25,12 +25,8 @@ export function retentionEvaluateRoute(app: HttpApp, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      return evaluateRetention(
-        deps,
-        { actor: caller, meta: metaFor(deps, request, caller) },
-        request.query.marketplace ?? null,
-      );
+      const marketplace = request.query.marketplace ?? null;
+      return actAs(deps, request, (actor, meta) => evaluateRetention(deps, { actor, meta }, marketplace));
     },
   );
 }

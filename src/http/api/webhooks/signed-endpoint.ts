@@ -1,8 +1,9 @@
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
 import type { CommandMeta } from '../../../domain/kernel/decider.ts';
 import type { Actor } from '../../../application/kernel/ports.ts';
-import { callerOf, metaFor } from '../../auth/authorize.ts';
+import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
+import { actAs } from '../acting.ts';
 import { IdParams, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 // The routes' half of a signed outbound endpoint (domain/webhook/signed-endpoint.ts): the view's common fields,
@@ -59,8 +60,9 @@ export function endpointCollectionRoutes<B extends TObject, V extends TObject>(
       },
     },
     async (request, reply) => {
-      const caller = callerOf(request);
-      const answer = await create.run(deps, caller, request.body as Static<B>, metaFor(deps, request, caller));
+      const answer = await actAs(deps, request, (caller, meta) =>
+        create.run(deps, caller, request.body as Static<B>, meta),
+      );
       return reply.code(201).send(answer);
     },
   );
@@ -90,8 +92,7 @@ export function endpointDeleteRoute(
       },
     },
     async (request, reply) => {
-      const caller = callerOf(request);
-      await run(deps, caller, request.params.id, metaFor(deps, request, caller));
+      await actAs(deps, request, (caller, meta) => run(deps, caller, request.params.id, meta));
       return reply.code(204).send(null);
     },
   );
