@@ -110,6 +110,21 @@ const supervisionLog = (logger: Logger, onGiveUp: (error: Error) => void): Super
   };
 };
 
+/**
+ * Health probes on a connection of their own: a probe never waits behind request traffic for the pool.
+ * `eventStore` is the store to ping when it is not the PostgreSQL one (null: the database answers for it).
+ */
+function healthProbes(url: string, eventStore: EventStore | null, closers: Array<() => Promise<void>>) {
+  const lostListeners: Array<() => void> = [];
+  const probes = new HealthConnection(url, () => lostListeners.forEach((listener) => listener()));
+  closers.push(() => probes.close());
+  return {
+    database: () => probes.run('select 1'),
+    eventStore: eventStore === null ? () => probes.run(PostgresEventStore.pingStatement) : () => eventStore.ping(),
+    onConnectionLost: (listener: () => void) => void lostListeners.push(listener),
+  };
+}
+
 export async function openCore(config: GatewayConfig, logger: Logger, options: CoreOptions = {}): Promise<Core> {
   const { databaseUrl } = options;
   const database = databaseUrl
@@ -145,28 +160,13 @@ export async function openCore(config: GatewayConfig, logger: Logger, options: C
       store = await EventStoreDbEventStore.connect(config.eventStore.url);
       closers.push(() => store.close());
     }
-    // Health probes have a connection of their own: a probe never waits behind request traffic for the pool.
-    const lostListeners: Array<() => void> = [];
-    const probes = new HealthConnection(database.url, () => lostListeners.forEach((listener) => listener()));
-    closers.push(() => probes.close());
-    const health = {
-      database: () => probes.run('select 1'),
-      eventStore: store === postgresStore ? () => probes.run(PostgresEventStore.pingStatement) : () => store.ping(),
-      onConnectionLost: (listener: () => void) => void lostListeners.push(listener),
-    };
+    const health = healthProbes(database.url, store === postgresStore ? null : store, closers);
     const metrics = createMetrics();
     store = measuredEventStore(store, metrics); // append latency and decisions (docs/metrics.md)
-    const {
-      gitStore,
-      catalogStore,
-      close: closeStorage,
-    } = await openGitStorage(config, {
-      pool,
-      listener,
-      logger,
-      quarantineLocks: postgresQuarantineLocks(database.url),
-    });
-    closers.push(closeStorage);
+    const quarantineLocks = postgresQuarantineLocks(database.url);
+    const storage = await openGitStorage(config, { pool, listener, logger, quarantineLocks });
+    closers.push(storage.close);
+    const { gitStore, catalogStore } = storage;
     const catalog = config.catalog.enabled
       ? new CatalogBuilder({
           name: config.catalog.name,
