@@ -22,14 +22,14 @@ export type TraceSpec = Readonly<{
 const machinery = [
   /^src\/http\/(server|request-log|request-metrics|problems|http-deps)\.ts$/,
   /^src\/http\/limits\//,
-  /^src\/http\/auth\/(authenticate|authorize|caller|cookies)\.ts$/,
+  /^src\/http\/auth\/(acting|authenticate|authorize|caller|cookies)\.ts$/,
   /^src\/http\/portal\/security-headers\.ts$/,
   /^src\/adapters\/(postgres|eventstore|config|system)\//,
   /^src\/application\/kernel\//,
   /^src\/domain\/kernel\//,
   /^src\/domain\/events\.ts$/,
   /^src\/projections\/runner\//,
-  /^src\/projections\/registry\.ts$/,
+  /^src\/projections\/(registry|rows)\.ts$/,
   /^src\/gateway[a-z-]*\.ts$/,
 ];
 

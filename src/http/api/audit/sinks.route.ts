@@ -7,7 +7,7 @@ import {
   updateAuditSink,
 } from '../../../application/outbound/audit-sinks.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import {
   EndpointUrl,

@@ -7,7 +7,7 @@ import {
 import { rebuildCatalog } from '../../../application/catalog/rebuild.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAsAdmin } from '../acting.ts';
+import { actAsAdmin } from '../../auth/acting.ts';
 import { problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['catalog'];

@@ -3,7 +3,7 @@ import { estateReport, reconcileEstateNow } from '../../../application/estate/re
 import { estateActions, estateEntryKinds, type EstateReport } from '../../../domain/estate/estate.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['estate'];

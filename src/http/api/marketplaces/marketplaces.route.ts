@@ -4,7 +4,7 @@ import { marketplaceOrigins, pushPolicies } from '../../../domain/marketplace/ma
 import { listMarketplaces } from '../../../application/marketplaces/marketplace-reads.use-case.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAsAdmin } from '../acting.ts';
+import { actAsAdmin } from '../../auth/acting.ts';
 import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
 

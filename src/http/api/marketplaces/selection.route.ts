@@ -3,7 +3,7 @@ import { pluginSelectionOf, setPluginSelection } from '../../../application/mark
 import { selectionLimits } from '../../../domain/snapshot/selection.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAsAdmin } from '../acting.ts';
+import { actAsAdmin } from '../../auth/acting.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
 import { SelectionView, selectionView } from '../../schemas/marketplace.schema.ts';
 

@@ -3,7 +3,7 @@ import { marketplaceListing } from '../../../application/marketplaces/marketplac
 import { changeSyncMode } from '../../../application/marketplaces/registration.use-case.ts';
 import { syncModes } from '../../../domain/marketplace/marketplace.events.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAsAdmin } from '../acting.ts';
+import { actAsAdmin } from '../../auth/acting.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
 

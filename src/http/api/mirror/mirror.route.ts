@@ -3,7 +3,7 @@ import { mirrorDrift, reconcileMirror, type MirroredCatalog } from '../../../app
 import type { MirrorDriftReport } from '../../../domain/mirror/mirror-drift.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { literalUnion, NullableTimestamp, problemResponses } from '../../schemas/common.schema.ts';
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

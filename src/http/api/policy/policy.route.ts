@@ -12,7 +12,7 @@ import {
 } from '../../../application/policy/policy-reads.use-case.ts';
 import { callerOf, requireAuditorOrAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { dryRunRoute } from './dry-run.route.ts';
 import { tags } from './policy.shared.ts';
 import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';

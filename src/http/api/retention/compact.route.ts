@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { compactNow } from '../../../application/retention/compaction.duty.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
 
 const CompactionView = Type.Object({

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { evaluateRetention } from '../../../application/retention/retention.duty.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { problemResponses } from '../../schemas/common.schema.ts';
 import { RetentionQuery, tags } from './candidates.route.ts';
 

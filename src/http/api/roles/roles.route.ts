@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { grantRole, readGrants, revokeRole } from '../../../application/access/role-grants.use-case.ts';
 import { roleNames } from '../../../domain/role/role.events.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAsAdmin } from '../acting.ts';
+import { actAsAdmin } from '../../auth/acting.ts';
 import { IdParams, literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['roles'];

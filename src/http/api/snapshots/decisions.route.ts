@@ -3,7 +3,7 @@ import { approveSnapshot } from '../../../application/snapshots/approve.use-case
 import { rejectSnapshot } from '../../../application/snapshots/reject.use-case.ts';
 import type { FastifyRequest } from 'fastify';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
 

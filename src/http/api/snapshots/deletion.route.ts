@@ -1,6 +1,6 @@
 import { restoreSnapshot, softDeleteSnapshot } from '../../../application/snapshots/deletion.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { listMachineTokens } from '../../../application/access/token-reads.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAsAdmin, readAsAdmin } from '../acting.ts';
+import { actAsAdmin, readAsAdmin } from '../../auth/acting.ts';
 import { answerIssued, issuedView } from './tokens.shared.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateMachineTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';

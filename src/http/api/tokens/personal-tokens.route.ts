@@ -3,7 +3,7 @@ import { tokensOf } from '../../../application/access/token-reads.use-case.ts';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { answerIssued, issuedView } from './tokens.shared.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateSessionTokenBody, CreateTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';

@@ -6,7 +6,7 @@ import { liveOr404 } from '../../../application/marketplaces/registration.use-ca
 import { chainModes } from '../../../domain/vetting/vetting.events.ts';
 import { requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs, readAsAdmin } from '../acting.ts';
+import { actAs, readAsAdmin } from '../../auth/acting.ts';
 import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
 import { ChainLinkView, ChainSettingsView, ToggleView } from '../../schemas/vetting.schema.ts';
 import { NameParams, Reason, tags } from './vetting.shared.ts';

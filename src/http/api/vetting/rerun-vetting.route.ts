@@ -1,6 +1,6 @@
 import { rerunVetting } from '../../../application/vetting/rerun.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { VettingReport } from '../../schemas/vetting.schema.ts';
 import { reportView, tags } from './vetting.shared.ts';

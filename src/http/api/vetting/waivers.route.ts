@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { createWaiver, revokeWaiver } from '../../../application/vetting/waivers.use-case.ts';
 import { listWaivers } from '../../../application/vetting/vetting-reads.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { WaiverView, waiverView } from '../../schemas/vetting.schema.ts';
 import { NameParams, tags } from './vetting.shared.ts';

@@ -3,7 +3,7 @@ import type { CommandMeta } from '../../../domain/kernel/decider.ts';
 import type { Actor } from '../../../application/kernel/ports.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { actAs } from '../acting.ts';
+import { actAs } from '../../auth/acting.ts';
 import { IdParams, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 // The routes' half of a signed outbound endpoint (domain/webhook/signed-endpoint.ts): the view's common fields,

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { CommandMeta } from '../../domain/kernel/decider.ts';
-import { callerOf, metaFor, requireAdmin } from '../auth/authorize.ts';
-import type { Caller } from '../auth/caller.ts';
+import { callerOf, metaFor, requireAdmin } from './authorize.ts';
+import type { Caller } from './caller.ts';
 import type { HttpDeps } from '../http-deps.ts';
 
 /** A command's call of its use case, given who acts and what the events it records carry. */
