@@ -8,7 +8,7 @@ import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 // withdrawn commits, the policy rules and their variables) is read once; no query repeats within one
 // approval. The pool's async context does not follow a request (connections are handed over in the
 // context of whoever released them), so the test observes a quiet gateway during the one request:
-// the catalog reactor off, sweeps far away, and projection work told apart by its transaction.
+// the catalog reactor off, sweeps and delivery polls far away, and projection work told apart by its transaction.
 
 let observing: string[] | null = null;
 const observer: Interceptor = {
@@ -31,6 +31,9 @@ t.test('approving a snapshot with a policy rule enabled reads each input once an
       GATEWAY_ROLES_ADMINS: 'root',
       GATEWAY_CATALOG_ENABLED: 'false',
       GATEWAY_VETTING_WAIVER_SWEEP_INTERVAL: '24h',
+      // The delivery duties poll on their own schedule; a slow machine's approval outlasts their 5 s.
+      GATEWAY_WEBHOOKS_POLL_INTERVAL: '24h',
+      GATEWAY_AUDIT_EXPORT_POLL_INTERVAL: '24h',
     },
     { poolInterceptors: [observer] },
   );
