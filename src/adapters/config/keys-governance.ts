@@ -96,7 +96,7 @@ export const webhookKeys = {
   timeoutMs: duration(g('webhooks.timeout'), '10s', 'Connect and read timeout of one delivery attempt.', {
     positive: true,
   }),
-  batchSize: count(g('webhooks.batch-size'), 50, 'Deliveries per dispatch pass.'),
+  batchSize: count(g('webhooks.batch-size'), 50, 'Deliveries on their way at once, at most one per receiver.'),
 };
 
 /** The ledger's pull export and push to audit sinks. */

@@ -30,26 +30,49 @@ export type DispatchPorts = Pick<Ports, 'pool' | 'clock' | 'secrets' | 'logger' 
 /** The reactor that applies what the dispatcher records (src/projections/webhooks/deliveries.reactor.ts). */
 const deliveriesReactor = ['webhook-deliveries'];
 
-export type DispatchResult = Readonly<{ sent: number; sinkBatchesDelivered: number }>;
+/**
+ * The dispatcher's deliveries on their way, by endpoint: at most one per receiver, at most `batchSize` in all.
+ * A delivery stays here until the reactor has applied its attempt, so no pass sees it as due again meanwhile.
+ */
+type InFlight = Map<string, Promise<void>>;
 
 /**
- * One dispatch pass: at most `batchSize` due deliveries, each sent once and its attempt recorded as an
- * event (webhook-delivery-attempted) that the deliveries reactor applies. An attempt is recorded only after
- * the answer (at least once: a gateway stopped mid-send sends it again); a failed one is retried after
- * base * 2^(n-1), capped, until `maxAttempts` (the first included), then failed. The pass ends when the
- * reactor has applied what it recorded, so the next pass never sees a delivered row as due.
+ * One dispatch pass: starts the oldest due delivery of each receiver that has none on its way, up to
+ * `batchSize` on their way in all, and answers how many it started without waiting for them. Each is sent
+ * once and its attempt recorded as an event (webhook-delivery-attempted) that the deliveries reactor
+ * applies; an attempt is recorded only after the answer (at least once: a gateway stopped mid-send sends it
+ * again); a failed one is retried after base * 2^(n-1), capped, until `maxAttempts` (the first included),
+ * then failed. A receiver that is slow or never answers holds only its own deliveries: when an attempt is
+ * applied, `settled` is told (the duty then runs another pass for what was waiting behind it).
  */
-export async function dispatchPass(
+async function dispatchPass(
   deps: DispatchPorts,
   settings: WebhookSettings,
   transport: WebhookTransport,
-): Promise<DispatchResult> {
-  const due = await dueDeliveries(deps.pool, deps.clock.instant(), settings.batchSize);
-  // The batch goes out at once: one slow or dead receiver costs the pass one timeout, not one per row.
-  const recorded = await Promise.all(due.map((delivery) => attempt(deps, settings, transport, delivery)));
-  const last = recorded.reduce<Position>((max, r) => (r.position > max ? r.position : max), 0n);
-  if (last > 0n) await deps.waiter.waitFor(last, deliveriesReactor);
-  return { sent: due.length, sinkBatchesDelivered: recorded.filter((r) => r.sinkBatchDelivered).length };
+  inFlight: InFlight,
+  settled: (sinkBatchDelivered: boolean) => void,
+): Promise<number> {
+  const free = settings.batchSize - inFlight.size;
+  if (free <= 0) return 0;
+  const due = await dueDeliveries(deps.pool, deps.clock.instant(), free, [...inFlight.keys()]);
+  for (const delivery of due) {
+    const sent = attempt(deps, settings, transport, delivery).then(async ({ position, sinkBatchDelivered }) => {
+      await deps.waiter.waitFor(position, deliveriesReactor);
+      return sinkBatchDelivered;
+    });
+    const done = sent.then(
+      (sinkBatchDelivered) => {
+        inFlight.delete(delivery.endpoint);
+        settled(sinkBatchDelivered);
+      },
+      (error: unknown) => {
+        inFlight.delete(delivery.endpoint);
+        deps.logger.error({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed; retried');
+      },
+    );
+    inFlight.set(delivery.endpoint, done);
+  }
+  return due.length;
 }
 
 async function bodyOf(deps: DispatchPorts, delivery: DueDelivery): Promise<string> {
@@ -81,9 +104,10 @@ async function attempt(
 }
 
 /**
- * The leader's dispatcher: a pass every poll-interval, never two at once; nothing when dispatch is disabled.
- * `wake` runs a pass now (the audit push calls it when it offers a batch); `onSinkBatchDelivered` is told when a
- * pass delivered an audit batch, so the push offers the next one without waiting for its own interval.
+ * The leader's dispatcher: a pass every poll-interval, and another whenever an attempt has been applied;
+ * nothing when dispatch is disabled. `wake` runs a pass now (the audit push calls it when it offers a batch);
+ * `onSinkBatchDelivered` is told when an audit batch was delivered, so the push offers the next one without
+ * waiting for its own interval. Stopping waits for the deliveries on their way.
  */
 export function webhookDispatchDuty(
   deps: DispatchPorts,
@@ -91,6 +115,26 @@ export function webhookDispatchDuty(
   transport: WebhookTransport,
   onSinkBatchDelivered: () => void = () => {},
 ): WakeableDuty {
-  const pass = async () => (await dispatchPass(deps, settings, transport)).sinkBatchesDelivered;
-  return outboundDuty(deps, dispatch, settings, pass, onSinkBatchDelivered);
+  const inFlight: InFlight = new Map();
+  const settled = (sinkBatchDelivered: boolean) => {
+    if (sinkBatchDelivered) onSinkBatchDelivered();
+    duty.wake();
+  };
+  const duty = outboundDuty(
+    deps,
+    dispatch,
+    settings,
+    async () => {
+      await dispatchPass(deps, settings, transport, inFlight, settled);
+      return 0;
+    },
+    () => {},
+  );
+  return {
+    ...duty,
+    async stop() {
+      await duty.stop();
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);
+    },
+  };
 }

@@ -80,6 +80,7 @@ const DueRow = z.object({
   batch_from: z.bigint().nullable(),
   batch_to: z.bigint().nullable(),
   created_at: z.string(),
+  endpoint: z.string(),
 });
 
 /** An audit sink's batch: the ledger entries after `from` up to `to`, offered at `at`. */
@@ -88,6 +89,8 @@ export type DueBatch = Readonly<{ sink: string; from: number; to: number; at: st
 /** A due delivery and its target; `body` is the stored one of a webhook, or null for an audit `batch`. */
 export type DueDelivery = Readonly<{
   id: number;
+  /** The receiver: `t<subscriber id>` or `s<audit sink id>`; one delivery at a time is sent to each. */
+  endpoint: string;
   attempts: number;
   url: string;
   sealedSecret: string;
@@ -100,18 +103,34 @@ const batchOf = (r: z.infer<typeof DueRow>): DueBatch | null =>
     ? null
     : { sink: r.sink, from: Number(r.batch_from), to: Number(r.batch_to), at: r.created_at };
 
-/** Pending deliveries due at `now`, oldest first, with their subscriber's or audit sink's target. */
-export async function dueDeliveries(db: CommonQueryMethods, now: string, limit: number): Promise<DueDelivery[]> {
+/**
+ * Pending deliveries due at `now`, oldest first, with their subscriber's or audit sink's target: the oldest
+ * due of each endpoint (`t<subscriber id>` or `s<sink id>`) that is not in `busy`, at most `limit` of them.
+ */
+export async function dueDeliveries(
+  db: CommonQueryMethods,
+  now: string,
+  limit: number,
+  busy: readonly string[] = [],
+): Promise<DueDelivery[]> {
   const rows = await db.any(sql.type(DueRow)`
-    select d.id, d.attempts, d.body, coalesce(t.url, s.url) as url, coalesce(t.sealed_secret, s.sealed_secret) as sealed_secret,
-      s.name as sink, d.batch_from, d.batch_to, d.created_at
-    from webhook_deliveries d
-      left join webhook_targets t on t.id = d.subscriber_id
-      left join audit_sinks s on s.id = d.sink_id
-    where d.state = 'pending' and d.next_attempt_at <= ${now} and coalesce(t.id, s.id) is not null
-    order by d.next_attempt_at, d.id limit ${limit}`);
+    select * from (
+      select distinct on (endpoint) * from (
+        select d.id, d.attempts, d.body, coalesce(t.url, s.url) as url,
+          coalesce(t.sealed_secret, s.sealed_secret) as sealed_secret, s.name as sink, d.batch_from, d.batch_to,
+          d.created_at, d.next_attempt_at, coalesce('s' || s.id, 't' || t.id) as endpoint
+        from webhook_deliveries d
+          left join webhook_targets t on t.id = d.subscriber_id
+          left join audit_sinks s on s.id = d.sink_id
+        where d.state = 'pending' and d.next_attempt_at <= ${now} and coalesce(t.id, s.id) is not null
+      ) due
+      where not (endpoint = any(${sql.array([...busy], 'text')}))
+      order by endpoint, next_attempt_at, id
+    ) first
+    order by next_attempt_at, id limit ${limit}`);
   return rows.map((r) => ({
     id: Number(r.id),
+    endpoint: r.endpoint,
     attempts: r.attempts,
     url: r.url,
     sealedSecret: r.sealed_secret,
