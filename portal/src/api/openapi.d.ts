@@ -7971,7 +7971,7 @@ export interface paths {
         put?: never;
         /**
          * Run one compaction pass now (admin)
-         * @description Purges the soft-deleted snapshots past purgeAfter (their quarantine refs are removed, then the objects no other ref reaches; the ledger keeps every record; a withdrawn row stays), sweeps abandoned staging refs older than gateway.retention.staging-ref-max-age and webhook deliveries delivered or failed more than 30 days ago (never pending ones). Runs whatever the schedule (gateway.retention.enabled). No machine scope reaches it.
+         * @description Purges the soft-deleted snapshots past purgeAfter (their quarantine refs are removed, then the objects no other ref reaches; the ledger keeps every record; a withdrawn row stays), sweeps abandoned staging refs older than gateway.retention.staging-ref-max-age and webhook deliveries delivered or failed more than 30 days ago (never pending ones), and removes the caches of external plugin repositories no live snapshot names, unused for gateway.housekeeping.external-cache-max-age. Runs whatever the schedule (gateway.housekeeping.enabled). No machine scope reaches it.
          */
         post: {
             parameters: {
@@ -7998,6 +7998,8 @@ export interface paths {
                                 stagingRefs: number;
                                 /** @description delivered or failed webhook deliveries older than 30 days removed */
                                 deliveries: number;
+                                /** @description caches of external plugin repositories removed: named by no live snapshot, unused for gateway.housekeeping.external-cache-max-age */
+                                externalCaches: number;
                             };
                         };
                     };

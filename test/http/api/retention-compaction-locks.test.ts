@@ -57,7 +57,11 @@ t.test('a repository an ingest holds is skipped by a pass and purged by the next
     t.strictSame(attempt, { acquired: false }, 'the exclusive lock is not granted while an ingest holds it');
     return passAt(gw, due);
   });
-  t.strictSame(skipped, { selected: 1, acted: 0, swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 } }, 'selected, not purged');
+  t.strictSame(
+    skipped,
+    { selected: 1, acted: 0, swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 } },
+    'selected, not purged',
+  );
   t.ok(await present(repo, held.sha), 'the busy repository is untouched: its objects stay');
   t.ok(
     (await gitIn(repo, 'for-each-ref', '--format=%(refname)', 'refs/quarantine/')).includes(held.sha),

@@ -88,7 +88,11 @@ t.test('purge: the refs and the objects only the purged commit reached leave qua
   const due = Date.parse(deleted.purgeAfter!) - Date.now();
 
   t.test('inside the restore window a pass purges nothing', async (t) => {
-    t.strictSame(await passAt(gw, due - hour), { selected: 0, acted: 0, swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 } });
+    t.strictSame(await passAt(gw, due - hour), {
+      selected: 0,
+      acted: 0,
+      swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 },
+    });
     t.ok(await present(repo, onlySecond), 'the content stays');
     t.ok((await refs(repo, 'refs/quarantine/')).includes(`refs/quarantine/${second.sha}`), 'its ref stays');
     t.equal((await ledger(gw, 'snapshot-purged')).length, 0, 'no purge recorded');
@@ -113,7 +117,11 @@ t.test('purge: the refs and the objects only the purged commit reached leave qua
 
   t.test('a second pass finds nothing to do and records nothing', async (t) => {
     const before = await gw.core.store.head();
-    t.strictSame(await passAt(gw, due + hour), { selected: 0, acted: 0, swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 } });
+    t.strictSame(await passAt(gw, due + hour), {
+      selected: 0,
+      acted: 0,
+      swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 },
+    });
     t.equal(await gw.core.store.head(), before, 'no event appended');
   });
 });
@@ -152,7 +160,11 @@ t.test("a removed marketplace's withdrawn snapshot: content purged, row kept, ne
     await gw.core.pool.exists(sql.unsafe`select 1 from snapshots where id = ${snap.id}`),
     'spec: "The row of an administratively withdrawn snapshot is never permanently removed"',
   );
-  t.strictSame(await passAt(gw, due), { selected: 0, acted: 0, swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 } });
+  t.strictSame(await passAt(gw, due), {
+    selected: 0,
+    acted: 0,
+    swept: { stagingRefs: 0, deliveries: 0, externalCaches: 0 },
+  });
 });
 
 t.test("a crashed ingest's staging ref is swept only after staging-ref-max-age", async (t) => {
