@@ -74,7 +74,8 @@ export function RetentionPanel({ admin }: { admin: boolean }) {
       {compact.data ? (
         <p className="notice notice-good" role="status">
           Compaction: {compact.data.selected} selected, {compact.data.acted} purged; {compact.data.swept.stagingRefs}{' '}
-          staging refs and {compact.data.swept.deliveries} old deliveries swept.
+          staging refs, {compact.data.swept.deliveries} old deliveries and {compact.data.swept.externalCaches} unused
+          external repository caches swept.
         </p>
       ) : null}
       <ProblemNotice error={evaluate.error ?? compact.error} />
