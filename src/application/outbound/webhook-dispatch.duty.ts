@@ -116,10 +116,8 @@ export function webhookDispatchDuty(
   onSinkBatchDelivered: () => void = () => {},
 ): WakeableDuty {
   const inFlight: InFlight = new Map();
-  const settled = (sinkBatchDelivered: boolean) => {
-    if (sinkBatchDelivered) onSinkBatchDelivered();
-    duty.wake();
-  };
+  // A delivered audit batch wakes the push, whose offer of the next batch wakes the dispatcher in turn.
+  const settled = (sinkBatchDelivered: boolean) => (sinkBatchDelivered ? onSinkBatchDelivered() : duty.wake());
   const duty = outboundDuty(
     deps,
     dispatch,
