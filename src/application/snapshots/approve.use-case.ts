@@ -7,16 +7,15 @@ import { streams } from '../../domain/kernel/streams.ts';
 import type { ApproveInputs } from '../../domain/snapshot/approve-gate.ts';
 import type { ApproveSnapshot, RejectSnapshot } from '../../domain/snapshot/snapshot.decider.ts';
 import { evaluate } from '../../domain/vetting/outcome.ts';
-import { policyRules } from '../../projections/policy/policy.queries.ts';
-import { withdrawnShas, type SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
-import { latestRun, waiversOf } from '../../projections/vetting/vetting.queries.ts';
+import { approvalRead, type ApprovalRead } from '../../projections/snapshots/addressed.queries.ts';
+import type { SnapshotRecord } from '../../projections/snapshots/snapshots.queries.ts';
 import { execute } from '../kernel/execute.ts';
 import { policyDenials, policyVariablesOf, snapshotTreeFacts } from '../policy/evaluation.ts';
 import { reject } from '../kernel/rejected.ts';
 import type { SnapshotApproved, SnapshotRejected } from '../../domain/snapshot/snapshot.events.ts';
-import { addressedSnapshot, type AddressedSnapshot } from './addressed-snapshot.ts';
+import { addressedFrom, type AddressedSnapshot } from './addressed-snapshot.ts';
 import type { Actor, Ports } from '../kernel/ports.ts';
-import { requireApprover } from '../access/standing.ts';
+import { approving, rolesWith } from '../access/standing.ts';
 
 export type DecidePorts = Pick<
   Ports,
@@ -28,14 +27,16 @@ const readModels = ['snapshots', 'marketplaces', 'ledger', 'publication'];
 
 export type Decided = Readonly<{ snapshot: SnapshotRecord }>;
 
-/** The addressed snapshot (404) and the actor's roles, refused with 403 unless the actor approves for its marketplace. */
-export async function approverOf(
-  deps: DecidePorts,
-  snapshotId: number,
-  actor: Actor,
-): Promise<AddressedSnapshot & { roles: RoleAssignment[] }> {
-  const addressed = await addressedSnapshot(deps, snapshotId);
-  return { ...addressed, roles: await requireApprover(deps, actor, addressed.marketplace) };
+export type Subject = AddressedSnapshot & Readonly<{ roles: RoleAssignment[]; read: ApprovalRead }>;
+
+/**
+ * The addressed snapshot (404) and the actor's roles, refused with 403 unless the actor approves for its
+ * marketplace; with them the approval's other inputs, all read in one statement.
+ */
+export async function approverOf(deps: DecidePorts, snapshotId: number, actor: Actor): Promise<Subject> {
+  const read = await approvalRead(deps.pool, snapshotId, actor.principal);
+  const addressed = addressedFrom(deps, snapshotId, read);
+  return { ...addressed, read, roles: approving(rolesWith(deps, actor, read.grants), addressed.marketplace) };
 }
 
 // The answer is the row as the snapshots projection writes it for the decision (the approval test
@@ -61,24 +62,24 @@ const decidedRow = (snapshot: SnapshotRecord, event: SnapshotApproved | Snapshot
       };
 
 /**
- * Everything the approve gate depends on beyond the snapshot's own history, each read once: the latest
- * vetting run, the marketplace's waivers, withdrawn commits, and the enabled policy rules with the
+ * Everything the approve gate depends on beyond the snapshot's own history, as read with the subject: the
+ * latest vetting run, the marketplace's waivers, withdrawn commits, and the enabled policy rules with the
  * variables they see (the tree is read only when a rule is enabled).
  */
 async function approvalInputs(
   deps: DecidePorts,
-  subject: AddressedSnapshot & { roles: RoleAssignment[] },
+  subject: Subject,
   actor: Actor,
   overrideReason: string | null,
   at: string,
 ): Promise<ApproveInputs> {
   const { snapshot, marketplace, roles } = subject;
-  const [run, waivers, withdrawn, rules] = await Promise.all([
-    latestRun(deps.pool, snapshot.id),
-    waiversOf(deps.pool, marketplace.id),
-    withdrawnShas(deps.pool, marketplace.name),
-    policyRules(deps.pool, true),
-  ]);
+  const {
+    run,
+    waivers,
+    withdrawnShas: [...withdrawn],
+    rules,
+  } = subject.read;
   const minimumReleaseAgeMs = deps.marketplaces.minimumReleaseAgeMs;
   const denials =
     rules.length === 0
@@ -102,7 +103,7 @@ async function approvalInputs(
   const vetting = evaluate(run?.verdicts ?? null, snapshot.sha, waivers, at);
   return {
     minimumReleaseAgeMs,
-    withdrawnShas: withdrawn,
+    withdrawnShas: [...withdrawn],
     overrideReason,
     policyDenials: denials,
     vetting: { outcome: vetting.outcome, uncovered: vetting.uncovered, unanswered: vetting.unanswered },

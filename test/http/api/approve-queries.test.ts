@@ -4,8 +4,8 @@ import { devSession } from '../../support/api.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
 
-// One read per approval: every input of the approve gate (roles, the vetting run, waivers,
-// withdrawn commits, the policy rules and their variables) is read once; no query repeats within one
+// One read per approval: every input of the approve gate (the snapshot, roles, the vetting run, waivers,
+// withdrawn commits, the policy rules and their variables) is read once, in one statement; no query repeats within one
 // approval. The pool's async context does not follow a request (connections are handed over in the
 // context of whoever released them), so the test observes a quiet gateway during the one request:
 // the catalog reactor off, sweeps and delivery polls far away, and projection work told apart by its transaction.
@@ -73,8 +73,19 @@ t.test('approving a snapshot with a policy rule enabled reads each input once an
     [],
     `no query repeats within the approval (${reads.length} queries: ${reads.map((q) => q.slice(0, 60)).join(' | ')})`,
   );
+  const inputs = reads.filter((sql) =>
+    [
+      /from snapshots s where s\.id = a\.id/,
+      /from role_grants/,
+      /from vetting_runs/,
+      /from waivers/,
+      /from policy_rules/,
+    ].every((pattern) => pattern.test(sql)),
+  );
+  t.equal(inputs.length, 1, "the approval's inputs are read in one statement");
   for (const [what, pattern] of [
-    ['the snapshot', /from snapshots where id =/],
+    ['the snapshot', /from snapshots s where s\.id = a\.id/],
+    ['the latest vetting run', /from vetting_runs/],
     ['the roles (grants)', /from role_grants/],
     ['the waivers', /from waivers/],
     ['the policy rules', /from policy_rules/],
