@@ -23,6 +23,7 @@ import { scrapeSources } from './application/kernel/metrics-sources.ts';
 import { secretBox, secretKey } from './adapters/system/secret-box.ts';
 import { builtInConnectors } from './adapters/vetting/registry.ts';
 import { IngestRegistry } from './application/marketplaces/ingest-registry.ts';
+import { FacadeMemory } from './application/access/facade-memory.ts';
 import { scheduledIngestionDuty } from './application/marketplaces/scheduled-ingest.duty.ts';
 import { vettingDuties } from './application/vetting/sweeps.duty.ts';
 import { webhookDispatchDuty } from './application/outbound/webhook-dispatch.duty.ts';
@@ -300,6 +301,7 @@ async function httpDeps(config: GatewayConfig, core: Core, waiter: ProjectionWai
     auditSigning: await auditSigningKey(config.auditExport.signingKey, config.dataDir),
     metrics: core.metrics,
     outbound: core.gitStore.outbound,
+    facadeMemory: FacadeMemory.start({ store: core.store, pool: core.pool, logger }),
     marketplaces: {
       allowedUrlSchemes: config.allowedUrlSchemes,
       minimumReleaseAgeMs: config.vetting.minimumReleaseAgeMs,

@@ -7,11 +7,29 @@ export type Holding = Readonly<{ marketplace: string; sha: string }>;
 const keyOf = (holding: Holding): string => `${holding.marketplace} ${holding.sha}`;
 
 /**
- * The revocation check (docs/facade.md): one answer per pair, in request order. The captures of every pair are read
- * in one query (256 sequential reads let a few clients saturate the database); a pair outside the
- * caller's fetch scope is not read at all and answers unknown, like one never held.
+ * The revocation check (docs/facade.md): one answer per pair, in request order. The gateway answers from
+ * its memory of the captures (facade-memory.ts), once every event announced before the request is in it;
+ * without one (a tool, a test building its own ports) the captures of every pair are read in one query. A
+ * pair outside the caller's fetch scope is not looked at and answers unknown, like one never held.
  */
 export async function checkHoldings(
+  deps: Pick<Ports, 'pool' | 'facadeMemory'>,
+  holdings: readonly Holding[],
+  inScope: (marketplace: string) => boolean,
+): Promise<HoldingAnswer[]> {
+  const memory = deps.facadeMemory;
+  if (memory) {
+    await memory.current();
+    return holdings.map((holding) => {
+      const scoped = inScope(holding.marketplace);
+      return answerHolding(scoped ? memory.holdings.capturesOf(holding.marketplace, holding.sha) : [], scoped);
+    });
+  }
+  return checkHoldingsInDatabase(deps, holdings, inScope);
+}
+
+/** The same answers, read from the snapshots read model in one query (256 sequential reads saturate it). */
+export async function checkHoldingsInDatabase(
   deps: Pick<Ports, 'pool'>,
   holdings: readonly Holding[],
   inScope: (marketplace: string) => boolean,

@@ -13,6 +13,7 @@ import type { ClaimMapping } from '../../domain/role/permissions.ts';
 import type { ActorType } from '../../domain/kernel/decider.ts';
 import type { ProjectionWaiter } from '../../projections/runner/wait-for.ts';
 import type { SecretReference } from '../../domain/kernel/secret-reference.ts';
+import type { FacadeMemory } from '../access/facade-memory.ts';
 
 /** pino's logger as fastify types it; use cases log through it, never through a request. */
 export type Log = FastifyBaseLogger;
@@ -100,6 +101,8 @@ export type Ports = Readonly<{
   metrics: Metrics;
   /** gateway.outbound.deny-networks: what the gateway's own requests may reach (decision 340). */
   outbound: OutboundBoundary;
+  /** The revocation check's captures and tokens in memory (decision 438); absent: the read models answer. */
+  facadeMemory?: FacadeMemory;
 }>;
 
 /** Who acts: enough to resolve roles (people also carry their identity-provider claims). */

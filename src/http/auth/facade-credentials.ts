@@ -3,8 +3,9 @@ import type { DatabasePool } from '../../adapters/postgres/pool.ts';
 import type { Clock } from '../../adapters/system/clock.ts';
 import { tokenSecretPattern } from '../../adapters/system/token-digests.ts';
 import type { CredentialKind } from '../../domain/access/access.events.ts';
-import { activeTokenOf } from '../../application/access/token-reads.use-case.ts';
+import { facadeTokenOf } from '../../application/access/token-reads.use-case.ts';
 import type { TokenUseRecorder } from '../../application/access/token-use.ts';
+import type { FacadeMemory } from '../../application/access/facade-memory.ts';
 
 /** Who fetches through /git/** or asks /status/v1/**, and what they may see. */
 export type FacadeCaller = Readonly<{
@@ -24,6 +25,8 @@ export type FacadeCredentialDeps = Readonly<{
   tokenUse: TokenUseRecorder;
   /** Set only when gateway.facade.idp-bearer.enabled and an identity provider is configured. */
   idpBearer: OidcProvider | null;
+  /** The tokens in use, kept in memory (the revocation check passes it); absent: each use reads the read model. */
+  facadeMemory?: FacadeMemory;
 }>;
 
 function basicPassword(authorization: string): string | null {
@@ -35,7 +38,8 @@ function basicPassword(authorization: string): string | null {
 
 /**
  * Facade credentials (docs/facade.md): HTTP Basic, only the password read, a personal access token looked up
- * by digest among active tokens; expired, revoked and unknown fail alike (null). Optionally an
+ * by digest among active tokens (kept in memory when `facadeMemory` is given); expired, revoked and unknown fail
+ * alike (null). Optionally an
  * identity-provider JWT as a bearer token. A session cookie never authenticates here, and a machine
  * credential never reaches the facade.
  */
@@ -47,7 +51,7 @@ export async function authenticateFacade(
   if (/^basic /i.test(authorization)) {
     const secret = basicPassword(authorization);
     if (secret === null || !tokenSecretPattern.test(secret)) return null;
-    const token = await activeTokenOf(deps, secret);
+    const token = await facadeTokenOf(deps, secret);
     if (!token || token.apiScopes.length > 0) return null;
     deps.tokenUse.record(token.id, token.principal, 'human');
     return {
