@@ -14,10 +14,11 @@ const instant = (value: string): string => new Date(value).toISOString();
 
 export class HoldingsMemory {
   private readonly marketplaces = new Map<number, { name: string; live: boolean }>();
-  private readonly idsByName = new Map<string, number[]>();
   private readonly captures = new Map<number, Held>();
-  /** Captures by `<marketplace id> <sha>`, oldest first. */
-  private readonly byCommit = new Map<string, Held[]>();
+  /** Marketplace ids by name: a removed name can be registered again. */
+  private readonly idsByName = new Map<string, number[]>();
+  /** Captures by marketplace id, then commit, oldest first. */
+  private readonly byMarketplace = new Map<number, Map<string, Held[]>>();
   /** Events at or before these positions are in the rows loaded (per read model). */
   private marketplacesAt = 0n;
   private snapshotsAt = 0n;
@@ -25,9 +26,9 @@ export class HoldingsMemory {
   /** Starts again from the read models' rows (null: from nothing, every event to follow). */
   load(source: HoldingsSource | null): void {
     this.marketplaces.clear();
-    this.idsByName.clear();
     this.captures.clear();
-    this.byCommit.clear();
+    this.idsByName.clear();
+    this.byMarketplace.clear();
     this.marketplacesAt = source?.marketplacesAt ?? 0n;
     this.snapshotsAt = source?.snapshotsAt ?? 0n;
     for (const m of source?.marketplaces ?? []) this.registered(m.id, m.name, m.live);
@@ -39,7 +40,7 @@ export class HoldingsMemory {
     const found: Capture[] = [];
     for (const id of this.idsByName.get(name) ?? []) {
       const live = this.marketplaces.get(id)!.live;
-      for (const c of this.byCommit.get(`${id} ${sha}`) ?? [])
+      for (const c of this.byMarketplace.get(id)?.get(sha) ?? [])
         found.push({ state: c.state, revokedAt: c.revokedAt, wasRevoked: c.wasRevoked, live });
     }
     return found;
@@ -105,8 +106,9 @@ export class HoldingsMemory {
   private captured(capture: Held): void {
     this.purged(capture.id);
     this.captures.set(capture.id, capture);
-    const key = `${capture.marketplaceId} ${capture.sha}`;
-    this.byCommit.set(key, [...(this.byCommit.get(key) ?? []), capture]);
+    let commits = this.byMarketplace.get(capture.marketplaceId);
+    if (!commits) this.byMarketplace.set(capture.marketplaceId, (commits = new Map()));
+    commits.set(capture.sha, [...(commits.get(capture.sha) ?? []), capture]);
   }
 
   private update(id: number, change: (capture: Held) => void): void {
@@ -118,9 +120,9 @@ export class HoldingsMemory {
     const capture = this.captures.get(id);
     if (!capture) return;
     this.captures.delete(id);
-    const key = `${capture.marketplaceId} ${capture.sha}`;
-    const rest = (this.byCommit.get(key) ?? []).filter((c) => c.id !== id);
-    if (rest.length > 0) this.byCommit.set(key, rest);
-    else this.byCommit.delete(key);
+    const commits = this.byMarketplace.get(capture.marketplaceId)!;
+    const rest = (commits.get(capture.sha) ?? []).filter((c) => c.id !== id);
+    if (rest.length > 0) commits.set(capture.sha, rest);
+    else commits.delete(capture.sha);
   }
 }

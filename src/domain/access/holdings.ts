@@ -22,11 +22,14 @@ const unknown: HoldingAnswer = { state: 'unknown', revokedAt: null, approvedOver
  */
 export function answerHolding(captures: readonly Capture[], inScope: boolean): HoldingAnswer {
   if (!inScope) return unknown;
-  const approved = captures.find((c) => c.state === 'approved' && c.live);
-  if (approved) return { state: 'approved', revokedAt: null, approvedOverReversedRevocation: approved.wasRevoked };
-  const revoked = captures
-    .filter((c) => c.state === 'revoked' && c.revokedAt !== null)
-    .sort((a, b) => (a.revokedAt! < b.revokedAt! ? 1 : -1))[0];
-  if (revoked) return { state: 'revoked', revokedAt: revoked.revokedAt, approvedOverReversedRevocation: false };
+  // One pass (it runs for every pair of every request): the first approved live capture, else the latest revocation.
+  let revokedAt: string | null = null;
+  for (const c of captures) {
+    if (c.state === 'approved' && c.live)
+      return { state: 'approved', revokedAt: null, approvedOverReversedRevocation: c.wasRevoked };
+    if (c.state === 'revoked' && c.revokedAt !== null && (revokedAt === null || c.revokedAt > revokedAt))
+      revokedAt = c.revokedAt;
+  }
+  if (revokedAt !== null) return { state: 'revoked', revokedAt, approvedOverReversedRevocation: false };
   return unknown;
 }
