@@ -4,6 +4,9 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 9_007_199_254_740_991 }) });
 
+/** A name in the path (a marketplace, a policy rule): the name rules are the use case's, the length is bounded here. */
+export const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
+
 /** The problem document every refusal answers with (RFC 9457). */
 export const Problem = Type.Object(
   {

@@ -4,18 +4,9 @@ import { sql, trustedSql, type DatabasePool } from '../../postgres/pool.ts';
 import { migrate } from '../../postgres/migrate.ts';
 import { eventStoreMigrations } from './migrations.ts';
 import type { Listener } from '../../postgres/listener.ts';
-import {
-  RevisionConflict,
-  type AppendResult,
-  type EventMetadata,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type Position,
-  type RecordedEvent,
-  type StreamRevision,
-  type Subscription,
-} from '../port.ts';
+import { RevisionConflict } from '../port.ts';
+// The port's types by namespace: this adapter implements every one of them.
+import type * as Port from '../port.ts';
 
 const EventRow = z.object({
   position: z.bigint(),
@@ -29,20 +20,20 @@ const EventRow = z.object({
 });
 type EventRow = z.infer<typeof EventRow>;
 
-const toRecorded = (row: EventRow): RecordedEvent => ({
+const toRecorded = (row: EventRow): Port.RecordedEvent => ({
   id: row.event_id,
   streamId: row.stream_id,
   revision: row.revision,
   position: row.position,
   type: row.type,
   data: row.data,
-  metadata: row.metadata as EventMetadata,
+  metadata: row.metadata as Port.EventMetadata,
   recordedAt: row.recorded_at,
 });
 
-const expectedCode = (expected: ExpectedRevision): bigint =>
+const expectedCode = (expected: Port.ExpectedRevision): bigint =>
   expected === 'any' ? -2n : expected === 'no-stream' ? -1n : expected;
-const revisionOf = (current: bigint): StreamRevision => (current < 0n ? 'no-stream' : current);
+const revisionOf = (current: bigint): Port.StreamRevision => (current < 0n ? 'no-stream' : current);
 
 const AppendRow = z.object({
   next_revision: z.bigint().nullable(),
@@ -53,9 +44,9 @@ const GroupRow = AppendRow.extend({ ord: z.number() });
 
 type PendingAppend = Readonly<{
   streamId: string;
-  expected: ExpectedRevision;
+  expected: Port.ExpectedRevision;
   payload: string;
-  resolve: (result: AppendResult) => void;
+  resolve: (result: Port.AppendResult) => void;
   reject: (error: unknown) => void;
 }>;
 
@@ -79,7 +70,7 @@ export type PostgresEventStoreOptions = Readonly<{
 }>;
 
 /** The default event store: an append-only table in the gateway's own PostgreSQL. */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements Port.EventStore {
   readonly backend = 'postgres' as const;
   private readonly queue: PendingAppend[] = [];
   private flushing = false;
@@ -99,7 +90,11 @@ export class PostgresEventStore implements EventStore {
    * carries all of them (one lock, one commit, one WAL flush). A lone append goes out at once, so a
    * single appender waits for nothing.
    */
-  append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  append(
+    streamId: string,
+    events: readonly Port.NewEvent[],
+    expected: Port.ExpectedRevision,
+  ): Promise<Port.AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     let payload: string;
     try {
@@ -145,7 +140,7 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  async readStream(streamId: string): Promise<{ events: RecordedEvent[]; revision: StreamRevision }> {
+  async readStream(streamId: string): Promise<{ events: Port.RecordedEvent[]; revision: Port.StreamRevision }> {
     const rows = await this.pool.any(sql.type(EventRow)`
       select position, event_id::text, stream_id, revision, type, data, metadata, recorded_at
       from es.events where stream_id = ${streamId} order by revision`);
@@ -154,14 +149,14 @@ export class PostgresEventStore implements EventStore {
     return { events, revision: last ? last.revision : 'no-stream' };
   }
 
-  async readAll(after: Position, limit: number): Promise<RecordedEvent[]> {
+  async readAll(after: Port.Position, limit: number): Promise<Port.RecordedEvent[]> {
     const rows = await this.pool.any(sql.type(EventRow)`
       select position, event_id::text, stream_id, revision, type, data, metadata, recorded_at
       from es.events where position > ${after.toString()}::bigint order by position limit ${limit}`);
     return rows.map(toRecorded);
   }
 
-  async head(): Promise<Position> {
+  async head(): Promise<Port.Position> {
     return this.pool.oneFirst(sql.type(z.object({ head: z.bigint() }))`
       select coalesce(max(position), 0)::bigint as head from es.events`);
   }
@@ -174,10 +169,10 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribeToAll(
-    after: Position,
-    handle: (event: RecordedEvent) => Promise<void>,
+    after: Port.Position,
+    handle: (event: Port.RecordedEvent) => Promise<void>,
     onError: (error: unknown) => void = () => {},
-  ): Subscription {
+  ): Port.Subscription {
     let stopped = false;
     let pending = false;
     let interrupt: () => void = () => {};

@@ -1,16 +1,13 @@
-import { Type } from 'typebox';
 import { ingestProgressOf } from '../../../application/marketplaces/ingest-registry.ts';
 import { liveOr404 } from '../../../application/marketplaces/registration.use-case.ts';
 import { snapshotWithId } from '../../../application/marketplaces/marketplace-reads.use-case.ts';
 import { callerOf, metaFor, requireApproverOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
-import { problemResponses } from '../../schemas/common.schema.ts';
+import { problemResponses, NameParams } from '../../schemas/common.schema.ts';
 import { IngestProgressAnswer, IngestsAnswer } from '../../schemas/ingest.schema.ts';
 import { SnapshotView, snapshotView } from '../../schemas/marketplace.schema.ts';
 
 const tags = ['marketplaces'];
-const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
-
 const queueRule =
   'At most gateway.ingest.concurrency ingests run at once in a gateway process, never two of one marketplace; ' +
   'the others wait in order of arrival (GET /api/v1/ingests lists them).';

@@ -5,12 +5,10 @@ import { listMarketplaces } from '../../../application/marketplaces/marketplace-
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAsAdmin } from '../../auth/acting.ts';
-import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { literalUnion, problemResponses, Timestamp, NameParams } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
 
 const tags = ['marketplaces'];
-const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
-
 const RegisterBody = Type.Object(
   {
     // No length bound here: an over-long name is refused by the name rule, with its /git/<name> wording.

@@ -4,11 +4,10 @@ import { selectionLimits } from '../../../domain/snapshot/selection.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAsAdmin } from '../../auth/acting.ts';
-import { problemResponses } from '../../schemas/common.schema.ts';
+import { problemResponses, NameParams } from '../../schemas/common.schema.ts';
 import { SelectionView, selectionView } from '../../schemas/marketplace.schema.ts';
 
 const tags = ['marketplaces'];
-const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 const SelectionAnswer = Type.Object({ marketplace: Type.String(), selection: SelectionView });
 
 const patternRules =

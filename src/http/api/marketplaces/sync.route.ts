@@ -4,10 +4,8 @@ import { changeSyncMode } from '../../../application/marketplaces/registration.u
 import { syncModes } from '../../../domain/marketplace/marketplace.events.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAsAdmin } from '../../auth/acting.ts';
-import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
+import { literalUnion, problemResponses, NameParams } from '../../schemas/common.schema.ts';
 import { MarketplaceView, marketplaceView } from '../../schemas/marketplace.schema.ts';
-
-const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 
 export function syncRoutes(app: HttpApp, deps: HttpDeps): void {
   app.put(

@@ -15,14 +15,12 @@ import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAs } from '../../auth/acting.ts';
 import { dryRunRoute } from './dry-run.route.ts';
 import { tags } from './policy.shared.ts';
-import { NullableTimestamp, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { NullableTimestamp, problemResponses, Timestamp, NameParams } from '../../schemas/common.schema.ts';
 
 const Expression = Type.String({
   maxLength: 4096,
   description: 'CEL over the policy variables; must be a bool. A match refuses approval.',
 });
-const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
-
 const RuleView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

@@ -3,7 +3,8 @@ import { grantRole, readGrants, revokeRole } from '../../../application/access/r
 import { roleNames } from '../../../domain/role/role.events.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAsAdmin } from '../../auth/acting.ts';
-import { IdParams, literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { deleteRoute } from '../delete-route.ts';
+import { literalUnion, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
 
 const tags = ['roles'];
 
@@ -72,19 +73,15 @@ export function roleRoutes(app: HttpApp, deps: HttpDeps): void {
     },
   );
 
-  app.delete(
-    '/api/v1/roles/:id',
+  deleteRoute(
+    app,
+    deps,
     {
-      schema: {
-        tags,
-        summary: 'Revoke a grant (configuration admins have no grant to revoke)',
-        params: IdParams,
-        response: { 204: Type.Null(), ...problemResponses(403, 404) },
-      },
+      path: '/api/v1/roles',
+      tags,
+      summary: 'Revoke a grant (configuration admins have no grant to revoke)',
+      adminOnly: true,
     },
-    async (request, reply) => {
-      await actAsAdmin(deps, request, (_caller, meta) => revokeRole(deps, request.params.id, meta));
-      return reply.code(204).send(null);
-    },
+    (_caller, id, meta) => revokeRole(deps, id, meta),
   );
 }

@@ -3,6 +3,7 @@ import { listMachineTokens } from '../../../application/access/token-reads.use-c
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAsAdmin, readAsAdmin } from '../../auth/acting.ts';
 import { answerIssued, issuedView } from './tokens.shared.ts';
+import { deleteRoute } from '../delete-route.ts';
 import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
 import { CreateMachineTokenBody, TokenView, tokenView } from '../../schemas/token.schema.ts';
 import { issueToken, revokeToken, rotateToken } from '../../../application/access/tokens.use-case.ts';
@@ -71,19 +72,15 @@ export function machineTokenRoutes(app: HttpApp, deps: HttpDeps): void {
       ),
   );
 
-  app.delete(
-    '/api/v1/tokens/machine/:id',
+  deleteRoute(
+    app,
+    deps,
     {
-      schema: {
-        tags,
-        summary: 'Revoke a machine credential (effective on the next request)',
-        params: IdParams,
-        response: { 204: Type.Null(), ...problemResponses(403, 404) },
-      },
+      path: '/api/v1/tokens/machine',
+      tags,
+      summary: 'Revoke a machine credential (effective on the next request)',
+      adminOnly: true,
     },
-    async (request, reply) => {
-      await actAsAdmin(deps, request, (_caller, meta) => revokeToken(deps, meta, request.params.id, anyMachine));
-      return reply.code(204).send(null);
-    },
+    (_caller, id, meta) => revokeToken(deps, meta, id, anyMachine),
   );
 }

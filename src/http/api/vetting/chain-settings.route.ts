@@ -7,9 +7,9 @@ import { chainModes } from '../../../domain/vetting/vetting.events.ts';
 import { requireAdmin } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAs, readAsAdmin } from '../../auth/acting.ts';
-import { literalUnion, problemResponses } from '../../schemas/common.schema.ts';
+import { literalUnion, problemResponses, NameParams } from '../../schemas/common.schema.ts';
 import { ChainLinkView, ChainSettingsView, ToggleView } from '../../schemas/vetting.schema.ts';
-import { NameParams, Reason, tags } from './vetting.shared.ts';
+import { Reason, tags } from './vetting.shared.ts';
 
 // All admin. Every change names a reason and lands on the ledger with actor, vetter, scope and new state.
 

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import { revetMarketplace, revetSnapshot } from '../../../application/vetting/revet.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAs } from '../../auth/acting.ts';
-import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
+import { IdParams, problemResponses, NameParams } from '../../schemas/common.schema.ts';
 import { RevetView } from '../../schemas/vetting.schema.ts';
-import { NameParams, tags } from './vetting.shared.ts';
+import { tags } from './vetting.shared.ts';
 
 export function revetRoutes(app: HttpApp, deps: HttpDeps): void {
   app.post(

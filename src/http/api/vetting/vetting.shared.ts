@@ -3,7 +3,6 @@ import type { reportOf } from '../../../application/vetting/report.use-case.ts';
 import { waiverView } from '../../schemas/vetting.schema.ts';
 
 export const tags = ['vetting'];
-export const NameParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 export const Reason = Type.String({
   maxLength: 2000,
   description: 'Why; recorded on the ledger (required, not blank)',

@@ -3,9 +3,9 @@ import { createWaiver, revokeWaiver } from '../../../application/vetting/waivers
 import { listWaivers } from '../../../application/vetting/vetting-reads.use-case.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAs } from '../../auth/acting.ts';
-import { IdParams, problemResponses } from '../../schemas/common.schema.ts';
+import { IdParams, problemResponses, NameParams } from '../../schemas/common.schema.ts';
 import { WaiverView, waiverView } from '../../schemas/vetting.schema.ts';
-import { NameParams, tags } from './vetting.shared.ts';
+import { tags } from './vetting.shared.ts';
 
 // Fields are optional in the schema so that a missing one gets the documented 400 with a
 // sentence naming it, not a schema error.

@@ -4,7 +4,8 @@ import type { Actor } from '../../../application/kernel/ports.ts';
 import { callerOf } from '../../auth/authorize.ts';
 import type { HttpApp, HttpDeps } from '../../http-deps.ts';
 import { actAs } from '../../auth/acting.ts';
-import { IdParams, problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { problemResponses, Timestamp } from '../../schemas/common.schema.ts';
+import { deleteRoute } from '../delete-route.ts';
 
 // The routes' half of a signed outbound endpoint (domain/webhook/signed-endpoint.ts): the view's common fields,
 // the secret answered once, the URL a body gives, and the create, list and delete routes that webhook
@@ -74,26 +75,10 @@ export function endpointCollectionRoutes<B extends TObject, V extends TObject>(
 }
 
 /** DELETE `path`/:id: 204, or 404 when there is none. */
-export function endpointDeleteRoute(
+export const endpointDeleteRoute = (
   app: HttpApp,
   deps: HttpDeps,
   where: Where,
   summary: string,
   run: (deps: HttpDeps, actor: Actor, id: number, meta: CommandMeta) => Promise<void>,
-): void {
-  app.delete(
-    `${where.path}/:id`,
-    {
-      schema: {
-        tags: where.tags,
-        summary,
-        params: IdParams,
-        response: { 204: Type.Null(), ...problemResponses(403, 404) },
-      },
-    },
-    async (request, reply) => {
-      await actAs(deps, request, (caller, meta) => run(deps, caller, request.params.id, meta));
-      return reply.code(204).send(null);
-    },
-  );
-}
+): void => deleteRoute(app, deps, { ...where, summary }, (caller, id, meta) => run(deps, caller, id, meta));
