@@ -20,15 +20,19 @@ const batchSize = 1000;
 
 /**
  * The events are read after every append the store announces (`watch`), and every `pollMs` in case an
- * announcement was lost. An answer waits while an announced append is unread, so a change a request made on
- * this replica (whose command waited for the read models) is in the next answer here.
+ * announcement was lost. An answer waits for the appends announced before it, no later ones (under steady
+ * appends it would wait forever), so a change a request made on this replica (whose command waited for the read
+ * models) is in the next answer here.
  */
 export class FacadeMemory {
   readonly holdings = new HoldingsMemory();
   readonly tokens = new TokenMemory();
   private position: Position = 0n;
-  private announced = true;
-  private reading: Promise<void> | null = null;
+  /** Appends announced so far, and how many of them a completed read covers (it began after them). */
+  private announced = 0;
+  private covered = -1;
+  private passing: Promise<void> | null = null;
+  private following = false;
   private unwatch: () => void = () => {};
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -46,7 +50,7 @@ export class FacadeMemory {
   static start(deps: FacadeMemoryDeps): FacadeMemory {
     const memory = new FacadeMemory(deps);
     memory.timer = setInterval(() => {
-      if (memory.ready) void memory.read().catch(() => {});
+      if (memory.ready) void memory.pass().catch(() => {});
     }, deps.pollMs ?? 1000);
     memory.timer.unref();
     return memory;
@@ -55,21 +59,22 @@ export class FacadeMemory {
   /** Resolves once every event the store announced before this call has been applied. */
   async current(): Promise<void> {
     await this.loaded;
-    if (this.announced || this.reading) await this.read();
+    const target = this.announced;
+    while (this.covered < target && !this.closed) await this.pass();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.unwatch();
-    await this.reading?.catch(() => {});
+    await this.passing?.catch(() => {});
   }
 
   private async load(): Promise<void> {
     this.unwatch = await this.deps.store
       .watch(() => {
-        this.announced = true;
-        if (this.ready) void this.read().catch(() => {});
+        this.announced += 1;
+        if (this.ready) this.follow();
       })
       .catch(() => () => {});
     // A read model not there yet, or being rebuilt for a new version: the events alone, from the first.
@@ -80,28 +85,41 @@ export class FacadeMemory {
     this.holdings.load(source);
     this.position = source ? [source.marketplacesAt, source.snapshotsAt, source.tokensAt].reduce(min) : 0n;
     this.ready = true;
-    await this.read().catch(() => {});
+    await this.pass().catch(() => {});
   }
 
-  /** Reads and applies every event after the last one applied; one read at a time, again while announced. */
-  private read(): Promise<void> {
-    this.reading ??= (async () => {
+  /** Reads while announced appends are unread (a failed read is taken up again by the next poll or answer). */
+  private follow(): void {
+    if (this.following) return;
+    this.following = true;
+    void (async () => {
       try {
-        do {
-          this.announced = false;
-          await this.readToHead();
-        } while (this.announced && !this.closed);
+        while (this.covered < this.announced && !this.closed) await this.pass();
+      } catch {
+        // logged by pass()
+      } finally {
+        this.following = false;
+      }
+    })();
+  }
+
+  /** One read of every event after the last applied, covering the appends announced before it began. */
+  private pass(): Promise<void> {
+    this.passing ??= (async () => {
+      const upTo = this.announced;
+      try {
+        await this.readToHead();
+        this.covered = upTo;
         this.failing = false;
       } catch (error) {
-        this.announced = true; // answers keep waiting for the events until a read succeeds
         if (!this.failing) this.deps.logger.warn({ err: error }, 'the revocation check could not read the events');
         this.failing = true;
         throw error;
       } finally {
-        this.reading = null;
+        this.passing = null;
       }
     })();
-    return this.reading;
+    return this.passing;
   }
 
   private async readToHead(): Promise<void> {
