@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, statement } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export const marketplacesProjection: Projection = {
@@ -32,19 +32,22 @@ export const marketplacesProjection: Projection = {
     'create unique index marketplaces_live_name on marketplaces (name) where removed_at is null',
   ],
   apply: dispatch({
-    'marketplace-registered': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'marketplace-registered': statement(
+      (d) => sql.unsafe`
       insert into marketplaces (id, name, origin, url, push_policy, created_at, registered_by)
       values (${d.marketplaceId}, ${d.name}, ${d.origin}, ${d.url}, ${d.pushPolicy},
-        ${d.registeredAt}, ${d.registeredBy})`),
-    'marketplace-removed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+        ${d.registeredAt}, ${d.registeredBy})`,
+    ),
+    'marketplace-removed': statement(
+      (d) => sql.unsafe`
       update marketplaces set removed_at = ${d.removedAt}, removed_by = ${d.removedBy}, removal_reason = ${d.reason}
-      where id = ${d.marketplaceId}`),
-    'sync-mode-changed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+      where id = ${d.marketplaceId}`,
+    ),
+    'sync-mode-changed': statement(
+      (d) => sql.unsafe`
       update marketplaces set sync_mode = ${d.mode}, webhook_secret = ${d.sealedWebhookSecret}
-      where id = ${d.marketplaceId}`),
+      where id = ${d.marketplaceId}`,
+    ),
     // Null when no selection is set or it was cleared: every plugin is served.
     'marketplace-selection-set': (tx, { data: d }) => {
       const cleared = d.include.length === 0 && d.exclude.length === 0;
@@ -53,15 +56,17 @@ export const marketplacesProjection: Projection = {
         update marketplaces set selection = ${cleared ? null : JSON.stringify(selection)}::jsonb
         where id = ${d.marketplaceId}`);
     },
-    'snapshot-captured': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'snapshot-captured': statement(
+      (d) => sql.unsafe`
       update marketplaces set description = coalesce(${d.description}, description),
         upstream_updated_at = coalesce(${d.committedAt}::timestamptz, upstream_updated_at)
-      where id = ${d.marketplaceId}`),
-    'ingest-succeeded': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+      where id = ${d.marketplaceId}`,
+    ),
+    'ingest-succeeded': statement(
+      (d) => sql.unsafe`
       update marketplaces set last_ingest_at = ${d.at}, last_ingest_outcome = 'succeeded', last_ingest_reason = null
-      where id = ${d.marketplaceId}`),
+      where id = ${d.marketplaceId}`,
+    ),
     'ingest-failed': (tx, { data: d }) => {
       // lastIngestReason is set only on failure: reason, root cause and next step on one line.
       const reason = `${d.reason}; root cause: ${d.rootCause}; next step: ${d.nextStep}`.replace(/\s*\n\s*/g, ' ');

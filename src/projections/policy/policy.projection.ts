@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, statement } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 /** Policy rules (docs/policy-variables.md); a deleted rule's row goes. */
@@ -22,16 +22,18 @@ export const policyProjection: Projection = {
     )`,
   ],
   apply: dispatch({
-    'policy-rule-created': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'policy-rule-created': statement(
+      (d) => sql.unsafe`
       insert into policy_rules (id, name, description, expression, enabled, created_by, created_at)
       values (${d.ruleId}, ${d.name}, ${d.description}, ${d.expression}, ${d.enabled},
-        ${d.createdBy}, ${d.createdAt})`),
-    'policy-rule-updated': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+        ${d.createdBy}, ${d.createdAt})`,
+    ),
+    'policy-rule-updated': statement(
+      (d) => sql.unsafe`
       update policy_rules set description = ${d.description}, expression = ${d.expression}, enabled = ${d.enabled},
         updated_by = ${d.updatedBy}, updated_at = ${d.updatedAt}
-      where id = ${d.ruleId}`),
-    'policy-rule-deleted': (tx, { data: d }) => tx.query(sql.unsafe`delete from policy_rules where id = ${d.ruleId}`),
+      where id = ${d.ruleId}`,
+    ),
+    'policy-rule-deleted': statement((d) => sql.unsafe`delete from policy_rules where id = ${d.ruleId}`),
   }),
 };

@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, statement } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export const rolesProjection: Projection = {
@@ -20,11 +20,12 @@ export const rolesProjection: Projection = {
     'create index role_grants_principal on role_grants (principal)',
   ],
   apply: dispatch({
-    'role-granted': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'role-granted': statement(
+      (d) => sql.unsafe`
       insert into role_grants (id, principal, role, marketplace, marketplace_id, granted_by, granted_at)
       values (${d.grantId}, ${d.principal}, ${d.role}, ${d.marketplace}, ${d.marketplaceId},
-        ${d.grantedBy}, ${d.grantedAt})`),
-    'role-revoked': (tx, { data: d }) => tx.query(sql.unsafe`delete from role_grants where id = ${d.grantId}`),
+        ${d.grantedBy}, ${d.grantedAt})`,
+    ),
+    'role-revoked': statement((d) => sql.unsafe`delete from role_grants where id = ${d.grantId}`),
   }),
 };

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
+import type { DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
 import { isDomainEventType, type DomainEventType, type EventOf } from '../../domain/events.ts';
 
 /**
@@ -43,3 +44,15 @@ export function dispatch<C>(handlers: Handlers<C>): (context: C, events: readonl
   handledTypes.set(dispatched, new Set(byType.keys()));
   return dispatched;
 }
+
+/** What a projection's statement is. */
+type Statement = Parameters<DatabaseTransactionConnection['query']>[0];
+
+/**
+ * The handler most read models' events have: one statement, built from the event's data, run in the runner's
+ * transaction (`'role-revoked': statement((d) => sql.unsafe\`delete … where id = ${d.grantId}\`)`).
+ */
+export const statement =
+  <T extends DomainEventType>(build: (data: EventOf<T>['data']) => Statement) =>
+  (tx: DatabaseTransactionConnection, event: Recorded<T>): Promise<unknown> =>
+    tx.query(build(event.data as EventOf<T>['data']));

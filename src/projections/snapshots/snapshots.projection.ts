@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, statement } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export const snapshotsProjection: Projection = {
@@ -45,13 +45,14 @@ export const snapshotsProjection: Projection = {
     )`,
   ],
   apply: dispatch({
-    'snapshot-captured': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'snapshot-captured': statement(
+      (d) => sql.unsafe`
       insert into snapshots (id, marketplace_id, sha, upstream_sha, state, violation, created_at, ingested_by, unresolved,
         left_out)
       values (${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.upstreamSha}, ${d.state}, ${d.violation},
         ${d.capturedAt}, ${d.ingestedBy}, ${JSON.stringify(d.unresolved ?? [])}::json,
-        ${JSON.stringify(d.leftOut ?? [])}::json)`),
+        ${JSON.stringify(d.leftOut ?? [])}::json)`,
+    ),
     'snapshot-approved': async (tx, { data: d }) => {
       await tx.query(sql.unsafe`
         update snapshots set state = 'approved', decided_by = ${d.approvedBy}, decided_at = ${d.approvedAt},
@@ -62,11 +63,12 @@ export const snapshotsProjection: Projection = {
         insert into served_tips (marketplace_id, snapshot_id) values (${d.marketplaceId}, ${d.snapshotId})
         on conflict (marketplace_id) do update set snapshot_id = excluded.snapshot_id`);
     },
-    'snapshot-rejected': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'snapshot-rejected': statement(
+      (d) => sql.unsafe`
       update snapshots set state = 'rejected', decided_by = ${d.rejectedBy}, decided_at = ${d.rejectedAt},
         decision_reason = ${d.reason ?? null}
-      where id = ${d.snapshotId}`),
+      where id = ${d.snapshotId}`,
+    ),
     'snapshot-revoked': async (tx, { data: d }) => {
       await tx.query(sql.unsafe`
         update snapshots set state = 'revoked', revoked_by = ${d.revokedBy}, revoked_at = ${d.revokedAt},
@@ -77,13 +79,15 @@ export const snapshotsProjection: Projection = {
       await tx.query(sql.unsafe`
         delete from served_tips where marketplace_id = ${d.marketplaceId} and snapshot_id = ${d.snapshotId}`);
     },
-    'snapshot-soft-deleted': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'snapshot-soft-deleted': statement(
+      (d) => sql.unsafe`
       update snapshots set deleted_at = ${d.deletedAt}, deleted_reason = ${d.reason}, purge_after = ${d.purgeAfter}
-      where id = ${d.snapshotId}`),
-    'snapshot-restored': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
-      update snapshots set deleted_at = null, deleted_reason = null, purge_after = null where id = ${d.snapshotId}`),
+      where id = ${d.snapshotId}`,
+    ),
+    'snapshot-restored': statement(
+      (d) => sql.unsafe`
+      update snapshots set deleted_at = null, deleted_reason = null, purge_after = null where id = ${d.snapshotId}`,
+    ),
     'snapshot-purged': async (tx, { data: d }) => {
       // The trace also marks a withdrawn row purged, so compaction does not select it again.
       await tx.query(sql.unsafe`

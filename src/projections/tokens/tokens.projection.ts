@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, statement } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export const tokensProjection: Projection = {
@@ -29,24 +29,28 @@ export const tokensProjection: Projection = {
     'create index access_tokens_owner on access_tokens (owner, id)',
   ],
   apply: dispatch({
-    'token-issued': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'token-issued': statement(
+      (d) => sql.unsafe`
       insert into access_tokens
         (id, kind, owner, principal, name, digest, scopes, push_scopes, api_scopes, expires_at, rotated_from,
         created_at)
       values (${d.tokenId}, ${d.kind}, ${d.owner}, ${d.principal}, ${d.name}, ${d.digest},
         ${sql.array([...d.scopes], 'text')}, ${sql.array([...d.pushScopes], 'text')},
         ${sql.array([...d.apiScopes], 'text')},
-        ${d.expiresAt}, ${d.rotatedFrom}, ${d.issuedAt})`),
-    'token-revoked': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
-      update access_tokens set revoked_at = ${d.revokedAt} where id = ${d.tokenId}`),
-    'marketplace-push-scopes-removed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+        ${d.expiresAt}, ${d.rotatedFrom}, ${d.issuedAt})`,
+    ),
+    'token-revoked': statement(
+      (d) => sql.unsafe`
+      update access_tokens set revoked_at = ${d.revokedAt} where id = ${d.tokenId}`,
+    ),
+    'marketplace-push-scopes-removed': statement(
+      (d) => sql.unsafe`
       update access_tokens set push_scopes = array_remove(push_scopes, ${d.name})
-      where id = any(${sql.array([...d.tokenIds], 'int8')})`),
-    'token-used': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
-      update access_tokens set last_used_at = ${d.usedAt} where id = ${d.tokenId}`),
+      where id = any(${sql.array([...d.tokenIds], 'int8')})`,
+    ),
+    'token-used': statement(
+      (d) => sql.unsafe`
+      update access_tokens set last_used_at = ${d.usedAt} where id = ${d.tokenId}`,
+    ),
   }),
 };

@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, statement } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 /** Vetting runs, the chain's settings and the waivers (docs/vetting.md). */
@@ -58,21 +58,24 @@ export const vettingProjection: Projection = {
     'create index waivers_marketplace on waivers (marketplace_id, id desc)',
   ],
   apply: dispatch({
-    'vetting-completed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'vetting-completed': statement(
+      (d) => sql.unsafe`
       insert into vetting_runs
         (run_id, snapshot_id, marketplace_id, sha, trigger, outcome, mode, started_at, finished_at, chain, verdicts)
       values (${d.runId}, ${d.snapshotId}, ${d.marketplaceId}, ${d.sha}, ${d.trigger}, ${d.outcome}, ${d.mode},
         ${d.startedAt}, ${d.finishedAt}, ${JSON.stringify(d.chain)}::jsonb, ${JSON.stringify(d.verdicts)}::jsonb)
-      on conflict (run_id) do nothing`),
-    'vetting-chain-mode-changed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+      on conflict (run_id) do nothing`,
+    ),
+    'vetting-chain-mode-changed': statement(
+      (d) => sql.unsafe`
       insert into vetting_settings (id, mode, chain_order) values (1, ${d.mode}, null)
-      on conflict (id) do update set mode = excluded.mode`),
-    'vetting-chain-order-changed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+      on conflict (id) do update set mode = excluded.mode`,
+    ),
+    'vetting-chain-order-changed': statement(
+      (d) => sql.unsafe`
       insert into vetting_settings (id, mode, chain_order) values (1, 'run-all', ${JSON.stringify(d.order)}::jsonb)
-      on conflict (id) do update set chain_order = excluded.chain_order`),
+      on conflict (id) do update set chain_order = excluded.chain_order`,
+    ),
     'vetter-toggled': (tx, { data: d, metadata: meta }) =>
       tx.query(sql.unsafe`
       insert into vetter_toggles (vetter, marketplace_id, marketplace, enabled, reason, changed_by, changed_at)
@@ -81,20 +84,24 @@ export const vettingProjection: Projection = {
       on conflict (vetter, marketplace_id) do update set enabled = excluded.enabled, reason = excluded.reason,
         changed_by = excluded.changed_by, changed_at = excluded.changed_at`),
     // Per-marketplace toggles go with the marketplace (a name registered again starts afresh).
-    'marketplace-removed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
-      delete from vetter_toggles where marketplace_id = ${d.marketplaceId}`),
-    'waiver-created': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'marketplace-removed': statement(
+      (d) => sql.unsafe`
+      delete from vetter_toggles where marketplace_id = ${d.marketplaceId}`,
+    ),
+    'waiver-created': statement(
+      (d) => sql.unsafe`
       insert into waivers (id, marketplace_id, marketplace, snapshot_id, rule_id, scope, scope_value, justification,
         approved_by, created_at, expires_at)
       values (${d.waiverId}, ${d.marketplaceId}, ${d.marketplace}, ${d.snapshotId}, ${d.ruleId}, ${d.scope},
-        ${d.scopeValue}, ${d.justification}, ${d.approvedBy}, ${d.createdAt}, ${d.expiresAt})`),
-    'waiver-revoked': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
-      update waivers set revoked_at = ${d.revokedAt}, revoked_by = ${d.revokedBy} where id = ${d.waiverId}`),
-    'waiver-lapsed': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
-      update waivers set lapse_recorded = true where id = ${d.waiverId}`),
+        ${d.scopeValue}, ${d.justification}, ${d.approvedBy}, ${d.createdAt}, ${d.expiresAt})`,
+    ),
+    'waiver-revoked': statement(
+      (d) => sql.unsafe`
+      update waivers set revoked_at = ${d.revokedAt}, revoked_by = ${d.revokedBy} where id = ${d.waiverId}`,
+    ),
+    'waiver-lapsed': statement(
+      (d) => sql.unsafe`
+      update waivers set lapse_recorded = true where id = ${d.waiverId}`,
+    ),
   }),
 };

@@ -1,5 +1,5 @@
 import { sql } from '../../adapters/postgres/pool.ts';
-import { dispatch } from '../runner/dispatch.ts';
+import { dispatch, statement } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
 
 /** Outbound webhook subscribers (docs/webhooks.md); the secret stays sealed and is never answered. */
@@ -21,12 +21,14 @@ export const webhooksProjection: Projection = {
     )`,
   ],
   apply: dispatch({
-    'webhook-subscriber-created': (tx, { data: d }) =>
-      tx.query(sql.unsafe`
+    'webhook-subscriber-created': statement(
+      (d) => sql.unsafe`
       insert into webhook_subscribers (id, url, events, description, enabled, sealed_secret, created_by, created_at)
       values (${d.subscriberId}, ${d.url}, ${sql.array(d.events, 'text')}, ${d.description}, ${d.enabled},
-        ${d.sealedSecret}, ${d.createdBy}, ${d.createdAt})`),
-    'webhook-subscriber-deleted': (tx, { data: d }) =>
-      tx.query(sql.unsafe`delete from webhook_subscribers where id = ${d.subscriberId}`),
+        ${d.sealedSecret}, ${d.createdBy}, ${d.createdAt})`,
+    ),
+    'webhook-subscriber-deleted': statement(
+      (d) => sql.unsafe`delete from webhook_subscribers where id = ${d.subscriberId}`,
+    ),
   }),
 };
