@@ -38,10 +38,9 @@ function basicPassword(authorization: string): string | null {
 
 /**
  * Facade credentials (docs/facade.md): HTTP Basic, only the password read, a personal access token looked up
- * by digest among active tokens (kept in memory when `facadeMemory` is given); expired, revoked and unknown fail
- * alike (null). Optionally an
- * identity-provider JWT as a bearer token. A session cookie never authenticates here, and a machine
- * credential never reaches the facade.
+ * by digest among active tokens (kept in memory when `facadeMemory` is given); expired, revoked and unknown
+ * fail alike (null). Optionally an identity-provider JWT as a bearer token. A session cookie never
+ * authenticates here, and a machine credential never reaches the facade.
  */
 export async function authenticateFacade(
   deps: FacadeCredentialDeps,
