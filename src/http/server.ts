@@ -166,6 +166,8 @@ async function routes(app: HttpApp, deps: HttpDeps, tokenUse: TokenUseRecorder):
     clock: deps.clock,
     tokenUse,
     idpBearer: deps.facade.idpBearerEnabled ? deps.identity : null,
+    // Tokens are looked up in the memory the revocation check answers from, when the gateway keeps one.
+    ...(deps.facadeMemory ? { facadeMemory: deps.facadeMemory } : {}),
   };
   await app.register(gitPlugin, { deps, credentials });
   await app.register(statusPlugin, { deps, credentials });

@@ -39,9 +39,8 @@ function pairsOf(body: unknown): Pair[] {
 }
 
 export function holdingsRoute(app: HttpApp, deps: HttpDeps, credentials: FacadeCredentialDeps): void {
-  // The check's credentials are looked up in the same memory as its answers; the memory stops with the server.
+  // The credentials (the facade's too) are looked up in the same memory as the answers; it stops with the server.
   const memory = deps.facadeMemory;
-  const checkCredentials: FacadeCredentialDeps = memory ? { ...credentials, facadeMemory: memory } : credentials;
   if (memory) app.addHook('onClose', () => memory.close());
   app.post(
     '/status/v1/snapshots',
@@ -55,7 +54,7 @@ export function holdingsRoute(app: HttpApp, deps: HttpDeps, credentials: FacadeC
     },
     async (request, reply) => {
       // The revocation check accepts the same credentials as the facade.
-      const caller = await authenticateFacade(checkCredentials, request.headers.authorization);
+      const caller = await authenticateFacade(credentials, request.headers.authorization);
       if (!caller) {
         void reply.header('www-authenticate', 'Basic realm="Skill Marketplace Gateway", charset="UTF-8"');
         throw reject('unauthenticated', 'present a personal access token as the HTTP Basic password');
