@@ -5,7 +5,7 @@
 //   BENCH_ONLY   comma-separated subset of: eventstore, facade, facade-hostile, audit, holdings, vetting, timings,
 //                externals, vetting-corpus, real-marketplace (needs the npm registry), adoption, webhooks,
 //                audit-sink, retention, portal, rate-limit, object-store, replicas, audit-chain, history,
-//                large-marketplace (default: all, in that order)
+//                large-marketplace, approve (default: all, in that order)
 //
 // eventstore (bench/eventstore.ts): BENCH_EVENTS, BENCH_APPENDS, BENCH_CONCURRENCY, BENCH_BATCH_SIZE
 // facade (bench/facade.ts): BENCH_CLONE_PLUGINS, BENCH_CLONE_FILES_PER_PLUGIN, BENCH_CLONE_COMMITS,
@@ -46,10 +46,14 @@
 // large-marketplace (bench/large-marketplace.ts, a 15,000-file ingest and a policy dry run while git clients fetch
 //   and health is probed): BENCH_LARGE_PLUGINS (300), BENCH_LARGE_FILES_PER_PLUGIN (50), BENCH_LARGE_CLIENTS (8),
 //   BENCH_LARGE_PROBE_MS (100), BENCH_LARGE_IDLE_SECONDS (10), BENCH_LARGE_SNAPSHOTS (500, held for the dry run)
+// approve (bench/approve.ts, approval latency from send to answer, and where it goes): BENCH_APPROVE_SIZES
+//   (plugins per marketplace, default 1,300), BENCH_APPROVE_FILES_PER_PLUGIN (10), BENCH_APPROVE_ROUNDS (8),
+//   BENCH_APPROVE_WARMUP (2), BENCH_APPROVE_ESTATE (0, other served one-plugin marketplaces the catalog also lists)
 // all: BENCH_DATABASE_URL (a server instead of an embedded PostgreSQL), BENCH_GATEWAY_LOG_LEVEL,
 //   BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g. --cpu-prof),
 //   BENCH_KEEP_ON_FAILURE=1 (keep temporary directories and the gateway log after a failure)
 import { adoptionBenchmark } from './adoption.ts';
+import { approveBenchmark } from './approve.ts';
 import { auditBenchmark } from './audit.ts';
 import { auditSinkBenchmark } from './audit-sink.ts';
 import { auditChainBenchmark } from './audit-chain.ts';
@@ -94,6 +98,7 @@ const benchmarks = {
   'audit-chain': auditChainBenchmark,
   history: historyBenchmark,
   'large-marketplace': largeMarketplaceBenchmark,
+  approve: approveBenchmark,
 } as const;
 type Name = keyof typeof benchmarks;
 
