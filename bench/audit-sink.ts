@@ -281,9 +281,10 @@ function markdown(report: {
       'created through POST /api/v1/audit/sinks pointing at a loopback node:http receiver, which parses each ' +
       'batch, counts its entries and checks each follows the previous one (the first batch is verified with the ' +
       'standardwebhooks package). Measured from the create request until the receiver holds every entry of the ' +
-      'fill. One batch is in flight per sink: each batch waits for an offer pass and then a dispatch pass, so ' +
-      'the rate is about batch-size / (the two poll intervals + the query, the send and the cursor move); at the ' +
-      'gateway defaults (poll-intervals 30 s and 1 s, batch-size 500) it would be about 500 entries per 30 s.',
+      'fill. A sink holds two batches offered: one on its way and the next ready behind it. A delivered batch ' +
+      'wakes the dispatcher, which sends the ready one at once, and the push, which offers the one after while ' +
+      'it is sent; so the rate is about batch-size / (building and sending a batch, recording its attempt and the ' +
+      'deliveries reactor applying it), and a backlog does not wait for the poll intervals.',
     '',
     'Produced by `npm run bench` (BENCH_ONLY=audit-sink for this part).',
     '',

@@ -3,7 +3,7 @@ import { streams } from '../../domain/kernel/streams.ts';
 import { latestCheckpoint } from '../../projections/ledger/checkpoints.queries.ts';
 import { ledgerAfter, ledgerSpanAfter, type LedgerEntry } from '../../projections/ledger/ledger.queries.ts';
 import type { DueBatch } from '../../projections/webhooks/deliveries.queries.ts';
-import { idleSinks, type IdleSink } from '../../projections/webhooks/sinks.queries.ts';
+import { offerableSinks, type OfferableSink } from '../../projections/webhooks/sinks.queries.ts';
 import type { WakeableDuty } from '../kernel/periodic-duty.ts';
 import type { Ports } from '../kernel/ports.ts';
 import { outboundDuty, recordOutbound } from './signed-endpoint.ts';
@@ -54,39 +54,52 @@ export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch)
   return JSON.stringify({ type: 'audit.batch', timestamp: batch.at, data });
 }
 
-/** Offers a sink its next batch, recorded as audit-batch-offered; returns the position appended, or null. */
-async function offerTo(deps: AuditPushPorts, settings: AuditPushSettings, sink: IdleSink): Promise<bigint | null> {
+/**
+ * Offers a sink its next batch, after `from` (where its offered span ends), recorded as audit-batch-offered;
+ * returns the position appended and where the batch ends, or null when no settled entry follows.
+ */
+async function offerTo(
+  deps: AuditPushPorts,
+  settings: AuditPushSettings,
+  sink: OfferableSink,
+  from: number,
+): Promise<{ position: bigint; to: number } | null> {
   const now = deps.clock.now();
   // The push withholds entries younger than the commit-settling lag, like the pull export.
   const cutoff = new Date(now.getTime() - settings.lagMs).toISOString();
-  const span = await ledgerSpanAfter(deps.pool, sink.cursor, sink.batchSize ?? settings.batchSize, cutoff);
+  const span = await ledgerSpanAfter(deps.pool, from, sink.batchSize ?? settings.batchSize, cutoff);
   if (!span) return null;
   const at = now.toISOString();
   const offered = fact('audit-batch-offered', {
     sinkId: sink.id,
     name: sink.name,
-    from: sink.cursor,
+    from,
     to: span.to,
     count: span.count,
     at,
   });
-  return recordOutbound(deps, 'audit-push', streams.sinkBatches(sink.id), offered, at);
+  return { position: await recordOutbound(deps, 'audit-push', streams.sinkBatches(sink.id), offered, at), to: span.to };
 }
 
 /**
- * One offer pass: each enabled sink with no batch in flight is offered the next batch after its cursor (up
- * to its batch size of settled entries); the deliveries reactor makes it a pending delivery of kind
- * audit.batch, which the webhook dispatcher sends, moving the cursor once it is delivered. The pass ends
- * when the reactor has applied its offers. Returns the batches offered.
+ * One offer pass: each enabled sink with room is offered the batches that follow its offered span (up to its
+ * batch size of settled entries each) until it holds two: one on its way, the next ready behind it. The
+ * deliveries reactor makes each a pending delivery of kind audit.batch, which the webhook dispatcher sends in
+ * order, moving the cursor over each once it is delivered. The pass ends when the reactor has applied its
+ * offers. Returns the batches offered.
  */
 export async function auditPushPass(deps: AuditPushPorts, settings: AuditPushSettings): Promise<number> {
   let last = 0n;
   let offered = 0;
-  for (const sink of await idleSinks(deps.pool)) {
-    const position = await offerTo(deps, settings, sink);
-    if (position === null) continue;
-    offered += 1;
-    last = position;
+  for (const sink of await offerableSinks(deps.pool)) {
+    let from = sink.offeredTo;
+    for (let room = sink.room; room > 0; room -= 1) {
+      const batch = await offerTo(deps, settings, sink, from);
+      if (batch === null) break;
+      offered += 1;
+      last = batch.position;
+      from = batch.to;
+    }
   }
   if (offered > 0) await deps.waiter.waitFor(last, ['webhook-deliveries']);
   return offered;

@@ -104,14 +104,17 @@ const batchOf = (r: z.infer<typeof DueRow>): DueBatch | null =>
     : { sink: r.sink, from: Number(r.batch_from), to: Number(r.batch_to), at: r.created_at };
 
 /**
- * Pending deliveries due at `now`, oldest first, with their subscriber's or audit sink's target: the oldest
- * due of each endpoint (`t<subscriber id>` or `s<sink id>`) that is not in `busy`, at most `limit` of them.
+ * Pending deliveries due at `now`, oldest first, with their subscriber's or audit sink's target: for each
+ * endpoint (`t<subscriber id>` or `s<sink id>`) that is not in `busy`, a subscriber's oldest due delivery, or a
+ * sink's oldest pending batch when it is due (a later batch never overtakes one waiting for its retry); at most
+ * `limit` of them. The deliveries in `applying` (attempted, not yet applied by the reactor) are passed over.
  */
 export async function dueDeliveries(
   db: CommonQueryMethods,
   now: string,
   limit: number,
   busy: readonly string[] = [],
+  applying: readonly number[] = [],
 ): Promise<DueDelivery[]> {
   const rows = await db.any(sql.type(DueRow)`
     select * from (
@@ -122,11 +125,13 @@ export async function dueDeliveries(
         from webhook_deliveries d
           left join webhook_targets t on t.id = d.subscriber_id
           left join audit_sinks s on s.id = d.sink_id
-        where d.state = 'pending' and d.next_attempt_at <= ${now} and coalesce(t.id, s.id) is not null
-      ) due
+        where d.state = 'pending' and (d.sink_id is not null or d.next_attempt_at <= ${now})
+          and coalesce(t.id, s.id) is not null and not (d.id = any(${sql.array([...applying], 'int8')}))
+      ) pending
       where not (endpoint = any(${sql.array([...busy], 'text')}))
-      order by endpoint, next_attempt_at, id
+      order by endpoint, case when sink is null then next_attempt_at end, id
     ) first
+    where next_attempt_at <= ${now}
     order by next_attempt_at, id limit ${limit}`);
   return rows.map((r) => ({
     id: Number(r.id),

@@ -5,12 +5,12 @@ import type { EventOf } from '../../domain/events.ts';
 import { outboundOf } from '../../domain/webhook/outbound.ts';
 import { asDomainEvent } from '../runner/dispatch.ts';
 import type { Projection } from '../runner/projection.ts';
-import { applySinkEvent, moveCursorOnEnd, sinkEventTypes, sinksTableSql } from './sinks.apply.ts';
+import { applySinkEvent, endBatch, sinkEventTypes, sinksTableSql } from './sinks.apply.ts';
 
 /**
  * Deliveries (docs/webhooks.md): turns events into delivery rows, one per enabled subscriber naming the event's kind,
  * in the same transaction as its checkpoint, whether dispatch is enabled or not; and keeps each audit sink's cursor and
- * batch in flight (sinks.apply.ts). A reactor (docs/architecture.md, Principles 5; never rebuilt): it keeps its own
+ * batches offered (sinks.apply.ts). A reactor (docs/architecture.md, Principles 5; never rebuilt): it keeps its own
  * copy of the subscribers (webhook_targets) so it never reads a read model that may lag it. It is also the only writer
  * of its rows: the dispatcher (application/outbound/webhook-dispatch.duty.ts) and the audit push record what they did as events
  * (webhook-delivery-attempted, audit-batch-offered) and this reactor applies them.
@@ -74,22 +74,24 @@ export const deliveriesReactor: Projection = {
   },
 };
 
+const AttemptedRow = z.object({ sink_id: z.bigint().nullable(), batch_from: z.bigint(), batch_to: z.bigint() });
+
 /**
  * An attempt the dispatcher made: applied only to the row still pending at the attempt before it (a
  * deleted subscriber or sink, a cursor reset, or a repeated record leaves the row as it is). An audit batch
- * that ends frees its sink, and a delivered one moves the cursor past its entries.
+ * that ends moves its sink's cursor past its entries when delivered, and fails the batches behind it when not.
  */
 async function applyAttempt(tx: DatabaseTransactionConnection, d: EventOf<'webhook-delivery-attempted'>['data']) {
   const state = d.outcome === 'retrying' ? 'pending' : d.outcome;
-  const row = await tx.maybeOne(sql.type(z.object({ sink_id: z.bigint().nullable() }))`
+  const row = await tx.maybeOne(sql.type(AttemptedRow)`
     update webhook_deliveries set attempts = ${d.attempt}, state = ${state}, last_status = ${d.status},
       last_error = ${d.error}, next_attempt_at = coalesce(${d.nextAttemptAt}::timestamptz, next_attempt_at),
       updated_at = ${d.at}
     where id = ${d.deliveryId} and state = 'pending' and attempts = ${d.attempt - 1}
-    returning sink_id`);
-  if (row?.sink_id != null && state !== 'pending') {
-    await moveCursorOnEnd(tx, Number(row.sink_id), d.deliveryId, state === 'delivered');
-  }
+    returning sink_id, coalesce(batch_from, 0)::bigint as batch_from, coalesce(batch_to, 0)::bigint as batch_to`);
+  if (row?.sink_id == null || state === 'pending') return;
+  const batch = { from: Number(row.batch_from), to: Number(row.batch_to) };
+  await endBatch(tx, { sinkId: Number(row.sink_id), ...batch, delivered: state === 'delivered', at: d.at });
 }
 
 async function applyOne(tx: DatabaseTransactionConnection, recorded: RecordedEvent): Promise<void> {

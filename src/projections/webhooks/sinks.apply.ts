@@ -3,10 +3,12 @@ import { sql, type DatabaseTransactionConnection } from '../../adapters/postgres
 import type { DomainEvent, EventOf } from '../../domain/events.ts';
 
 // Audit sinks (docs/webhooks.md), as the deliveries reactor (deliveries.reactor.ts) keeps them: each sink with its
-// cursor (the id of the last ledger entry delivered) and the one batch in flight (its delivery and the last
-// entry it carries). The rows are the reactor's state, changed only by events: a batch offered becomes a
-// pending audit.batch delivery, its last attempt frees the sink and, delivered, moves the cursor; a cursor
-// reset or a deletion fails the batch in flight.
+// cursor (the id of the last ledger entry delivered) and its offered span: up to `maxOffered` batches pending, in
+// order, the first starting at the cursor and each after the one before. `in_flight_to` is where the span ends
+// (null: at the cursor) and `in_flight` the last batch offered (null: none pending). The rows are the reactor's
+// state, changed only by events: a batch offered at the span's end becomes a pending audit.batch delivery; a
+// delivered batch moves the cursor past it; a batch failed for good fails the batches behind it, so the next
+// offer starts again at the cursor; a cursor reset or a deletion fails every batch pending.
 
 export const sinkEventTypes = [
   'audit-sink-created',
@@ -31,17 +33,29 @@ export const sinksTableSql = `
     created_at timestamptz not null
   )`;
 
+/** How many batches a sink may have offered and not yet ended: one on its way, one ready behind it. */
+export const maxOffered = 2;
+
 async function failPending(tx: DatabaseTransactionConnection, sinkId: number, reason: string, at: string) {
   await tx.query(sql.unsafe`
     update webhook_deliveries set state = 'failed', last_error = ${reason}, updated_at = ${at}
     where sink_id = ${sinkId} and state = 'pending'`);
 }
 
-/** A batch offered to a sink still idle at the same cursor becomes its pending delivery; a stale offer is dropped. */
+const pendingOf = (sinkId: number) => sql.fragment`
+  (select count(*) from webhook_deliveries where sink_id = ${sinkId} and state = 'pending')::int`;
+
+const OfferedRow = z.object({ offered_to: z.bigint(), pending: z.number() });
+
+/**
+ * A batch offered to an enabled sink where its offered span ends, with fewer than `maxOffered` pending, becomes
+ * its pending delivery behind the others; any other offer is stale and dropped.
+ */
 async function offer(tx: DatabaseTransactionConnection, d: EventOf<'audit-batch-offered'>['data']): Promise<void> {
-  const sink = await tx.maybeOne(sql.type(z.object({ cursor: z.bigint() }))`
-    select cursor from audit_sinks where id = ${d.sinkId} and enabled and in_flight is null for update`);
-  if (!sink || Number(sink.cursor) !== d.from) return;
+  const sink = await tx.maybeOne(sql.type(OfferedRow)`
+    select coalesce(in_flight_to, cursor) as offered_to, ${pendingOf(d.sinkId)} as pending
+    from audit_sinks where id = ${d.sinkId} and enabled for update`);
+  if (!sink || Number(sink.offered_to) !== d.from || sink.pending >= maxOffered) return;
   const id = await tx.oneFirst(sql.type(z.object({ id: z.bigint() }))`
     insert into webhook_deliveries (sink_id, event, batch_from, batch_to, state, next_attempt_at, created_at, updated_at)
     values (${d.sinkId}, 'audit.batch', ${d.from}, ${d.to}, 'pending', ${d.at}, ${d.at}, ${d.at})
@@ -49,17 +63,24 @@ async function offer(tx: DatabaseTransactionConnection, d: EventOf<'audit-batch-
   await tx.query(sql.unsafe`update audit_sinks set in_flight = ${id}, in_flight_to = ${d.to} where id = ${d.sinkId}`);
 }
 
-/** The last attempt of a sink's batch in flight: the sink is free again, its cursor past the batch if delivered. */
-export async function moveCursorOnEnd(
-  tx: DatabaseTransactionConnection,
-  sinkId: number,
-  deliveryId: number,
-  delivered: boolean,
-): Promise<void> {
+/** A sink's batch (from, to] that has ended at `at`, delivered or failed for good. */
+export type EndedBatch = Readonly<{ sinkId: number; from: number; to: number; delivered: boolean; at: string }>;
+
+/**
+ * The last attempt of a sink's batch: delivered, the cursor moves past it (only from the batch's start, so
+ * never over a batch not delivered); failed, the batches behind it fail too. With none pending left, the
+ * offered span ends at the cursor again.
+ */
+export async function endBatch(tx: DatabaseTransactionConnection, batch: EndedBatch): Promise<void> {
+  if (batch.delivered) {
+    await tx.query(sql.unsafe`
+      update audit_sinks set cursor = ${batch.to} where id = ${batch.sinkId} and cursor = ${batch.from}`);
+  } else {
+    await failPending(tx, batch.sinkId, 'earlier-batch-failed', batch.at);
+  }
   await tx.query(sql.unsafe`
-    update audit_sinks set cursor = case when ${delivered} then in_flight_to else cursor end,
-      in_flight = null, in_flight_to = null
-    where id = ${sinkId} and in_flight = ${deliveryId}`);
+    update audit_sinks set in_flight = null, in_flight_to = null
+    where id = ${batch.sinkId} and ${pendingOf(batch.sinkId)} = 0`);
 }
 
 /** Applies a sink's event; false for any other event. */
@@ -74,7 +95,7 @@ export async function applySinkEvent(tx: DatabaseTransactionConnection, event: D
       return true;
     }
     case 'audit-sink-updated': {
-      // A batch already in flight goes on; a disabled sink is offered nothing more.
+      // The batches pending go on; a disabled sink is offered nothing more.
       const d = event.data;
       await tx.query(sql.unsafe`
         update audit_sinks set enabled = ${d.enabled}, batch_size = ${d.batchSize} where id = ${d.sinkId}`);
@@ -85,7 +106,7 @@ export async function applySinkEvent(tx: DatabaseTransactionConnection, event: D
       await failPending(tx, event.data.sinkId, 'sink-deleted', at);
       return true;
     case 'audit-sink-cursor-set':
-      // A replay: the batch in flight is abandoned and the next one starts after the new position.
+      // A replay: the batches pending are abandoned and the next one starts after the new position.
       await tx.query(sql.unsafe`
         update audit_sinks set cursor = ${event.data.position}, in_flight = null, in_flight_to = null
         where id = ${event.data.sinkId}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import { maybeRecord } from '../rows.ts';
+import { maxOffered } from './sinks.apply.ts';
 
 const SinkRow = z.object({
   id: z.bigint(),
@@ -65,12 +66,38 @@ export async function auditSinkById(db: CommonQueryMethods, id: number): Promise
   return maybeRecord(db, sql.type(SinkRow)`${select} where s.id = ${id}`, toSink);
 }
 
-const IdleRow = z.object({ id: z.bigint(), name: z.string(), cursor: z.bigint(), batch_size: z.number().nullable() });
-export type IdleSink = Readonly<{ id: number; name: string; cursor: number; batchSize: number | null }>;
+const OfferableRow = z.object({
+  id: z.bigint(),
+  name: z.string(),
+  offered_to: z.bigint(),
+  room: z.number(),
+  batch_size: z.number().nullable(),
+});
 
-/** The enabled sinks with no batch in flight. */
-export async function idleSinks(db: CommonQueryMethods): Promise<IdleSink[]> {
-  const rows = await db.any(sql.type(IdleRow)`
-    select id, name, cursor, batch_size from audit_sinks where enabled and in_flight is null order by id`);
-  return rows.map((r) => ({ id: Number(r.id), name: r.name, cursor: Number(r.cursor), batchSize: r.batch_size }));
+/** A sink that may be offered more: `offeredTo`, where its offered span ends; `room`, how many batches more. */
+export type OfferableSink = Readonly<{
+  id: number;
+  name: string;
+  offeredTo: number;
+  room: number;
+  batchSize: number | null;
+}>;
+
+/** The enabled sinks with fewer than `maxOffered` batches pending (sinks.apply.ts). */
+export async function offerableSinks(db: CommonQueryMethods): Promise<OfferableSink[]> {
+  const rows = await db.any(sql.type(OfferableRow)`
+    select * from (
+      select s.id, s.name, coalesce(s.in_flight_to, s.cursor) as offered_to, s.batch_size,
+        ${maxOffered} - (select count(*) from webhook_deliveries d where d.sink_id = s.id and d.state = 'pending')::int
+          as room
+      from audit_sinks s where s.enabled
+    ) sinks
+    where room > 0 order by id`);
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    offeredTo: Number(r.offered_to),
+    room: r.room,
+    batchSize: r.batch_size,
+  }));
 }
