@@ -41,8 +41,8 @@ export const projectionsFor = (deps: ProjectionDeps): readonly Projection[] => [
   policyProjection,
   webhooksProjection,
   estateProjection,
-  // After snapshots (it reads the served tips of the batch), before the ledger: a command waiting for its
-  // ledger entry answers once the catalog is rebuilt.
+  // After snapshots (it reads the served tips of the batch), before the ledger: a command that withdraws
+  // content and waits for its ledger entry answers once the catalog is rebuilt (an approval's build follows).
   catalogReactor(deps.catalog ?? null),
   ledgerProjection,
   deliveriesReactor,

@@ -27,15 +27,24 @@ export async function eventually<T>(
   }
 }
 
-/** Waits until every projection has applied everything up to the store's head; returns that head. */
+/**
+ * Waits until every projection has applied everything up to the store's head, and the catalog build an approval
+ * schedules (it follows the approval's answer) has run and been applied too; returns that head.
+ */
 export async function settle(gw: TestGateway, timeoutMs = 5000): Promise<bigint> {
-  const head = await gw.core.store.head();
-  await eventually(async () => {
-    const lowest = await gw.core.pool.oneFirst(sql.type(z.object({ p: z.bigint() }))`
-      select coalesce(min(position), 0)::bigint as p from projection_checkpoints`);
-    return lowest >= head;
-  }, timeoutMs);
-  return head;
+  const caughtUp = async () => {
+    const head = await gw.core.store.head();
+    await eventually(async () => {
+      const lowest = await gw.core.pool.oneFirst(sql.type(z.object({ p: z.bigint() }))`
+        select coalesce(min(position), 0)::bigint as p from projection_checkpoints`);
+      return lowest >= head;
+    }, timeoutMs);
+    return head;
+  };
+  await caughtUp();
+  // Bounded: a build that keeps failing is retried with backoff, and a test may be about exactly that.
+  await Promise.race([gw.core.catalog?.idle(), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+  return caughtUp();
 }
 
 export type StateDump = Readonly<{ head: bigint; tables: Record<string, string[]> }>;

@@ -38,7 +38,12 @@ export async function startOnConfig(config: GatewayConfig, options: CoreOptions 
   return {
     ...gateway,
     fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
-    settled: async () => gateway.waiter.waitFor(await gateway.core.store.head()),
+    // The read models, then the catalog build an approval schedules (it follows the answer), then what it recorded.
+    settled: async () => {
+      await gateway.waiter.waitFor(await gateway.core.store.head());
+      await Promise.race([gateway.core.catalog?.idle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+      await gateway.waiter.waitFor(await gateway.core.store.head());
+    },
   };
 }
 

@@ -250,8 +250,11 @@ export class GitStore {
     const published = await this.ensurePublished(marketplaceId);
     const quarantine = this.quarantinePath(marketplaceId);
     const current = await this.refs(published);
+    // HEAD, main and the snapshot's own ref name one commit: it is looked for (and brought in) once.
+    const checked = new Set<string>();
     for (const [ref, sha] of desired.refs) {
-      if (current.get(ref) === sha) continue;
+      if (current.get(ref) === sha || checked.has(sha)) continue;
+      checked.add(sha);
       const present = await git(['-C', published, 'cat-file', '-e', `${sha}^{commit}`]).then(
         () => true,
         () => false,

@@ -128,9 +128,9 @@ export class CatalogBuilder {
   }
 
   /**
-   * The reactor saw a batch that changes what is served: build now, before the runner moves on (the
-   * registry runs this before the ledger, so a command that waits for its ledger entry answers after the
-   * catalog is rebuilt: an approval rebuilds the catalog). A failed build is retried
+   * The reactor saw a batch that takes content out of what is served: build now, before the runner moves on
+   * (the registry runs this before the ledger, so a command that waits for its ledger entry answers after the
+   * catalog is rebuilt: a revocation or a removal rebuilds the catalog). A failed build is retried
    * in the background; it never holds the other read models back. Until this process leads, nothing is
    * built here: the first pass after start() compares the catalog with the estate.
    */
@@ -146,6 +146,16 @@ export class CatalogBuilder {
       this.failures += 1;
       this.schedule('reactor', 1000);
     }
+  }
+
+  /** An approval changed what is served: a build follows, debounced with other changes, retried on failure. */
+  servedSoon(): void {
+    this.schedule('reactor');
+  }
+
+  /** Resolves once no build is scheduled or running (for callers that read the catalog after a change). */
+  async idle(): Promise<void> {
+    while (this.timer || this.passing) await (this.passing ?? new Promise((resolve) => setTimeout(resolve, 20)));
   }
 
   /**

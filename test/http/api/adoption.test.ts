@@ -82,6 +82,8 @@ t.test('adoption over scripted clones by three identities', async (t) => {
   await expectJson(t, await root.post('/api/v1/marketplaces', { name: 'beta', url: betaUpstream.url }), 201);
   const a1 = await ingestAndApprove(t, root, 'acme');
   const b1 = await ingestAndApprove(t, root, 'beta');
+  // The catalog's build follows an approval: c1 is the revision with both.
+  await gw.settled();
   const c1 = await catalogSha(t, root);
 
   const clients = Object.fromEntries(
@@ -111,6 +113,7 @@ t.test('adoption over scripted clones by three identities', async (t) => {
   // The served tip moves: acme a2 (and the catalog follows, c2); bob clones acme again.
   await acmeUpstream.commit({ 'plugins/alpha/README.md': 'two\n' });
   const a2 = await ingestAndApprove(t, root, 'acme');
+  await gw.settled();
   const c2 = await catalogSha(t, root, c1);
   await clone(bob, 'acme');
   await settle(gw);

@@ -1,7 +1,7 @@
 // Shared by the catalog tests: marketplaces served by real upstreams, approved through the API.
 import type { Test } from 'tap';
 import type { Client } from '../../support/assert.ts';
-import { expectJson } from '../../support/assert.ts';
+import { eventually, expectJson } from '../../support/assert.ts';
 import { marketplaceFiles, serveUpstream, type Files } from '../../support/upstream.ts';
 
 export type Approved = Readonly<{ id: number; marketplaceId: number; sha: string; name: string }>;
@@ -18,7 +18,10 @@ export function filesWith(name: string, plugins: readonly string[], rooted?: str
   return files;
 }
 
-/** Registers `name` on a fresh upstream serving `files`, ingests and approves it. */
+/**
+ * Registers `name` on a fresh upstream serving `files`, ingests and approves it, then waits for the catalog build
+ * that follows the approval (the approval answers before it) to serve the approved commit.
+ */
 export async function approveMarketplace(t: Test, admin: Client, name: string, files: Files): Promise<Approved> {
   const upstream = await serveUpstream(t, files, name);
   const registered = await expectJson<{ id: number }>(
@@ -34,6 +37,7 @@ export async function approveMarketplace(t: Test, admin: Client, name: string, f
     `ingest ${name}`,
   );
   await expectJson(t, await admin.post(`/api/v1/snapshots/${snapshot.id}/approve`), 200, `approve ${name}`);
+  await catalogServing(admin, name, snapshot.sha);
   return { id: snapshot.id, marketplaceId: registered.id, sha: snapshot.sha, name };
 }
 
@@ -43,3 +47,15 @@ export type Revision = {
   constituents: Array<{ marketplace: string; sha: string }>;
   collisions: Array<{ name: string; marketplaces: string[] }>;
 };
+
+/**
+ * The catalog's revision once it serves commit `sha` of marketplace `name` (within 30 s); null at once when the
+ * catalog is disabled.
+ */
+export const catalogServing = (client: Client, name: string, sha: string): Promise<Revision | null> =>
+  eventually(async () => {
+    const answer = await client.get('/api/v1/catalog');
+    if (answer.status !== 200) return /disabled/.test(await answer.text()) ? { disabled: true } : null;
+    const served = (await answer.json()) as Revision;
+    return served.constituents.some((c) => c.marketplace === name && c.sha === sha) ? served : null;
+  }, 30_000).then((found) => ('disabled' in found ? null : found));
