@@ -50,6 +50,8 @@ t.test('an auditor reads acts, filters the ledger, and travels back in time', as
   // The approval a second later than the ingest: an instant to the second tells them apart.
   await new Promise((resolve) => setTimeout(resolve, 1100));
   await json(t, root, `/api/v1/snapshots/${String(snapshot.id)}/approve`, 'POST');
+  // The catalog's build follows the approval: its entry comes before the clones, not between them.
+  await gateway.gateway.settled();
   const { token } = await json<{ token: string }>(t, root, '/api/v1/tokens', 'POST', { name: 'laptop' });
   const git = gitClient(t, token);
   for (const n of [1, 2]) t.ok((await git.clone(`${gateway.baseUrl}/git/acme`)).ok, `git clone ${n}`);

@@ -616,7 +616,12 @@ export async function startGatewayWithOidc(t: Test, options: OidcGatewayOptions 
   const gateway: TestGateway = {
     ...started,
     fetch: (path, init) => fetch(`${started.url}${path}`, init),
-    settled: async () => started.waiter.waitFor(await started.core.store.head()),
+    // As the test gateway's: the read models, the catalog build an approval schedules, then what it recorded.
+    settled: async () => {
+      await started.waiter.waitFor(await started.core.store.head());
+      await Promise.race([started.core.catalog?.idle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+      await started.waiter.waitFor(await started.core.store.head());
+    },
   };
   return {
     gateway,
