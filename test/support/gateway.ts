@@ -30,6 +30,16 @@ export type TestGateway = Gateway & {
 };
 
 /**
+ * Waits for the read models, then the catalog build an approval schedules (it follows the answer; bounded, as a
+ * build may keep failing), then what that build recorded.
+ */
+export async function settledOf(gateway: Gateway): Promise<void> {
+  await gateway.waiter.waitFor(await gateway.core.store.head());
+  await Promise.race([gateway.core.catalog?.idle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  await gateway.waiter.waitFor(await gateway.core.store.head());
+}
+
+/**
  * A gateway started on a configuration the test keeps, for tests that stop and start it again on the same
  * database and data directory; the caller closes it.
  */
@@ -38,12 +48,7 @@ export async function startOnConfig(config: GatewayConfig, options: CoreOptions 
   return {
     ...gateway,
     fetch: (path, init) => fetch(`${gateway.url}${path}`, init),
-    // The read models, then the catalog build an approval schedules (it follows the answer), then what it recorded.
-    settled: async () => {
-      await gateway.waiter.waitFor(await gateway.core.store.head());
-      await Promise.race([gateway.core.catalog?.idle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
-      await gateway.waiter.waitFor(await gateway.core.store.head());
-    },
+    settled: () => settledOf(gateway),
   };
 }
 

@@ -18,7 +18,7 @@ import { loadConfig } from '../../src/adapters/config/load.ts';
 import { startGateway } from '../../src/gateway.ts';
 import { silentLogger } from './core.ts';
 import { testDatabase } from './database.ts';
-import type { TestGateway } from './gateway.ts';
+import { settledOf, type TestGateway } from './gateway.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Accounts
@@ -616,12 +616,7 @@ export async function startGatewayWithOidc(t: Test, options: OidcGatewayOptions 
   const gateway: TestGateway = {
     ...started,
     fetch: (path, init) => fetch(`${started.url}${path}`, init),
-    // As the test gateway's: the read models, the catalog build an approval schedules, then what it recorded.
-    settled: async () => {
-      await started.waiter.waitFor(await started.core.store.head());
-      await Promise.race([started.core.catalog?.idle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
-      await started.waiter.waitFor(await started.core.store.head());
-    },
+    settled: () => settledOf(started),
   };
   return {
     gateway,
