@@ -60,11 +60,13 @@ type Sample = Readonly<{ at: number; machine: { busy: number; total: number }; g
  * and of PostgreSQL; `delta` gives the seconds spent between two samples.
  */
 export class CpuMeter {
+  private readonly processes: () => Readonly<Record<string, number | undefined>>;
+  private readonly postmaster: number | null;
   /** `postmaster`: the pid of the benchmark's PostgreSQL server (see database.ts postmasterPid), if local. */
-  constructor(
-    private readonly processes: () => Readonly<Record<string, number | undefined>>,
-    private readonly postmaster: number | null = null,
-  ) {}
+  constructor(processes: () => Readonly<Record<string, number | undefined>>, postmaster: number | null = null) {
+    this.processes = processes;
+    this.postmaster = postmaster;
+  }
 
   sample(): Sample {
     const groups: Record<string, number> = {};

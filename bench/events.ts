@@ -80,11 +80,11 @@ export class EventGenerator {
   private readonly queue: PlannedAppend[] = [];
   readonly tally: Tally = newTally();
 
-  constructor(
-    readonly label: string,
-    seed: number,
-    private readonly clock: () => Date = () => new Date(),
-  ) {
+  readonly label: string;
+  private readonly clock: () => Date;
+  constructor(label: string, seed: number, clock: () => Date = () => new Date()) {
+    this.label = label;
+    this.clock = clock;
     this.random = seededRandom(seed);
     this.principals = Array.from({ length: 40 }, (_, i) =>
       i % 4 === 0 ? `ci-bot-${label}-${i}` : `user${i}.${label}@example.com`,

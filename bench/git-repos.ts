@@ -125,7 +125,9 @@ const reserved = new Set(
 
 export class TextMaker {
   private readonly words: string[];
-  constructor(private readonly random: () => number) {
+  private readonly random: () => number;
+  constructor(random: () => number) {
+    this.random = random;
     this.words = vocabulary(random);
   }
 

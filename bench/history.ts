@@ -52,7 +52,9 @@ type Files = Map<string, string>;
 
 class Text {
   private readonly words: string[];
-  constructor(private readonly random: () => number) {
+  private readonly random: () => number;
+  constructor(random: () => number) {
+    this.random = random;
     const syllables = ['ka', 'lo', 'mi', 'ra', 'ten', 'sor', 'vel', 'dun', 'pri', 'gal', 'ne', 'tra', 'cor', 'fin'];
     const common = ['the', 'a', 'to', 'of', 'and', 'in', 'for', 'is', 'with', 'when', 'use', 'this', 'skill'];
     const more = ['file', 'run', 'check', 'review', 'test', 'build', 'plugin', 'agent', 'command', 'output'];

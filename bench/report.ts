@@ -50,10 +50,11 @@ export class PhaseProgress {
   private readonly started = performance.now();
   private lastPrinted = this.started;
 
-  constructor(
-    private readonly label: string,
-    private readonly total: number,
-  ) {
+  private readonly label: string;
+  private readonly total: number;
+  constructor(label: string, total: number) {
+    this.label = label;
+    this.total = total;
     process.stderr.write(`[bench] ${label}: starting (${fmt(total)} events)\n`);
   }
 

@@ -16,7 +16,10 @@ export type Notice = (text: string) => void;
 const toStderr: Notice = (text) => process.stderr.write(text);
 
 export class FirstRunSignIn {
-  private constructor(private readonly idp: LocalIdp) {}
+  private readonly idp: LocalIdp;
+  private constructor(idp: LocalIdp) {
+    this.idp = idp;
+  }
 
   /** null when the built-in issuer does not run; throws LocalIdpRefused when it must not run here. */
   static async prepare(config: GatewayConfig): Promise<FirstRunSignIn | null> {

@@ -315,8 +315,11 @@ const pathMatches = (cookiePath: string, requestPath: string) =>
 export class CookieJar {
   private readonly byOrigin = new Map<string, Map<string, StoredCookie>>();
 
+  private readonly send: typeof fetch;
   /** `send`: how a hop goes out; fetch, or fetchFrom (test/support/local-address.ts) for another client address. */
-  constructor(private readonly send: typeof fetch = fetch) {}
+  constructor(send: typeof fetch = fetch) {
+    this.send = send;
+  }
 
   /** Remembers the Set-Cookie headers of a response to a request for `url`. */
   absorb(url: string | URL, response: Response): void {
@@ -456,11 +459,10 @@ export class GatewayBrowser extends CookieJar {
   /** The callback of the last login(): its URL and the gateway's answer to it. */
   callback: { url: string; response: Response } | null = null;
 
-  constructor(
-    readonly gatewayUrl: string,
-    send?: typeof fetch,
-  ) {
+  readonly gatewayUrl: string;
+  constructor(gatewayUrl: string, send?: typeof fetch) {
     super(send);
+    this.gatewayUrl = gatewayUrl;
   }
 
   get sessionId(): string | undefined {

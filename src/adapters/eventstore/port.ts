@@ -36,12 +36,14 @@ export type AppendResult = Readonly<{ nextRevision: bigint; position: Position }
 
 /** Thrown by {@link EventStore.append} when the stream is not at the expected revision. */
 export class RevisionConflict extends Error {
-  constructor(
-    readonly streamId: string,
-    readonly expected: ExpectedRevision,
-    readonly actual: StreamRevision,
-  ) {
+  readonly streamId: string;
+  readonly expected: ExpectedRevision;
+  readonly actual: StreamRevision;
+  constructor(streamId: string, expected: ExpectedRevision, actual: StreamRevision) {
     super(`stream ${streamId} is at revision ${String(actual)}, expected ${String(expected)}`);
+    this.streamId = streamId;
+    this.expected = expected;
+    this.actual = actual;
     this.name = 'RevisionConflict';
   }
 }

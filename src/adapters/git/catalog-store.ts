@@ -40,10 +40,12 @@ export class CatalogStore {
   private readonly views = new ServedViews();
   private readonly records = new Map<string, string>();
 
-  constructor(
-    readonly root: string,
-    private readonly replication: StoreReplication | null = null,
-  ) {}
+  readonly root: string;
+  private readonly replication: StoreReplication | null;
+  constructor(root: string, replication: StoreReplication | null = null) {
+    this.root = root;
+    this.replication = replication;
+  }
 
   get workPath(): string {
     return join(this.root, 'work.git');

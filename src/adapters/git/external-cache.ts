@@ -19,11 +19,14 @@ import { quietFetch, upstreamConfig } from './upstream-access.ts';
  * outbound boundary (`remote`, decision 341) and a time limit.
  */
 export class ExternalCache {
-  private constructor(
-    readonly url: string,
-    readonly path: string,
-    private readonly remote: RemoteGit,
-  ) {}
+  readonly url: string;
+  readonly path: string;
+  private readonly remote: RemoteGit;
+  private constructor(url: string, path: string, remote: RemoteGit) {
+    this.url = url;
+    this.path = path;
+    this.remote = remote;
+  }
 
   /** Runs `work` on the cache of `url` under `root`, one at a time per cache in this process. */
   static with<T>(root: string, url: string, remote: RemoteGit, work: (cache: ExternalCache) => Promise<T>): Promise<T> {

@@ -134,11 +134,11 @@ class RepositoryJob {
   private readonly pending: Map<number, Source>;
   private cache!: ExternalCache;
 
-  constructor(
-    private readonly context: Context,
-    sources: readonly Source[],
-    private readonly outcomes: Map<number, ExternalResolution>,
-  ) {
+  private readonly context: Context;
+  private readonly outcomes: Map<number, ExternalResolution>;
+  constructor(context: Context, sources: readonly Source[], outcomes: Map<number, ExternalResolution>) {
+    this.context = context;
+    this.outcomes = outcomes;
     this.pending = new Map(sources.map((s) => [s.index, s]));
   }
 

@@ -2,13 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { executableSearchPath } from '../system/environment.ts';
 
 export class GitError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number | null,
-    readonly stderr: string,
-    readonly timedOut: boolean,
-  ) {
+  readonly exitCode: number | null;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  constructor(message: string, exitCode: number | null, stderr: string, timedOut: boolean) {
     super(message);
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+    this.timedOut = timedOut;
     this.name = 'GitError';
   }
 }

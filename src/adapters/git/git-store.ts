@@ -33,13 +33,19 @@ export class GitStore {
   /** git for the commands that reach an upstream or an external source: through the outbound boundary. */
   readonly remote: RemoteGit;
 
+  readonly root: string;
+  readonly replication: StoreReplication | null;
+  readonly outbound: OutboundBoundary;
   constructor(
-    readonly root: string,
+    root: string,
     /** How changes reach the other replicas (object-store backend); null on the filesystem backend. */
-    readonly replication: StoreReplication | null = null,
+    replication: StoreReplication | null = null,
     /** The outbound boundary every remote command goes through (decision 341); by default none. */
-    readonly outbound: OutboundBoundary = OutboundBoundary.of([]),
+    outbound: OutboundBoundary = OutboundBoundary.of([]),
   ) {
+    this.root = root;
+    this.replication = replication;
+    this.outbound = outbound;
     this.remote = remoteGit(outbound);
   }
 

@@ -87,8 +87,10 @@ export async function pushToMirror(
 
 /** The gateway's own served repository answered incompletely: the mirror declines to act on it. */
 export class ServedStorageError extends Error {
-  constructor(readonly reason: string) {
+  readonly reason: string;
+  constructor(reason: string) {
     super(reason);
+    this.reason = reason;
     this.name = 'ServedStorageError';
   }
 }

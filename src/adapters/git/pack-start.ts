@@ -9,7 +9,10 @@ export class PackStartDetector {
   private done = false;
   started = false;
 
-  constructor(private readonly version: 0 | 2) {}
+  private readonly version: 0 | 2;
+  constructor(version: 0 | 2) {
+    this.version = version;
+  }
 
   /** Feeds output; returns true once the pack has started (and stays true). */
   feed(chunk: Buffer): boolean {

@@ -6,11 +6,10 @@ export type PktLine =
 
 export class PktLineError extends Error {
   readonly code = 'malformed-pkt-line';
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
+  readonly offset: number;
+  constructor(message: string, offset: number) {
     super(`${message} at byte ${offset}`);
+    this.offset = offset;
     this.name = 'PktLineError';
   }
 }

@@ -7,11 +7,10 @@ export type RemoteGit = (args: readonly string[], options?: GitOptions) => Promi
 
 /** A git command whose connection the outbound boundary refused; `detail` names the address and the network. */
 export class OutboundRefused extends GitError {
-  constructor(
-    readonly detail: string,
-    cause: GitError,
-  ) {
+  readonly detail: string;
+  constructor(detail: string, cause: GitError) {
     super(`refused at the outbound boundary: ${detail}`, cause.exitCode, `fatal: ${detail}\n`, false);
+    this.detail = detail;
     this.name = 'OutboundRefused';
   }
 }

@@ -99,10 +99,11 @@ export class UploadPackRequestParser {
   private readonly wantRefs: string[] = [];
   private readonly haves: string[] = [];
 
-  constructor(
-    readonly version: 0 | 2,
-    private readonly maxLines: number,
-  ) {
+  readonly version: 0 | 2;
+  private readonly maxLines: number;
+  constructor(version: 0 | 2, maxLines: number) {
+    this.version = version;
+    this.maxLines = maxLines;
     this.phase = version === 2 ? 'command' : 'wants';
   }
 

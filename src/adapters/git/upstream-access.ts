@@ -10,12 +10,14 @@ export const defaultIngestLimits: IngestLimits = {
 
 /** Why an upstream could not be read, in three parts: reason, root cause, next step. */
 export class UpstreamError extends Error {
-  constructor(
-    readonly reason: string,
-    readonly rootCause: string,
-    readonly nextStep: string,
-  ) {
+  readonly reason: string;
+  readonly rootCause: string;
+  readonly nextStep: string;
+  constructor(reason: string, rootCause: string, nextStep: string) {
     super(`${reason}: ${rootCause}`);
+    this.reason = reason;
+    this.rootCause = rootCause;
+    this.nextStep = nextStep;
     this.name = 'UpstreamError';
   }
 }

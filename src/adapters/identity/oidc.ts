@@ -33,7 +33,10 @@ export class OidcProvider {
   private configuration: Promise<client.Configuration> | null = null;
   private jwks: ReturnType<typeof createRemoteJWKSet> | null = null;
 
-  constructor(readonly settings: OidcSettings) {}
+  readonly settings: OidcSettings;
+  constructor(settings: OidcSettings) {
+    this.settings = settings;
+  }
 
   // Discovery happens on first use and is retried after a failure, so that the gateway starts (and
   // serves the facade) while the identity provider is down.

@@ -31,7 +31,9 @@ export class GitSocksGate {
   private readonly sessions = new Map<string, { secret: Buffer; notes: GateNote[] }>();
   private readonly started: Promise<void>;
 
-  constructor(private readonly resolve: Resolve) {
+  private readonly resolve: Resolve;
+  constructor(resolve: Resolve) {
+    this.resolve = resolve;
     this.server = createServer((socket) => void this.serve(socket));
     this.server.unref();
     this.started = new Promise((ready, failed) => {

@@ -24,8 +24,10 @@ const systemResolver: Resolver = (host) =>
 /** A connection refused at the boundary: its message is the refusal, naming the address and the network. */
 export class OutboundDenied extends Error {
   readonly code = 'EOUTBOUNDDENIED';
-  constructor(readonly detail: string) {
+  readonly detail: string;
+  constructor(detail: string) {
     super(detail);
+    this.detail = detail;
     this.name = 'OutboundDenied';
   }
 }
@@ -42,10 +44,9 @@ export class OutboundBoundary {
   readonly networks: readonly Network[];
   private gate: GitSocksGate | null = null;
 
-  private constructor(
-    networks: readonly Network[],
-    private readonly resolver: Resolver,
-  ) {
+  private readonly resolver: Resolver;
+  private constructor(networks: readonly Network[], resolver: Resolver) {
+    this.resolver = resolver;
     this.networks = networks;
   }
 

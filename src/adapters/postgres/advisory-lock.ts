@@ -7,10 +7,12 @@ import pg from 'pg';
 export class AdvisoryLock {
   private client: pg.Client | null = null;
 
-  constructor(
-    private readonly url: string,
-    private readonly key: bigint,
-  ) {}
+  private readonly url: string;
+  private readonly key: bigint;
+  constructor(url: string, key: bigint) {
+    this.url = url;
+    this.key = key;
+  }
 
   get held(): boolean {
     return this.client !== null;

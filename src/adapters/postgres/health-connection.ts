@@ -11,11 +11,14 @@ export class HealthConnection {
   private connecting: Promise<pg.Client> | null = null;
   private closed = false;
 
-  constructor(
-    private readonly url: string,
-    private readonly onLost: () => void,
-    private readonly timeoutMs = 2000,
-  ) {}
+  private readonly url: string;
+  private readonly onLost: () => void;
+  private readonly timeoutMs;
+  constructor(url: string, onLost: () => void, timeoutMs = 2000) {
+    this.url = url;
+    this.onLost = onLost;
+    this.timeoutMs = timeoutMs;
+  }
 
   /** Runs a statement the code owns (never input) and discards its rows. */
   async run(statement: string): Promise<void> {

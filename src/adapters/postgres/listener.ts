@@ -21,10 +21,12 @@ export class Listener {
   // One report per outage, not one per attempt.
   private reported = false;
 
-  constructor(
-    private readonly url: string,
-    private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+  private readonly url: string;
+  private readonly onError: (error: unknown) => void;
+  constructor(url: string, onError: (error: unknown) => void = () => {}) {
+    this.url = url;
+    this.onError = onError;
+  }
 
   async on(channel: string, handler: Handler): Promise<() => void> {
     let set = this.handlers.get(channel);

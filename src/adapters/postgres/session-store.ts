@@ -49,7 +49,10 @@ const LoginRow = z.object({ code_verifier: z.string(), nonce: z.string(), return
 
 /** Session ids and login request keys (OAuth state and the browser's nonce) are stored as digests: a database read does not yield a usable cookie. */
 export class SessionStore {
-  private constructor(private readonly pool: DatabasePool) {}
+  private readonly pool: DatabasePool;
+  private constructor(pool: DatabasePool) {
+    this.pool = pool;
+  }
 
   static async open(pool: DatabasePool): Promise<SessionStore> {
     await migrate(pool, stateMigrations, 'state');

@@ -34,12 +34,18 @@ export class Supervisor {
   private restarting: Promise<void> | null = null;
   private wake: () => void = () => {};
 
+  private readonly spawn: () => Promise<ChildProcess>;
+  private readonly events: SupervisionEvents;
+  private readonly delaysMs: readonly number[];
   constructor(
     first: ChildProcess,
-    private readonly spawn: () => Promise<ChildProcess>,
-    private readonly events: SupervisionEvents,
-    private readonly delaysMs: readonly number[] = restartDelaysMs,
+    spawn: () => Promise<ChildProcess>,
+    events: SupervisionEvents,
+    delaysMs: readonly number[] = restartDelaysMs,
   ) {
+    this.spawn = spawn;
+    this.events = events;
+    this.delaysMs = delaysMs;
     this.child = first;
     this.watch(first);
   }

@@ -28,7 +28,9 @@ const absent = (error: unknown): boolean =>
 export class Bucket {
   private readonly client: S3Client;
 
-  constructor(readonly settings: BucketSettings) {
+  readonly settings: BucketSettings;
+  constructor(settings: BucketSettings) {
+    this.settings = settings;
     this.client = new S3Client({
       region: settings.region,
       ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),

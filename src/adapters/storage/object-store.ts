@@ -58,7 +58,10 @@ export class ObjectStoreReplication implements StoreReplication {
   private unlisten: (() => void) | null = null;
   private polling: Promise<void> | null = null;
 
-  constructor(private readonly deps: ObjectStoreDeps) {}
+  private readonly deps: ObjectStoreDeps;
+  constructor(deps: ObjectStoreDeps) {
+    this.deps = deps;
+  }
 
   /** The local repository a key names, or null for a key this gateway never writes. */
   localRepo(key: string): LocalRepo | null {

@@ -2,13 +2,14 @@ import { linkSync, mkdirSync, readFileSync, readlinkSync, realpathSync, unlinkSy
 import { join } from 'node:path';
 
 export class DataDirLocked extends Error {
-  constructor(
-    readonly dataDir: string,
-    readonly pid: number,
-  ) {
+  readonly dataDir: string;
+  readonly pid: number;
+  constructor(dataDir: string, pid: number) {
     super(
       `another gateway process (pid ${pid}) is using the data directory ${dataDir}; stop it, or give this one its own gateway.data-dir`,
     );
+    this.dataDir = dataDir;
+    this.pid = pid;
     this.name = 'DataDirLocked';
   }
 }

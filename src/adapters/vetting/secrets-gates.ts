@@ -69,7 +69,10 @@ class Probe {
   private pieces: Set<string> | undefined;
   private schemeAt: number[] | undefined;
 
-  constructor(readonly source: GateSource) {}
+  readonly source: GateSource;
+  constructor(source: GateSource) {
+    this.source = source;
+  }
 
   get text(): string {
     return this.source.content;

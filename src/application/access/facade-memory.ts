@@ -42,7 +42,9 @@ export class FacadeMemory {
   private failing = false;
   private readonly loaded: Promise<void>;
 
-  private constructor(private readonly deps: FacadeMemoryDeps) {
+  private readonly deps: FacadeMemoryDeps;
+  private constructor(deps: FacadeMemoryDeps) {
+    this.deps = deps;
     this.loaded = this.load();
   }
 

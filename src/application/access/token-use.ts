@@ -15,11 +15,14 @@ import type { Log } from '../kernel/ports.ts';
 export class TokenUseRecorder {
   private readonly recent = new Map<number, number>();
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly clock: Clock,
-    private readonly logger: Log,
-  ) {}
+  private readonly store: EventStore;
+  private readonly clock: Clock;
+  private readonly logger: Log;
+  constructor(store: EventStore, clock: Clock, logger: Log) {
+    this.store = store;
+    this.clock = clock;
+    this.logger = logger;
+  }
 
   record(tokenId: number, principal: string, actorType: ActorType): void {
     const now = this.clock.now().getTime();

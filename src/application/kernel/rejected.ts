@@ -3,8 +3,10 @@ import type { RejectionCode } from '../../domain/kernel/rejection.ts';
 
 /** A refusal on its way to the caller; src/http/problems.ts answers it as a problem document. */
 export class Rejected extends Error {
-  constructor(readonly rejection: Rejection) {
+  readonly rejection: Rejection;
+  constructor(rejection: Rejection) {
     super(rejection.detail);
+    this.rejection = rejection;
     this.name = 'Rejected';
   }
 }

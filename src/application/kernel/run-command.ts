@@ -25,8 +25,10 @@ export const envelope = (events: readonly AnyEvent[], meta: CommandMeta): NewEve
 
 /** A stream keeps changing under the command after every retry. */
 export class ConcurrencyExhausted extends Error {
-  constructor(readonly streamId: string) {
+  readonly streamId: string;
+  constructor(streamId: string) {
     super(`stream ${streamId} kept changing while the command was decided`);
+    this.streamId = streamId;
     this.name = 'ConcurrencyExhausted';
   }
 }

@@ -53,10 +53,12 @@ export class IngestRegistry {
   private readonly waiting: Entry[] = [];
   private readonly running = new Map<number, Entry>();
 
-  constructor(
-    private readonly deps: IngestPorts,
-    private readonly concurrency: number,
-  ) {}
+  private readonly deps: IngestPorts;
+  private readonly concurrency: number;
+  constructor(deps: IngestPorts, concurrency: number) {
+    this.deps = deps;
+    this.concurrency = concurrency;
+  }
 
   /** Waits for its turn, ingests and answers the outcome (an ingest someone waits on: the API, a push). */
   run(marketplace: MarketplaceRecord, trigger: IngestTrigger, meta: CommandMeta, pushedTip?: string) {

@@ -13,7 +13,10 @@ export const shownKey = (key: string): string => (keyLike.test(key) ? `'${key}'`
 
 export class EstateReader {
   readonly errors: EstateFileError[] = [];
-  constructor(private readonly lines: LineCounter) {}
+  private readonly lines: LineCounter;
+  constructor(lines: LineCounter) {
+    this.lines = lines;
+  }
 
   lineOf(node: unknown, fallback = 1): number {
     const range = (node as Node | null | undefined)?.range;
@@ -71,13 +74,22 @@ type Field = Readonly<{ node: unknown; line: number }>;
 
 /** One mapping's fields; every reader records its own error and answers null for a missing or bad value. */
 export class Fields {
+  private readonly reader: EstateReader;
+  readonly what: string;
+  private readonly values: ReadonlyMap<string, Field>;
+  readonly line: number;
   constructor(
-    private readonly reader: EstateReader,
-    readonly what: string,
-    private readonly values: ReadonlyMap<string, Field>,
+    reader: EstateReader,
+    what: string,
+    values: ReadonlyMap<string, Field>,
     /** The mapping's own line: where the item starts. */
-    readonly line: number,
-  ) {}
+    line: number,
+  ) {
+    this.reader = reader;
+    this.what = what;
+    this.values = values;
+    this.line = line;
+  }
 
   has(key: string): boolean {
     return this.values.has(key);

@@ -65,10 +65,12 @@ export class SignInAttempts {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(
-    private readonly now: () => number,
-    private readonly limits: AttemptLimits = defaultAttemptLimits,
-  ) {}
+  private readonly now: () => number;
+  private readonly limits: AttemptLimits;
+  constructor(now: () => number, limits: AttemptLimits = defaultAttemptLimits) {
+    this.now = now;
+    this.limits = limits;
+  }
 
   /** The key of a client address: IPv6 by its network prefix, as the request budgets count it. */
   static addressKey = (ip: string): string => normalizeIP(ip);

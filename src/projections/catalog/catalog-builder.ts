@@ -82,7 +82,9 @@ export class CatalogBuilder {
   private failures = 0;
   private readonly debounceMs: number;
 
-  constructor(private readonly deps: CatalogBuilderDeps) {
+  private readonly deps: CatalogBuilderDeps;
+  constructor(deps: CatalogBuilderDeps) {
+    this.deps = deps;
     this.debounceMs = deps.debounceMs ?? 250;
   }
 

@@ -13,12 +13,16 @@ export class Leadership {
   private stopped = false;
   private failing = false;
 
-  constructor(
-    private readonly lock: AdvisoryLock,
-    private readonly duties: readonly LeaderDuty[],
-    private readonly logger: Logger,
-    private readonly retryMs = 2000,
-  ) {}
+  private readonly lock: AdvisoryLock;
+  private readonly duties: readonly LeaderDuty[];
+  private readonly logger: Logger;
+  private readonly retryMs;
+  constructor(lock: AdvisoryLock, duties: readonly LeaderDuty[], logger: Logger, retryMs = 2000) {
+    this.lock = lock;
+    this.duties = duties;
+    this.logger = logger;
+    this.retryMs = retryMs;
+  }
 
   get isLeader(): boolean {
     return this.leading;

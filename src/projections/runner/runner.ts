@@ -33,12 +33,15 @@ export class ProjectionRunner {
   private stopping = false;
   private wake: () => void = () => {};
 
-  constructor(
-    private readonly pool: DatabasePool,
-    private readonly store: EventStore,
-    readonly projections: readonly Projection[],
-    private readonly options: RunnerOptions,
-  ) {
+  private readonly pool: DatabasePool;
+  private readonly store: EventStore;
+  readonly projections: readonly Projection[];
+  private readonly options: RunnerOptions;
+  constructor(pool: DatabasePool, store: EventStore, projections: readonly Projection[], options: RunnerOptions) {
+    this.pool = pool;
+    this.store = store;
+    this.projections = projections;
+    this.options = options;
     const names = new Set(projections.map((p) => p.name));
     if (names.size !== projections.length) throw new Error('projection names must be unique');
   }

@@ -5,11 +5,12 @@ import { checkpointChannel, readCheckpoints } from './checkpoints.ts';
 
 /** The read models named did not reach a position in time; the change itself was recorded. */
 export class ProjectionLag extends Error {
-  constructor(
-    readonly position: Position,
-    readonly behind: readonly string[],
-  ) {
+  readonly position: Position;
+  readonly behind: readonly string[];
+  constructor(position: Position, behind: readonly string[]) {
     super(`read models ${behind.join(', ')} have not yet reached position ${position}`);
+    this.position = position;
+    this.behind = behind;
     this.name = 'ProjectionLag';
   }
 }
@@ -27,12 +28,21 @@ export class ProjectionWaiter {
   private poller: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
 
+  private readonly pool: DatabasePool;
+  private readonly listener: Listener;
+  readonly allProjections: readonly string[];
+  private readonly options: Readonly<{ timeoutMs: number; pollMs?: number }>;
   constructor(
-    private readonly pool: DatabasePool,
-    private readonly listener: Listener,
-    readonly allProjections: readonly string[],
-    private readonly options: Readonly<{ timeoutMs: number; pollMs?: number }>,
-  ) {}
+    pool: DatabasePool,
+    listener: Listener,
+    allProjections: readonly string[],
+    options: Readonly<{ timeoutMs: number; pollMs?: number }>,
+  ) {
+    this.pool = pool;
+    this.listener = listener;
+    this.allProjections = allProjections;
+    this.options = options;
+  }
 
   async start(): Promise<void> {
     this.unlisten = await this.listener.on(checkpointChannel, (payload) => {

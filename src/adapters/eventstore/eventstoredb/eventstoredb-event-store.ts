@@ -96,7 +96,10 @@ export class EventStoreDbEventStore implements EventStore {
   private knownHead = 0n;
   private readonly stoppers = new Set<() => Promise<void>>();
 
-  private constructor(private readonly client: EventStoreDBClient) {}
+  private readonly client: EventStoreDBClient;
+  private constructor(client: EventStoreDBClient) {
+    this.client = client;
+  }
 
   /** Does not contact the server: the gateway starts while EventStoreDB is down, and health reports it. */
   static async connect(url: string): Promise<EventStoreDbEventStore> {

@@ -75,10 +75,12 @@ export class PostgresEventStore implements Port.EventStore {
   private readonly queue: PendingAppend[] = [];
   private flushing = false;
 
-  private constructor(
-    private readonly pool: DatabasePool,
-    private readonly options: PostgresEventStoreOptions,
-  ) {}
+  private readonly pool: DatabasePool;
+  private readonly options: PostgresEventStoreOptions;
+  private constructor(pool: DatabasePool, options: PostgresEventStoreOptions) {
+    this.pool = pool;
+    this.options = options;
+  }
 
   static async open(pool: DatabasePool, options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
     await migrate(pool, eventStoreMigrations);

@@ -24,10 +24,12 @@ export function memoryAdapter(): (model: string) => Adapter {
 }
 
 class MemoryAdapter implements Adapter {
-  constructor(
-    private readonly store: Map<string, Entry>,
-    private readonly onWrite: (now: number) => void,
-  ) {}
+  private readonly store: Map<string, Entry>;
+  private readonly onWrite: (now: number) => void;
+  constructor(store: Map<string, Entry>, onWrite: (now: number) => void) {
+    this.store = store;
+    this.onWrite = onWrite;
+  }
 
   private live(id: string): Entry | undefined {
     const entry = this.store.get(id);

@@ -43,10 +43,12 @@ export class Obj {
   rest: Value = empty;
   /** The class of an instance of the script's own class. */
   cls: Callable | null = null;
-  constructor(
-    readonly kind: string,
-    readonly refs: readonly string[] = [],
-  ) {}
+  readonly kind: string;
+  readonly refs: readonly string[];
+  constructor(kind: string, refs: readonly string[] = []) {
+    this.kind = kind;
+    this.refs = refs;
+  }
 }
 
 export type Value = Readonly<{
@@ -206,10 +208,12 @@ export class Scope {
   readonly vars = new Map<string, Value>();
   /** Names a function's body declares `global` (Python). */
   readonly globals = new Set<string>();
-  constructor(
-    readonly parent: Scope | null,
-    readonly kind: 'module' | 'function' | 'class' | 'block',
-  ) {}
+  readonly parent: Scope | null;
+  readonly kind: 'module' | 'function' | 'class' | 'block';
+  constructor(parent: Scope | null, kind: 'module' | 'function' | 'class' | 'block') {
+    this.parent = parent;
+    this.kind = kind;
+  }
 
   lookup(name: string): Value | undefined {
     const own = this.vars.get(name);

@@ -107,16 +107,20 @@ export function subscript(
 
 /** One call as the library model sees it; methods, not closures, so a call costs no allocations beyond itself. */
 class Call extends LibraryCall<Py> implements PyCall {
+  readonly kwargs: ReadonlyMap<string, flow.Value>;
+  private readonly scope: flow.Scope;
   constructor(
     py: Py,
     node: ShellNode,
     name: string,
     receiver: flow.Value | null,
     args: readonly flow.Value[],
-    readonly kwargs: ReadonlyMap<string, flow.Value>,
-    private readonly scope: flow.Scope,
+    kwargs: ReadonlyMap<string, flow.Value>,
+    scope: flow.Scope,
   ) {
     super(py, node, name, receiver, args);
+    this.kwargs = kwargs;
+    this.scope = scope;
   }
   invoke(callee: flow.Value, values: readonly flow.Value[]): flow.Value {
     return flow.joinAll((callee.fns ?? []).map((fn) => this.state.invoke(fn, values, new Map(), this.node)));

@@ -161,13 +161,18 @@ export function numberLiteral(source: string, node: ShellNode, known: (n: number
 
 /** One call of a library function as a library model sees it: methods, not closures. */
 export abstract class LibraryCall<S extends { flow: Flow; nested: Nested; sites: Map<ShellNode, Obj> }> {
-  constructor(
-    protected readonly state: S,
-    readonly node: ShellNode,
-    readonly name: string,
-    readonly receiver: Value | null,
-    readonly args: readonly Value[],
-  ) {}
+  protected readonly state: S;
+  readonly node: ShellNode;
+  readonly name: string;
+  readonly receiver: Value | null;
+  readonly args: readonly Value[];
+  constructor(state: S, node: ShellNode, name: string, receiver: Value | null, args: readonly Value[]) {
+    this.state = state;
+    this.node = node;
+    this.name = name;
+    this.receiver = receiver;
+    this.args = args;
+  }
   get flow(): Flow {
     return this.state.flow;
   }
