@@ -11,7 +11,11 @@ import { PortUnavailable } from './adapters/system/port.ts';
 import { resetPassword } from './adapters/identity/local-idp/password.ts';
 import { readSbom, sbomFile } from './adapters/system/sbom.ts';
 import { estateSummary } from './domain/estate/estate-file.ts';
-import { buildVersion, createLogger, openCore, startGateway, type Gateway } from './gateway.ts';
+import type { Gateway } from './gateway.ts';
+
+// The gateway's module graph (HTTP server, projections, vetting) is loaded only by the commands that run it:
+// `audit verify`, `estate check`, `sbom`, `config` and `--version` start in a fraction of the time.
+const gatewayModule = () => import('./gateway.ts');
 
 const usage = `Usage: gateway <command> [--config FILE]
 
@@ -63,6 +67,7 @@ function loaded(path: string | undefined): LoadedConfig {
 const config = (path: string | undefined): GatewayConfig => loaded(path).config;
 
 async function serve(settings: LoadedConfig): Promise<void> {
+  const { createLogger, startGateway } = await gatewayModule();
   const logger = createLogger(settings.config);
   for (const warning of startupWarnings(settings)) logger.warn(warning);
   // Signals are taken from the start: a Ctrl-C while the gateway starts stops it once started, so
@@ -109,6 +114,7 @@ function listKeys(): void {
 }
 
 async function rebuild(cfg: GatewayConfig): Promise<void> {
+  const { createLogger, openCore } = await gatewayModule();
   const logger = createLogger({ ...cfg, log: { level: 'warn' } });
   const core = await openCore(cfg, logger).catch((error: unknown) => {
     if (error instanceof DataDirLocked)
@@ -146,6 +152,7 @@ async function rebuild(cfg: GatewayConfig): Promise<void> {
 }
 
 async function status(cfg: GatewayConfig, json: boolean): Promise<void> {
+  const { createLogger, openCore } = await gatewayModule();
   const logger = createLogger({ ...cfg, log: { level: 'warn' } });
   const running = cfg.database.url ? null : runningEmbeddedUrl(cfg.dataDir);
   const core = await openCore(cfg, logger, running ? { databaseUrl: running } : {});
@@ -235,7 +242,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const { values, positionals } = parsed;
   if (values.version) {
-    process.stdout.write(`${buildVersion() ?? 'unknown'}\n`);
+    process.stdout.write(`${(await gatewayModule()).buildVersion() ?? 'unknown'}\n`);
     return;
   }
   if (values.help || positionals.length === 0) {
