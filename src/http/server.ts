@@ -2,10 +2,11 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { registerAjvFormats, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController } from 'fastify';
 import type { HttpApp, HttpDeps } from './http-deps.ts';
+import { lazySerializerFactory, lazyValidatorCompiler } from './lazy-compilers.ts';
 import { actuatorPlugin } from './actuator/actuator.plugin.ts';
 import { adoptionPlugin } from './api/adoption/adoption.plugin.ts';
 import { auditPlugin } from './api/audit/audit.plugin.ts';
@@ -75,8 +76,10 @@ function createApp(deps: HttpDeps): HttpApp {
     trustProxy: deps.trustedProxies?.length ? [...deps.trustedProxies] : false,
     // Strict bodies: unknown properties are refused (422), not stripped; nothing is coerced in a body.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    // Each route's validators and serializers are compiled on its first request (lazy-compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(lazyValidatorCompiler);
   // The API takes JSON only; surfaces that need a raw body (inbound webhooks) add their own parser.
   app.removeContentTypeParser('text/plain');
   return app;

@@ -1,0 +1,21 @@
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+
+/** A function compiled on its first call, then kept: a route's schema costs nothing until the route is used. */
+function lazily<A extends unknown[], R>(compile: () => (...args: A) => R): (...args: A) => R {
+  let compiled: ((...args: A) => R) | undefined;
+  return (...args) => (compiled ??= compile())(...args);
+}
+
+// fastify compiles every route's request validators and response serializers when the server starts
+// (about 200 routes: several hundred milliseconds of CPU per start); a process serves a fraction of them,
+// and the OpenAPI document is built from the schemas, not from the compiled functions. These compile each
+// one when its route first needs it.
+
+export const lazyValidatorCompiler: typeof TypeBoxValidatorCompiler = (route) =>
+  lazily(() => TypeBoxValidatorCompiler(route));
+
+export const lazySerializerFactory: SerializerSelector.SerializerFactory = (externalSchemas, options) => {
+  const build = SerializerSelector()(externalSchemas, options);
+  return (route) => lazily(() => build(route));
+};
