@@ -101,7 +101,7 @@ async function startGatewayProcess(dataDir: string, env: Record<string, string>)
 }
 
 async function spawnGateway(dataDir: string, env: Record<string, string>, port: number): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
     env: {
       ...process.env,
       GATEWAY_DATABASE_URL: '',
@@ -272,11 +272,10 @@ export type Answer = Readonly<{ status: number; body: any; text: string }>;
 
 /** No answer came (the connection broke or was refused): the act may or may not have happened. */
 export class NoAnswer extends Error {
-  constructor(
-    readonly path: string,
-    cause: unknown,
-  ) {
+  readonly path: string;
+  constructor(path: string, cause: unknown) {
     super(`no answer to ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.path = path;
     this.name = 'NoAnswer';
   }
 }

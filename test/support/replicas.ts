@@ -154,7 +154,7 @@ function replicaOf(index: number, options: ReplicaSetOptions, common: Record<str
         prepared = true;
       }
       const env = { ...process.env, ...common, GATEWAY_DATA_DIR: dataDir, ...options.storage.env(place) };
-      const started = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      const started = spawn(process.execPath, ['src/main.ts', 'serve'], {
         cwd: projectRoot,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],

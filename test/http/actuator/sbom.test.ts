@@ -119,7 +119,7 @@ t.test('GET /actuator/sbom answers the CycloneDX document of the build to an aut
   t.equal(await byMachine.text(), body, 'the same document');
 
   // `gateway sbom` prints the same document, byte for byte, with no configuration or database.
-  const cli = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'sbom'], {
+  const cli = await promisify(execFile)(process.execPath, ['src/main.ts', 'sbom'], {
     maxBuffer: 64 * 1024 * 1024,
   });
   t.equal(cli.stdout, body, '`gateway sbom` prints what /actuator/sbom serves');

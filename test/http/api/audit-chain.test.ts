@@ -37,7 +37,7 @@ type Checkpoint = { entryId: number; hash: string; signedAt: string; kid: string
 
 /** The real CLI, as an auditor runs it on the files it downloaded; no database in its environment. */
 function cli(args: string[], extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, ['src/main.ts', ...args], {
     env: {
       ...process.env,
       GATEWAY_CONFIG: '',

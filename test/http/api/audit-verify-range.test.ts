@@ -18,7 +18,7 @@ const env = {
 
 /** The real CLI, with no database in its environment. */
 function cli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, ['src/main.ts', ...args], {
     env: { ...process.env, GATEWAY_CONFIG: '', GATEWAY_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 function gateway(t: Test, args: string[], env: Record<string, string> = {}) {
   const dir = scratch(t);
   const dataDir = join(dir, 'data');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, ['src/main.ts', ...args], {
     env: {
       ...process.env,
       GATEWAY_CONFIG: '',

@@ -38,7 +38,7 @@ export function dataDirFor(t: Test): string {
 
 /** Starts `gateway serve` and resolves once it announced its URL (rejects if it exits first). */
 export async function serve(t: Test, dataDir: string, env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
     env: { ...process.env, GATEWAY_DATABASE_URL: '', GATEWAY_DATA_DIR: dataDir, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

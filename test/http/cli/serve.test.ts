@@ -11,7 +11,7 @@ import { ledgerProjection } from '../../../src/projections/ledger/ledger.project
 // `detached` puts it in a process group of its own, as a shell does with a foreground job, so a
 // test can signal the group the way Ctrl-C in a terminal does.
 const gatewayCommand = (args: string[], env: Record<string, string>, detached = false) =>
-  spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  spawn(process.execPath, ['src/main.ts', ...args], {
     env: { ...process.env, GATEWAY_DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached,

@@ -14,7 +14,7 @@ t.test('`gateway serve` prints the password once on stderr, never in its log, an
   const env = { GATEWAY_DATABASE_URL: url, GATEWAY_DATA_DIR: dataDir, PORT: '0', GATEWAY_LOG_LEVEL: 'debug' };
   const { spawn } = await import('node:child_process');
   const serveOnce = async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -16,7 +16,7 @@ const lockModule = resolve('src/adapters/system/data-dir-lock.ts');
 const holderSource =
   `import { lockDataDir } from ${JSON.stringify(lockModule)};` +
   "lockDataDir(process.argv[1]); process.stdout.write('locked\\n'); setInterval(() => {}, 60_000);";
-const holderArgs = (dataDir: string) => ['--import', 'tsx', '--input-type=module', '-e', holderSource, dataDir];
+const holderArgs = (dataDir: string) => ['--input-type=module', '-e', holderSource, dataDir];
 
 /** Fields 3 onwards of /proc/<pid>/stat (after the command name), or null once the process is gone. */
 const statOf = (pid: number): string[] | null => {
