@@ -30,7 +30,18 @@ const files = (path: string): string[] =>
       ? [relative(process.cwd(), path)]
       : [];
 
-const testFiles = roots.flatMap(files);
+// Slowest first, so that the two workers end together rather than one finishing a long file alone at the end.
+// test/durations.json holds each file's seconds from a whole run (TEST_DURATIONS_WRITE=1 npm test rewrites it);
+// a file not in it is taken as slow, so a new file starts early.
+const durationsFile = 'test/durations.json';
+const durations: Record<string, number> = existsSync(durationsFile)
+  ? (JSON.parse(readFileSync(durationsFile, 'utf8')) as Record<string, number>)
+  : {};
+const testFiles = roots
+  .flatMap(files)
+  .map((file, index) => ({ file, index, seconds: durations[file] ?? 60 }))
+  .sort((a, b) => b.seconds - a.seconds || a.index - b.index)
+  .map(({ file }) => file);
 if (testFiles.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);
   process.exit(1);
@@ -84,8 +95,17 @@ if (!databaseUrl && needsDatabase) {
 
 let code = 1;
 let output = '';
+let dropTemplate = async () => {};
 try {
-  const env = databaseUrl ? { ...process.env, TEST_DATABASE_URL: databaseUrl } : process.env;
+  // Each test's database is a copy of one migrated template (test/support/database-template.ts).
+  let templateEnv = {};
+  if (databaseUrl && needsDatabase && !process.env.TEST_DATABASE_TEMPLATE) {
+    const { createTemplateDatabase } = await import('../test/support/database-template.ts');
+    const template = await createTemplateDatabase(databaseUrl);
+    dropTemplate = template.drop;
+    templateEnv = { TEST_DATABASE_TEMPLATE: template.name };
+  }
+  const env = databaseUrl ? { ...process.env, TEST_DATABASE_URL: databaseUrl, ...templateEnv } : process.env;
   // tap's plugin list (package.json) takes effect only after `tap build`; build once per change of it,
   // so that test runs started together do not rebuild tap under each other.
   const marker = join('node_modules', '.gateway-tap-build');
@@ -111,6 +131,7 @@ try {
   }
   ({ code, output } = await run('npx', ['tap', ...testFiles], env, true));
 } finally {
+  await dropTemplate().catch(() => {});
   await stopDatabase();
 }
 
@@ -118,6 +139,22 @@ try {
 const summary = [
   ...output.matchAll(/^# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?(?:, todo: (\d+))?/gm),
 ].at(-1);
+if (process.env.TEST_DURATIONS_WRITE === '1') {
+  const measured = Object.fromEntries(
+    [...output.matchAll(/^(?:not )?ok \d+ - (test\/\S+\.test\.ts) # time=([\d.]+)ms/gm)].map((m) => [
+      m[1]!,
+      Math.round(Number(m[2]) / 100) / 10,
+    ]),
+  );
+  const merged = { ...durations, ...measured };
+  const sorted = Object.fromEntries(
+    Object.keys(merged)
+      .sort()
+      .map((file) => [file, merged[file]]),
+  );
+  writeFileSync(durationsFile, `${JSON.stringify(sorted, null, 2)}\n`);
+}
+
 const passed = Number(summary?.[2] ?? 0);
 const failed = Number(summary?.[3] ?? 0) + (summary ? 0 : 1);
 const skipped = Number(summary?.[4] ?? 0);

@@ -17,12 +17,17 @@ const withDatabase = (url: string, database: string): string => {
   return parsed.toString();
 };
 
-/** A database of its own for one test, dropped at its end: tests never share rows. */
-export async function testDatabase(t: Test): Promise<{ url: string; name: string }> {
+/**
+ * A database of its own for one test, dropped at its end: tests never share rows. It is a copy of the run's
+ * template (migrated, no event; scripts/run-tests.ts names it in TEST_DATABASE_TEMPLATE) unless the test asks
+ * for an empty one (`empty`: tests of the migrations themselves) or the run names no template.
+ */
+export async function testDatabase(t: Test, options: { empty?: boolean } = {}): Promise<{ url: string; name: string }> {
   const name = `t_${randomBytes(6).toString('hex')}`;
+  const template = options.empty ? undefined : process.env.TEST_DATABASE_TEMPLATE;
   const admin = new pg.Client({ connectionString: serverUrl() });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   t.teardown(async () => {
     const client = new pg.Client({ connectionString: serverUrl() });
@@ -33,8 +38,8 @@ export async function testDatabase(t: Test): Promise<{ url: string; name: string
   return { url: withDatabase(serverUrl(), name), name };
 }
 
-export async function testPool(t: Test): Promise<{ pool: DatabasePool; url: string }> {
-  const { url } = await testDatabase(t);
+export async function testPool(t: Test, options: { empty?: boolean } = {}): Promise<{ pool: DatabasePool; url: string }> {
+  const { url } = await testDatabase(t, options);
   const pool = await openPool(url, { maximumPoolSize: 12 });
   t.teardown(() => pool.end());
   return { pool, url };

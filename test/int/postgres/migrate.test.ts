@@ -10,7 +10,7 @@ const migrations = [
 ];
 
 t.test('migrations apply once, in order, also when two processes start together', async (t) => {
-  const { pool, url } = await testPool(t);
+  const { pool, url } = await testPool(t, { empty: true });
   const other = await openPool(url);
   t.teardown(() => other.end());
   const [a, b] = await Promise.all([migrate(pool, migrations), migrate(other, migrations)]);
@@ -28,7 +28,7 @@ t.test('migrations apply once, in order, also when two processes start together'
 });
 
 t.test('a failing migration leaves nothing half-applied', async (t) => {
-  const { pool } = await testPool(t);
+  const { pool } = await testPool(t, { empty: true });
   const broken = [
     { version: 1, name: 'broken', statements: ['create table es.m_half (id int)', 'select no_such_function()'] },
   ];
