@@ -38,7 +38,10 @@ export async function testDatabase(t: Test, options: { empty?: boolean } = {}): 
   return { url: withDatabase(serverUrl(), name), name };
 }
 
-export async function testPool(t: Test, options: { empty?: boolean } = {}): Promise<{ pool: DatabasePool; url: string }> {
+export async function testPool(
+  t: Test,
+  options: { empty?: boolean } = {},
+): Promise<{ pool: DatabasePool; url: string }> {
   const { url } = await testDatabase(t, options);
   const pool = await openPool(url, { maximumPoolSize: 12 });
   t.teardown(() => pool.end());
