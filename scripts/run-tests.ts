@@ -1,6 +1,7 @@
 // The test command (npm test): starts one embedded PostgreSQL for the whole run when a selected test
-// needs it (unless TEST_DATABASE_URL names a server), runs tap over the test files, and ends with the
-// plain line `N passed, N failed` that CI reads (tap's own summary is not recognised there).
+// needs it (unless TEST_DATABASE_URL names a server), runs the test files (tap's test API, each file a plain
+// `node FILE` process, two at a time: scripts/run-test-files.ts), prints a line per file as it ends (the whole
+// TAP output of a file that failed), and ends with the plain line `N passed, N failed` that CI reads.
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -15,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
+import { runTestFiles, type FileOutcome } from './run-test-files.ts';
 
 const roots =
   process.argv.slice(2).length > 0
@@ -33,6 +35,9 @@ const files = (path: string): string[] =>
 // Slowest first, so that the two workers end together rather than one finishing a long file alone at the end.
 // test/durations.json holds each file's seconds from a whole run (TEST_DURATIONS_WRITE=1 npm test rewrites it);
 // a file not in it is taken as slow, so a new file starts early.
+// tap's settings in package.json: the plugins its test API is built with, the number of files run at a time
+// (TEST_JOBS overrides it) and each file's time limit in seconds (TAP_TIMEOUT overrides it).
+const tapConfig = (JSON.parse(readFileSync('package.json', 'utf8')) as { tap?: Record<string, unknown> }).tap ?? {};
 const durationsFile = 'test/durations.json';
 const durations: Record<string, number> = existsSync(durationsFile)
   ? (JSON.parse(readFileSync(durationsFile, 'utf8')) as Record<string, number>)
@@ -93,8 +98,7 @@ if (!databaseUrl && needsDatabase) {
   };
 }
 
-let code = 1;
-let output = '';
+let outcomes: FileOutcome[] = [];
 let dropTemplate = async () => {};
 try {
   // Each test's database is a copy of one migrated template (test/support/database-template.ts).
@@ -109,7 +113,7 @@ try {
   // tap's plugin list (package.json) takes effect only after `tap build`; build once per change of it,
   // so that test runs started together do not rebuild tap under each other.
   const marker = join('node_modules', '.gateway-tap-build');
-  const wanted = JSON.stringify((JSON.parse(readFileSync('package.json', 'utf8')) as { tap?: unknown }).tap ?? null);
+  const wanted = JSON.stringify(tapConfig.plugin ?? null);
   const built =
     existsSync('node_modules/@tapjs/test/test-built/dist/esm/index.js') &&
     existsSync(marker) &&
@@ -129,24 +133,36 @@ try {
     const { code: buildCode } = await run(process.execPath, ['scripts/build-if-needed.mjs', '--sbom'], env, true);
     if (buildCode !== 0) throw new Error('writing the SBOM failed');
   }
-  ({ code, output } = await run('npx', ['tap', ...testFiles], env, true));
+  const started = performance.now();
+  let finished = 0;
+  outcomes = await runTestFiles(testFiles, {
+    jobs: Number(process.env.TEST_JOBS ?? tapConfig.jobs ?? 2),
+    timeoutSeconds: Number(process.env.TAP_TIMEOUT ?? tapConfig.timeout ?? 300),
+    env,
+    resultsDir: join('.tap', 'test-results'),
+    onFinished: (outcome) => {
+      finished += 1;
+      const { pass, fail, skip } = outcome.tally;
+      const counts = `${pass} passed${fail ? `, ${fail} failed` : ''}${skip ? `, ${skip} skipped` : ''}`;
+      console.log(
+        `${outcome.ok ? 'ok' : 'not ok'} ${finished} - ${outcome.file} # time=${outcome.ms.toFixed(0)}ms (${counts})`,
+      );
+      if (!outcome.ok) {
+        if (outcome.exit) console.log(`  # ${outcome.exit}`);
+        console.log(outcome.tap.replace(/^/gm, '    '));
+        if (outcome.stderr.trim()) console.log(`  # stderr:\n${outcome.stderr.replace(/^/gm, '    ')}`);
+      }
+    },
+  });
+  console.log(`# ${testFiles.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 } finally {
   await dropTemplate().catch(() => {});
   await stopDatabase();
 }
 
-// tap's closing line: `# { total: 12, pass: 11, fail: 1, skip: 0 }`
-const summary = [
-  ...output.matchAll(/^# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?(?:, todo: (\d+))?/gm),
-].at(-1);
 if (process.env.TEST_DURATIONS_WRITE === '1') {
-  const measured = Object.fromEntries(
-    [...output.matchAll(/^(?:not )?ok \d+ - (test\/\S+\.test\.ts) # time=([\d.]+)ms/gm)].map((m) => [
-      m[1]!,
-      Math.round(Number(m[2]) / 100) / 10,
-    ]),
-  );
-  const merged = { ...durations, ...measured };
+  const measured = Object.fromEntries(outcomes.map((o) => [o.file, Math.round(o.ms / 100) / 10]));
+  const merged: Record<string, number> = { ...durations, ...measured };
   const sorted = Object.fromEntries(
     Object.keys(merged)
       .sort()
@@ -155,8 +171,10 @@ if (process.env.TEST_DURATIONS_WRITE === '1') {
   writeFileSync(durationsFile, `${JSON.stringify(sorted, null, 2)}\n`);
 }
 
-const passed = Number(summary?.[2] ?? 0);
-const failed = Number(summary?.[3] ?? 0) + (summary ? 0 : 1);
-const skipped = Number(summary?.[4] ?? 0);
+const sum = (key: keyof FileOutcome['tally']) => outcomes.reduce((total, o) => total + o.tally[key], 0);
+const passed = sum('pass');
+const failed = sum('fail') + (outcomes.length === testFiles.length ? 0 : 1);
+const skipped = sum('skip');
+for (const outcome of outcomes.filter((o) => !o.ok)) console.log(`# failed: ${outcome.file}`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exit(code !== 0 || failed > 0 || passed === 0 ? 1 : 0);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);
