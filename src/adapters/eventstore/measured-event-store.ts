@@ -32,7 +32,7 @@ export function measuredEventStore(store: EventStore, metrics: Metrics): EventSt
       }
     },
     readStream: (streamId) => store.readStream(streamId),
-    readAll: (after, limit) => store.readAll(after, limit),
+    readAll: (after, limit, dataOf) => store.readAll(after, limit, dataOf),
     subscribeToAll: (after, handle, onError) => store.subscribeToAll(after, handle, onError),
     watch: (onAppend) => store.watch(onAppend),
     head: () => store.head(),

@@ -60,8 +60,12 @@ export interface EventStore {
   append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Every event of one stream in revision order, and the stream's revision. */
   readStream(streamId: string): Promise<{ events: RecordedEvent[]; revision: StreamRevision }>;
-  /** Events with a position strictly after `after` (0n: from the start), in global order. */
-  readAll(after: Position, limit: number): Promise<RecordedEvent[]>;
+  /**
+   * Events with a position strictly after `after` (0n: from the start), in global order. With `dataOf`, a reader
+   * that applies only some types: events of other types may come with empty data (`{}`), so that large events
+   * it skips (ingests, vetting reports, audit batches) are not decoded for nothing.
+   */
+  readAll(after: Position, limit: number, dataOf?: ReadonlySet<string>): Promise<RecordedEvent[]>;
   /**
    * Calls `handle` for every event after `after`, first those stored, then live ones, in global
    * order with none skipped; a handler's rejection ends the subscription and reaches `onError`.

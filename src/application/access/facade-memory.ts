@@ -18,6 +18,9 @@ export type FacadeMemoryDeps = Readonly<{
 
 const batchSize = 1000;
 
+/** Only these events' data is read: every replica follows every event, most of which neither memory applies. */
+const applied: ReadonlySet<string> = new Set([...HoldingsMemory.eventTypes, ...TokenMemory.eventTypes]);
+
 /**
  * The events are read after every append the store announces (`watch`), and every `pollMs` in case an
  * announcement was lost. An answer waits for the appends announced before it, no later ones (under steady
@@ -126,7 +129,7 @@ export class FacadeMemory {
 
   private async readToHead(): Promise<void> {
     for (;;) {
-      const events = await this.deps.store.readAll(this.position, batchSize);
+      const events = await this.deps.store.readAll(this.position, batchSize, applied);
       for (const event of events) {
         this.holdings.apply(event);
         this.tokens.apply(event);

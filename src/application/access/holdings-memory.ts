@@ -4,7 +4,7 @@
 // columns, so that it answers what capturesOfPairs would read.
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
 import type { Capture } from '../../domain/access/holdings.ts';
-import type { EventOf } from '../../domain/events.ts';
+import type { DomainEventType, EventOf } from '../../domain/events.ts';
 import type { HoldingsSource, IndexedCapture } from '../../projections/snapshots/holdings.queries.ts';
 
 type Held = { -readonly [K in keyof IndexedCapture]: IndexedCapture[K] };
@@ -13,6 +13,17 @@ type Held = { -readonly [K in keyof IndexedCapture]: IndexedCapture[K] };
 const instant = (value: string): string => new Date(value).toISOString();
 
 export class HoldingsMemory {
+  /** The events apply() reads the data of (every other one leaves this memory as it is). */
+  static readonly eventTypes: ReadonlySet<string> = new Set<DomainEventType>([
+    'marketplace-registered',
+    'marketplace-removed',
+    'snapshot-captured',
+    'snapshot-approved',
+    'snapshot-rejected',
+    'snapshot-revoked',
+    'snapshot-purged',
+  ]);
+
   private readonly marketplaces = new Map<number, { name: string; live: boolean }>();
   private readonly captures = new Map<number, Held>();
   /** Marketplace ids by name: a removed name can be registered again. */
@@ -48,6 +59,7 @@ export class HoldingsMemory {
 
   /** One event of the stream, in order: what the marketplaces and snapshots projections do to these columns. */
   apply(event: RecordedEvent): void {
+    if (!HoldingsMemory.eventTypes.has(event.type)) return;
     if (event.position > this.marketplacesAt) this.applyMarketplace(event);
     if (event.position > this.snapshotsAt) this.applySnapshot(event);
   }

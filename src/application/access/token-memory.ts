@@ -3,13 +3,19 @@
 // replica follows. What the events say is applied to every answer, kept or just read: a read racing the
 // tokens projection cannot bring back a revoked token. Expiry is compared with the clock at each use.
 import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
-import type { EventOf } from '../../domain/events.ts';
+import type { DomainEventType, EventOf } from '../../domain/events.ts';
 import type { TokenRecord } from '../../projections/tokens/tokens.queries.ts';
 
 /** Past this many kept tokens, the memory starts afresh (each is read again at its next use). */
 const maxKept = 10_000;
 
 export class TokenMemory {
+  /** The events apply() reads the data of. */
+  static readonly eventTypes: ReadonlySet<string> = new Set<DomainEventType>([
+    'token-revoked',
+    'marketplace-push-scopes-removed',
+  ]);
+
   private readonly kept = new Map<string, TokenRecord>();
   private readonly revoked = new Set<number>();
   private readonly pushScopesRemoved = new Map<number, Set<string>>();
@@ -29,6 +35,7 @@ export class TokenMemory {
 
   /** The events the tokens projection applies that take something from a token. */
   apply(event: RecordedEvent): void {
+    if (!TokenMemory.eventTypes.has(event.type)) return;
     if (event.type === 'token-revoked') {
       this.revoked.add((event as unknown as EventOf<'token-revoked'>).data.tokenId);
     } else if (event.type === 'marketplace-push-scopes-removed') {

@@ -109,6 +109,27 @@ export function eventStoreContract(t: Test, makeStore: (t: Test) => Promise<Even
     t.ok((await store.head()) >= positions[3]!, 'head is at least the newest position');
   });
 
+  t.test('readAll with dataOf: the types named keep their data, the others keep position and type', async (t) => {
+    const store = await makeStore(t);
+    const before = await store.head();
+    const stream = fresh('data-of');
+    await store.append(stream, [ev('kept', { k: 1 }), ev('skipped', { big: 'x'.repeat(10_000) })], 'no-stream');
+    const all = (await store.readAll(before, 10_000)).filter((e) => e.streamId === stream);
+    const some = (await store.readAll(before, 10_000, new Set(['kept']))).filter((e) => e.streamId === stream);
+    t.strictSame(
+      some.map((e) => [e.type, e.position, e.revision]),
+      all.map((e) => [e.type, e.position, e.revision]),
+      'every event is read, in the same order, at the same positions',
+    );
+    t.strictSame(some[0]!.data, { k: 1 }, 'a named type keeps its data');
+    const skipped = some[1]!.data as Record<string, unknown>;
+    t.ok(
+      Object.keys(skipped).length === 0 || skipped.big === 'x'.repeat(10_000),
+      'another type comes with empty data (or, on a store that does not filter, its own)',
+    );
+    if (store.backend === 'postgres') t.strictSame(skipped, {}, 'PostgreSQL leaves it out');
+  });
+
   t.test('a live subscriber sees every event of many concurrent appenders once, in position order', async (t) => {
     const store = await makeStore(t);
     const start = await store.head();

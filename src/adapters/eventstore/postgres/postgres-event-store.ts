@@ -151,9 +151,12 @@ export class PostgresEventStore implements Port.EventStore {
     return { events, revision: last ? last.revision : 'no-stream' };
   }
 
-  async readAll(after: Port.Position, limit: number): Promise<Port.RecordedEvent[]> {
+  async readAll(after: Port.Position, limit: number, dataOf?: ReadonlySet<string>): Promise<Port.RecordedEvent[]> {
+    const data = dataOf
+      ? sql.fragment`case when type = any(${sql.array([...dataOf], 'text')}) then data else '{}'::jsonb end`
+      : sql.fragment`data`;
     const rows = await this.pool.any(sql.type(EventRow)`
-      select position, event_id::text, stream_id, revision, type, data, metadata, recorded_at
+      select position, event_id::text, stream_id, revision, type, ${data} as data, metadata, recorded_at
       from es.events where position > ${after.toString()}::bigint order by position limit ${limit}`);
     return rows.map(toRecorded);
   }
