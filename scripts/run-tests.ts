@@ -1,6 +1,6 @@
 // The test command (npm test): starts one embedded PostgreSQL for the whole run when a selected test
 // needs it (unless TEST_DATABASE_URL names a server), runs the test files (tap's test API, each file a plain
-// `node FILE` process, three at a time: scripts/run-test-files.ts), prints a line per file as it ends (the whole
+// `node FILE` process, two at a time: scripts/run-test-files.ts), prints a line per file as it ends (the whole
 // TAP output of a file that failed), and ends with the plain line `N passed, N failed` that CI reads.
 import { spawn } from 'node:child_process';
 import {
