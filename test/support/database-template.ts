@@ -9,12 +9,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../../src/adapters/config/load.ts';
 import { startGateway } from '../../src/gateway.ts';
-
-const withDatabase = (url: string, database: string): string => {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-};
+import { withDatabase } from './database.ts';
 
 async function admin(serverUrl: string, statement: string): Promise<number> {
   const client = new pg.Client({ connectionString: serverUrl });

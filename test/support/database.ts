@@ -11,7 +11,8 @@ export function serverUrl(): string {
   return url;
 }
 
-const withDatabase = (url: string, database: string): string => {
+/** The server's URL naming another database on it. */
+export const withDatabase = (url: string, database: string): string => {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
