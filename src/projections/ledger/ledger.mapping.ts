@@ -44,6 +44,13 @@ const ledgerTable: LedgerTable<DomainEvent> = {
   ...auditLedger,
 };
 
+/** The event types that may make entries: the others (noLedgerEntry) never do. */
+export const typesWithEntries: ReadonlySet<string> = new Set(
+  Object.entries(ledgerTable)
+    .filter(([, mapping]) => mapping !== noLedgerEntry)
+    .map(([type]) => type),
+);
+
 /** An event's entries beyond their metadata: none, one, or (upload-pack) one per want. */
 function fieldsOf(event: DomainEvent): Fields[] {
   // The table holds, under each type, the mapping of that type's events: the lookup loses only that correlation.

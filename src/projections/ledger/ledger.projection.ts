@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
 import type { Projection } from '../runner/projection.ts';
 import { chainHash, genesisHash } from './ledger.chain.ts';
 import type { LedgerDraft } from './ledger.fields.ts';
-import { ledgerDrafts } from './ledger.mapping.ts';
+import { ledgerDrafts, typesWithEntries } from './ledger.mapping.ts';
 
 // Version 2 (docs/audit.md): hash and prev_hash on every entry, and the signed checkpoints of the head.
 // Version 3: indexes for the ledger browser's principal, event and time filters (decision 420).
@@ -108,6 +108,8 @@ export function ledgerProjectionOf(options: Readonly<{ hashing: boolean }>): Pro
     version: 3,
     tables: ['ledger_entries', 'audit_checkpoints'],
     createSql,
+    // A batch of none of these only moves the checkpoint, with the other idle projections'.
+    eventTypes: new Set([...typesWithEntries, 'audit-checkpoint-signed']),
     async apply(tx, events) {
       const drafts = events.flatMap(ledgerDrafts);
       if (drafts.length > 0) await appendEntries(tx, drafts, options.hashing);

@@ -19,8 +19,9 @@ export async function readCheckpoints(db: CommonQueryMethods): Promise<Map<strin
 }
 
 /**
- * Advances every checkpoint named from the position this runner read to `to`, in one statement, and
- * tells waiters (wait-for.ts) with one notification per projection; false if another writer moved any.
+ * Advances every checkpoint named from the position this runner read to `to`, in one statement that also
+ * tells waiters (wait-for.ts) with one notification per projection; false if another writer moved any (the
+ * caller's transaction then rolls back, and its notifications with it).
  */
 export async function advanceCheckpoints(
   db: CommonQueryMethods,
@@ -35,12 +36,14 @@ export async function advanceCheckpoints(
     moves.map((m) => m.from.toString()),
     'int8',
   );
-  const result = await db.query(sql.unsafe`
-    update projection_checkpoints c set position = ${to.toString()}::bigint
-    from unnest(${names}, ${froms}) as m(name, from_position)
-    where c.name = m.name and c.position = m.from_position`);
-  if (result.rowCount !== moves.length) return false;
-  await db.query(sql.unsafe`
-    select pg_notify(${checkpointChannel}, m.name || ':' || ${to.toString()}) from unnest(${names}) as m(name)`);
-  return true;
+  // The notifications go out at commit, so a caller that finds a checkpoint moved under it (and rolls back)
+  // tells nobody.
+  const result = await db.one(sql.type(z.object({ moved: z.number() }))`
+    with moved as (
+      update projection_checkpoints c set position = ${to.toString()}::bigint
+      from unnest(${names}, ${froms}) as m(name, from_position)
+      where c.name = m.name and c.position = m.from_position
+      returning c.name)
+    select count(*)::int as moved from (select pg_notify(${checkpointChannel}, name || ':' || ${to.toString()}) from moved) n`);
+  return result.moved === moves.length;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EventStore, Position } from '../../adapters/eventstore/port.ts';
+import type { EventStore, Position, RecordedEvent } from '../../adapters/eventstore/port.ts';
 import {
   sql,
   trustedSql,
@@ -32,6 +32,8 @@ export class ProjectionRunner {
   private running: Promise<void> | null = null;
   private stopping = false;
   private wake: () => void = () => {};
+  /** Checkpoint positions as this runner last read or moved them; null until read, and after any failure. */
+  private positions: Map<string, Position> | null = null;
 
   private readonly pool: DatabasePool;
   private readonly store: EventStore;
@@ -64,6 +66,7 @@ export class ProjectionRunner {
   }
 
   private async reset(projection: Projection): Promise<void> {
+    this.positions = null;
     await this.pool.transaction(async (tx) => {
       for (const table of projection.tables) await tx.query(dropTable(table));
       for (const statement of projection.createSql) await tx.query(trustedSql(statement));
@@ -73,45 +76,79 @@ export class ProjectionRunner {
     });
   }
 
-  /** Applies every stored event to every projection behind it; returns the position reached. */
+  /**
+   * Applies every stored event to every projection behind it; returns the position reached. It ends at the
+   * first batch shorter than the batch size: an append that lands after it wakes the runner again.
+   */
   async catchUp(onProgress?: (progress: Progress) => void): Promise<Position> {
-    const head = await this.store.head();
-    let reached = 0n;
-    for (;;) {
-      const checkpoints = await readCheckpoints(this.pool);
-      const behind = this.projections.map((projection) => ({
-        projection,
-        position: checkpoints.get(projection.name)?.position ?? 0n,
-      }));
-      // Read from the projection furthest behind. (Not capped at the head read above: projections may
-      // already be past it when appends land during the catch-up.)
-      const from = behind.reduce((min, b) => (b.position < min ? b.position : min), behind[0]?.position ?? head);
-      const batch = await this.store.readAll(from, this.options.batchSize);
-      const last = batch.at(-1);
-      if (!last) return from;
-      // A projection acting on the batch applies it in a transaction of its own, in registry order, so a
-      // reactor that reads through the pool (the catalog) sees what the projections before it committed.
-      // The others only move their checkpoints, all in one statement: a fetch's ledger entry used to cost
-      // each of a dozen projections a transaction, a checkpoint update and a notification.
-      const idle: Array<{ name: string; from: bigint }> = [];
-      for (const { projection, position } of behind) {
-        if (position >= last.position) continue;
-        const events = position <= from ? batch : batch.filter((event) => event.position > position);
-        const types = projection.eventTypes ?? typesHandledBy(projection.apply);
-        if (types && !events.some((event) => types.has(event.type))) {
-          idle.push({ name: projection.name, from: position });
-          continue;
-        }
-        await this.pool.transaction(async (tx) => {
-          await projection.apply(tx, events);
-          await this.advance(tx, [{ name: projection.name, from: position }], last.position);
-        });
+    if (this.projections.length === 0) return this.store.head();
+    const head = onProgress ? await this.store.head() : 0n;
+    try {
+      for (;;) {
+        const positions = await this.knownPositions();
+        const behind = this.projections.map((projection) => ({
+          projection,
+          position: positions.get(projection.name) ?? 0n,
+        }));
+        // Read from the projection furthest behind. (Not capped at the head read above: projections may
+        // already be past it when appends land during the catch-up.)
+        const from = behind.reduce((min, b) => (b.position < min ? b.position : min), behind[0]!.position);
+        const batch = await this.store.readAll(from, this.options.batchSize);
+        const last = batch.at(-1);
+        if (!last) return from;
+        await this.applyBatch(behind, from, batch, last.position, positions);
+        onProgress?.({ position: last.position, head: head > last.position ? head : last.position });
+        if (this.stopping || batch.length < this.options.batchSize) return last.position;
       }
-      if (idle.length > 0) await this.pool.transaction((tx) => this.advance(tx, idle, last.position));
-      reached = last.position;
-      onProgress?.({ position: reached, head: head > reached ? head : reached });
-      if (this.stopping) return reached;
+    } catch (error) {
+      // Whatever failed, the next attempt reads the checkpoints again.
+      this.positions = null;
+      throw error;
     }
+  }
+
+  /**
+   * A projection acting on the batch applies it in a transaction of its own, in registry order, so a reactor
+   * that reads through the pool (the catalog) sees what the projections before it committed. The others only
+   * move their checkpoints, in the last of those transactions (or one of their own when none acts): a fetch's
+   * ledger entry used to cost each of a dozen projections a transaction, a checkpoint update and a notification.
+   */
+  private async applyBatch(
+    behind: ReadonlyArray<{ projection: Projection; position: Position }>,
+    from: Position,
+    batch: readonly RecordedEvent[],
+    to: Position,
+    positions: Map<string, Position>,
+  ): Promise<void> {
+    const acting: Array<{ projection: Projection; position: Position; events: readonly RecordedEvent[] }> = [];
+    const idle: Array<{ name: string; from: Position }> = [];
+    for (const { projection, position } of behind) {
+      if (position >= to) continue;
+      const events = position <= from ? batch : batch.filter((event) => event.position > position);
+      const types = projection.eventTypes ?? typesHandledBy(projection.apply);
+      if (types && !events.some((event) => types.has(event.type))) idle.push({ name: projection.name, from: position });
+      else acting.push({ projection, position, events });
+    }
+    for (const [index, { projection, position, events }] of acting.entries()) {
+      const moves = [{ name: projection.name, from: position }, ...(index === acting.length - 1 ? idle : [])];
+      await this.pool.transaction(async (tx) => {
+        await projection.apply(tx, events);
+        await this.advance(tx, moves, to);
+      });
+      for (const move of moves) positions.set(move.name, to);
+    }
+    if (acting.length > 0 || idle.length === 0) return;
+    await this.pool.transaction((tx) => this.advance(tx, idle, to));
+    for (const move of idle) positions.set(move.name, to);
+  }
+
+  /** The checkpoints as this runner last read or moved them (only it moves them while it runs). */
+  private async knownPositions(): Promise<Map<string, Position>> {
+    if (this.positions === null) {
+      const checkpoints = await readCheckpoints(this.pool);
+      this.positions = new Map([...checkpoints].map(([name, checkpoint]) => [name, checkpoint.position]));
+    }
+    return this.positions;
   }
 
   private async advance(

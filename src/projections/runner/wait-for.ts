@@ -24,6 +24,8 @@ type Waiter = { position: Position; names: readonly string[]; resolve: () => voi
  */
 export class ProjectionWaiter {
   private readonly known = new Map<string, Position>();
+  /** Whether `known` was read from the table at least once. */
+  private loaded = false;
   private readonly waiters = new Set<Waiter>();
   private poller: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
@@ -65,8 +67,11 @@ export class ProjectionWaiter {
     timeoutMs = this.options.timeoutMs,
   ): Promise<void> {
     if (this.reached(position, names)) return;
-    await this.refresh();
-    if (this.reached(position, names)) return;
+    // Notifications keep `known` current once it was read; a lost one is what the poll below is for.
+    if (!this.loaded) {
+      await this.refresh();
+      if (this.reached(position, names)) return;
+    }
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         position,
@@ -109,6 +114,7 @@ export class ProjectionWaiter {
     const checkpoints = await readCheckpoints(this.pool);
     this.known.clear();
     for (const [name, checkpoint] of checkpoints) this.known.set(name, checkpoint.position);
+    this.loaded = true;
   }
 
   private settle(): void {
