@@ -26,8 +26,7 @@ import { IngestRegistry } from './application/marketplaces/ingest-registry.ts';
 import { FacadeMemory } from './application/access/facade-memory.ts';
 import { scheduledIngestionDuty } from './application/marketplaces/scheduled-ingest.duty.ts';
 import { vettingDuties } from './application/vetting/sweeps.duty.ts';
-import { webhookDispatchDuty } from './application/outbound/webhook-dispatch.duty.ts';
-import { auditPushDuty } from './application/outbound/audit-sink-push.duty.ts';
+import { deliveryDuties } from './application/outbound/delivery-duties.ts';
 import { auditSigningKey, checkpointDuties } from './application/audit/checkpoint.duty.ts';
 import { retentionDuties } from './application/retention/retention.duty.ts';
 import { mirrorDuty, mirrorSettings } from './application/mirror/mirror.duty.ts';
@@ -370,11 +369,10 @@ function leaderDuties(config: GatewayConfig, core: Core, deps: HttpDeps): Leader
   );
 }
 
-/** The webhook dispatcher and the audit push, each waking the other: a batch offered goes out at once, and a batch delivered makes room for the next. */
+/** The webhook dispatcher and the audit push (deliveryDuties), and the checkpoint duties. */
 function outboundDuties(deps: HttpDeps, config: GatewayConfig): LeaderDuty[] {
-  const dispatch = webhookDispatchDuty(deps, config.webhooks, httpTransport(deps.outbound), () => push.wake());
-  const push = auditPushDuty(deps, config.auditExport, () => dispatch.wake());
-  return [dispatch, push, ...checkpointDuties(deps, config.auditExport.checkpointIntervalMs)];
+  const delivering = deliveryDuties(deps, config.webhooks, config.auditExport, httpTransport(deps.outbound));
+  return [...delivering, ...checkpointDuties(deps, config.auditExport.checkpointIntervalMs)];
 }
 
 /** Stop accepting, let in-flight requests finish (bounded), then stop the rest in reverse order. */

@@ -1,10 +1,11 @@
 import { fact } from '../../domain/events.ts';
 import { streams } from '../../domain/kernel/streams.ts';
 import { latestCheckpoint } from '../../projections/ledger/checkpoints.queries.ts';
-import { ledgerAfter, ledgerSpanAfter, type LedgerEntry } from '../../projections/ledger/ledger.queries.ts';
+import { exportedEntriesAfter, ledgerSpanAfter, type LedgerEntry } from '../../projections/ledger/ledger.queries.ts';
 import type { DueBatch } from '../../projections/webhooks/deliveries.queries.ts';
 import { offerableSinks, type OfferableSink } from '../../projections/webhooks/sinks.queries.ts';
 import type { WakeableDuty } from '../kernel/periodic-duty.ts';
+import type { BatchBodies } from './batch-bodies.ts';
 import type { Ports } from '../kernel/ports.ts';
 import { outboundDuty, recordOutbound } from './signed-endpoint.ts';
 
@@ -46,12 +47,13 @@ export const exportEntry = (e: LedgerEntry) => ({
  * entries[], checkpoint}}`. The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
  */
 export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
-  const entries = await ledgerAfter(deps.pool, batch.from, batch.to - batch.from);
+  const entries = await exportedEntriesAfter(deps.pool, batch.from, batch.to - batch.from);
   // The latest signed head when the batch was offered goes with it, so a sink can check the chain
   // it receives, and every attempt still sends the same bytes.
   const checkpoint = await latestCheckpoint(deps.pool, batch.at);
-  const data = { sink: batch.sink, from: batch.from, to: batch.to, entries: entries.map(exportEntry), checkpoint };
-  return JSON.stringify({ type: 'audit.batch', timestamp: batch.at, data });
+  const head = JSON.stringify({ sink: batch.sink, from: batch.from, to: batch.to });
+  const data = `${head.slice(0, -1)},"entries":${entries},"checkpoint":${JSON.stringify(checkpoint)}}`;
+  return `{"type":"audit.batch","timestamp":${JSON.stringify(batch.at)},"data":${data}}`;
 }
 
 /**
@@ -63,6 +65,7 @@ async function offerTo(
   settings: AuditPushSettings,
   sink: OfferableSink,
   from: number,
+  bodies: BatchBodies | null,
 ): Promise<{ position: bigint; to: number } | null> {
   const now = deps.clock.now();
   // The push withholds entries younger than the commit-settling lag, like the pull export.
@@ -78,7 +81,9 @@ async function offerTo(
     count: span.count,
     at,
   });
-  return { position: await recordOutbound(deps, 'audit-push', streams.sinkBatches(sink.id), offered, at), to: span.to };
+  const position = await recordOutbound(deps, 'audit-push', streams.sinkBatches(sink.id), offered, at);
+  bodies?.prepare({ sink: sink.name, from, to: span.to, at });
+  return { position, to: span.to };
 }
 
 /**
@@ -88,13 +93,17 @@ async function offerTo(
  * order, moving the cursor over each once it is delivered. The pass ends when the reactor has applied its
  * offers. Returns the batches offered.
  */
-export async function auditPushPass(deps: AuditPushPorts, settings: AuditPushSettings): Promise<number> {
+export async function auditPushPass(
+  deps: AuditPushPorts,
+  settings: AuditPushSettings,
+  bodies: BatchBodies | null = null,
+): Promise<number> {
   let last = 0n;
   let offered = 0;
   for (const sink of await offerableSinks(deps.pool)) {
     let from = sink.offeredTo;
     for (let room = sink.room; room > 0; room -= 1) {
-      const batch = await offerTo(deps, settings, sink, from);
+      const batch = await offerTo(deps, settings, sink, from, bodies);
       if (batch === null) break;
       offered += 1;
       last = batch.position;
@@ -108,11 +117,13 @@ export async function auditPushPass(deps: AuditPushPorts, settings: AuditPushSet
 /**
  * The leader's audit push: a pass every poll-interval, never two at once; nothing when push is disabled.
  * `onOffered` is told when a pass offered batches (the dispatcher sends them at once); `wake` runs a pass now.
+ * Each batch offered has its body prepared in `bodies`, which the dispatcher takes it from.
  */
 export function auditPushDuty(
   deps: AuditPushPorts,
   settings: AuditPushSettings,
   onOffered: () => void = () => {},
+  bodies: BatchBodies | null = null,
 ): WakeableDuty {
-  return outboundDuty(deps, auditPush, settings, () => auditPushPass(deps, settings), onOffered);
+  return outboundDuty(deps, auditPush, settings, () => auditPushPass(deps, settings, bodies), onOffered);
 }

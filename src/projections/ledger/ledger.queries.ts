@@ -57,6 +57,20 @@ export async function ledgerAfter(
 }
 
 /**
+ * The JSON array text of the export form of the entries after `after` (up to `limit`, in ledger order), built by
+ * PostgreSQL: the bytes `JSON.stringify(entries.map(exportEntry))` gives, without a row per entry crossing to
+ * node (an audit batch sends it as it is).
+ */
+export async function exportedEntriesAfter(db: CommonQueryMethods, after: number, limit: number): Promise<string> {
+  const row = await db.one(sql.type(z.object({ entries: z.string() }))`
+    select '[' || coalesce(string_agg(row_to_json(e)::text, ',' order by e.id), '') || ']' as entries from (
+      select id, to_char(ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ts, source, principal,
+        actor_type, marketplace, marketplace_id, event, ref, sha, detail, token_id, hash, prev_hash
+      from ledger_entries where id > ${after} order by id limit ${limit}) e`);
+  return row.entries;
+}
+
+/**
  * The span of up to `limit` entries after `after`, none younger than `notAfter`: the last id and how many
  * (null when there is none): for an offer, which needs the bounds, not the entries.
  */

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { sql, type DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
 import type { DomainEvent, EventOf } from '../../domain/events.ts';
 
@@ -34,7 +33,7 @@ export const sinksTableSql = `
   )`;
 
 /** How many batches a sink may have offered and not yet ended: one on its way, one ready behind it. */
-export const maxOffered = 2;
+export const maxOffered = 3;
 
 async function failPending(tx: DatabaseTransactionConnection, sinkId: number, reason: string, at: string) {
   await tx.query(sql.unsafe`
@@ -45,22 +44,21 @@ async function failPending(tx: DatabaseTransactionConnection, sinkId: number, re
 const pendingOf = (sinkId: number) => sql.fragment`
   (select count(*) from webhook_deliveries where sink_id = ${sinkId} and state = 'pending')::int`;
 
-const OfferedRow = z.object({ offered_to: z.bigint(), pending: z.number() });
-
 /**
  * A batch offered to an enabled sink where its offered span ends, with fewer than `maxOffered` pending, becomes
- * its pending delivery behind the others; any other offer is stale and dropped.
+ * its pending delivery behind the others; any other offer is stale and dropped. One statement: the sink's row is
+ * locked, the delivery inserted only when the offer holds, and the span moved to the inserted batch.
  */
 async function offer(tx: DatabaseTransactionConnection, d: EventOf<'audit-batch-offered'>['data']): Promise<void> {
-  const sink = await tx.maybeOne(sql.type(OfferedRow)`
-    select coalesce(in_flight_to, cursor) as offered_to, ${pendingOf(d.sinkId)} as pending
-    from audit_sinks where id = ${d.sinkId} and enabled for update`);
-  if (!sink || Number(sink.offered_to) !== d.from || sink.pending >= maxOffered) return;
-  const id = await tx.oneFirst(sql.type(z.object({ id: z.bigint() }))`
-    insert into webhook_deliveries (sink_id, event, batch_from, batch_to, state, next_attempt_at, created_at, updated_at)
-    values (${d.sinkId}, 'audit.batch', ${d.from}, ${d.to}, 'pending', ${d.at}, ${d.at}, ${d.at})
-    returning id`);
-  await tx.query(sql.unsafe`update audit_sinks set in_flight = ${id}, in_flight_to = ${d.to} where id = ${d.sinkId}`);
+  await tx.query(sql.unsafe`
+    with sink as (
+      select coalesce(in_flight_to, cursor) as offered_to from audit_sinks where id = ${d.sinkId} and enabled for update),
+    offered as (
+      insert into webhook_deliveries (sink_id, event, batch_from, batch_to, state, next_attempt_at, created_at, updated_at)
+      select ${d.sinkId}, 'audit.batch', ${d.from}, ${d.to}, 'pending', ${d.at}, ${d.at}, ${d.at} from sink
+      where sink.offered_to = ${d.from} and ${pendingOf(d.sinkId)} < ${maxOffered}
+      returning id)
+    update audit_sinks set in_flight = offered.id, in_flight_to = ${d.to} from offered where audit_sinks.id = ${d.sinkId}`);
 }
 
 /** A sink's batch (from, to] that has ended at `at`, delivered or failed for good. */
@@ -74,10 +72,13 @@ export type EndedBatch = Readonly<{ sinkId: number; from: number; to: number; de
 export async function endBatch(tx: DatabaseTransactionConnection, batch: EndedBatch): Promise<void> {
   if (batch.delivered) {
     await tx.query(sql.unsafe`
-      update audit_sinks set cursor = ${batch.to} where id = ${batch.sinkId} and cursor = ${batch.from}`);
-  } else {
-    await failPending(tx, batch.sinkId, 'earlier-batch-failed', batch.at);
+      update audit_sinks set cursor = case when cursor = ${batch.from} then ${batch.to} else cursor end,
+        in_flight = case when ${pendingOf(batch.sinkId)} = 0 then null else in_flight end,
+        in_flight_to = case when ${pendingOf(batch.sinkId)} = 0 then null else in_flight_to end
+      where id = ${batch.sinkId}`);
+    return;
   }
+  await failPending(tx, batch.sinkId, 'earlier-batch-failed', batch.at);
   await tx.query(sql.unsafe`
     update audit_sinks set in_flight = null, in_flight_to = null
     where id = ${batch.sinkId} and ${pendingOf(batch.sinkId)} = 0`);

@@ -168,6 +168,20 @@ t.test('a sink receives every ledger entry in order across batches; a 500 is ret
       .map((line) => JSON.parse(line) as ExportEntry),
     'the export form',
   );
+  // Byte for byte: a batch's entries are the export's lines of its span, joined.
+  const lines = new Map(
+    exported
+      .trim()
+      .split('\n')
+      .map((line) => [(JSON.parse(line) as ExportEntry).id, line] as const),
+  );
+  t.ok(
+    hook.received.every((m, i) => {
+      const ids = all[i]!.data.entries.map((e) => e.id);
+      return m.body.includes(`"entries":[${ids.map((id) => lines.get(id)).join(',')}]`);
+    }),
+    "each batch body holds the export's bytes of its entries",
+  );
 
   // Listed with the webhook deliveries, sinkId set.
   const deliveries = (await root.get(`/api/v1/webhooks/deliveries?sink=${created.id}`)).body.deliveries as unknown[];
