@@ -1,8 +1,6 @@
 import { fact } from '../../domain/events.ts';
 import { streams } from '../../domain/kernel/streams.ts';
-import { latestCheckpoint } from '../../projections/ledger/checkpoints.queries.ts';
-import { exportedEntriesAfter, ledgerSpanAfter, type LedgerEntry } from '../../projections/ledger/ledger.queries.ts';
-import type { DueBatch } from '../../projections/webhooks/deliveries.queries.ts';
+import { ledgerSpanAfter, type LedgerEntry } from '../../projections/ledger/ledger.queries.ts';
 import { offerableSinks, type OfferableSink } from '../../projections/webhooks/sinks.queries.ts';
 import type { WakeableDuty } from '../kernel/periodic-duty.ts';
 import type { BatchBodies } from './batch-bodies.ts';
@@ -41,20 +39,6 @@ export const exportEntry = (e: LedgerEntry) => ({
   hash: e.hash,
   prev_hash: e.prevHash,
 });
-
-/**
- * The body of an audit batch, built when it is sent: `{type: 'audit.batch', timestamp, data: {sink, from, to,
- * entries[], checkpoint}}`. The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
- */
-export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
-  const entries = await exportedEntriesAfter(deps.pool, batch.from, batch.to - batch.from);
-  // The latest signed head when the batch was offered goes with it, so a sink can check the chain
-  // it receives, and every attempt still sends the same bytes.
-  const checkpoint = await latestCheckpoint(deps.pool, batch.at);
-  const head = JSON.stringify({ sink: batch.sink, from: batch.from, to: batch.to });
-  const data = `${head.slice(0, -1)},"entries":${entries},"checkpoint":${JSON.stringify(checkpoint)}}`;
-  return `{"type":"audit.batch","timestamp":${JSON.stringify(batch.at)},"data":${data}}`;
-}
 
 /**
  * Offers a sink its next batch, after `from` (where its offered span ends), recorded as audit-batch-offered;

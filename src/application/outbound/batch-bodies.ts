@@ -1,6 +1,21 @@
+import { latestCheckpoint } from '../../projections/ledger/checkpoints.queries.ts';
+import { exportedEntriesAfter } from '../../projections/ledger/ledger.queries.ts';
 import type { DueBatch } from '../../projections/webhooks/deliveries.queries.ts';
 import type { Ports } from '../kernel/ports.ts';
-import { auditBatchBody } from './audit-sink-push.duty.ts';
+
+/**
+ * The body of an audit batch: `{type: 'audit.batch', timestamp, data: {sink, from, to, entries[], checkpoint}}`.
+ * The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
+ */
+export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
+  const entries = await exportedEntriesAfter(deps.pool, batch.from, batch.to - batch.from);
+  // The latest signed head when the batch was offered goes with it, so a sink can check the chain
+  // it receives, and every attempt still sends the same bytes.
+  const checkpoint = await latestCheckpoint(deps.pool, batch.at);
+  const head = JSON.stringify({ sink: batch.sink, from: batch.from, to: batch.to });
+  const data = `${head.slice(0, -1)},"entries":${entries},"checkpoint":${JSON.stringify(checkpoint)}}`;
+  return `{"type":"audit.batch","timestamp":${JSON.stringify(batch.at)},"data":${data}}`;
+}
 
 /**
  * Audit batch bodies built ahead: the push prepares a batch's body as it offers it, while the batch before it
