@@ -124,6 +124,8 @@ export function gitHttpBackend(
       ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
     },
   });
+  // git http-backend may exit before it has read the whole request (a refused or short one): the rest is dropped.
+  cgi.stdin.on('error', () => {});
   req.pipe(cgi.stdin);
   let head = Buffer.alloc(0);
   let headersDone = false;

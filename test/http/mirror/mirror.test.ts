@@ -13,6 +13,7 @@ import {
   ledger,
   machine,
   session,
+  settle,
   tokenRow,
   type Client,
 } from '../../support/assert.ts';
@@ -290,6 +291,8 @@ t.test('a damaged published repository: refused, nothing pushed or deleted, reco
   );
   const before = await forge.refs('beta');
   t.equal(before.get('refs/heads/main'), beta.sha);
+  // Every catalog build the approvals scheduled has run: a later one would read the damaged repository.
+  await settle(gw);
 
   rmSync(join(gw.core.gitStore.publishedPath(beta.marketplaceId), 'objects'), { recursive: true, force: true });
   const hitsBefore = forge.hits();
