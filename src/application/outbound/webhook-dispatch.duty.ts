@@ -44,7 +44,10 @@ type Dispatching = Readonly<{
   sends: Set<Promise<void>>;
 }>;
 
-/** What a send tells its duty: `wake` runs another pass; `sinkBatchDelivered` once a delivered batch is applied. */
+/**
+ * What a send tells its duty: `wake` runs another pass; `sinkBatchDelivered` when an audit batch was answered as
+ * delivered, and again once its attempt is applied (the push offers what the sink has room for each time).
+ */
 type Settled = Readonly<{ wake: () => void; sinkBatchDelivered: () => void }>;
 
 /** What every send of one dispatcher shares. */
@@ -84,7 +87,7 @@ async function dispatchPass(deps: DispatchPorts, context: SendContext): Promise<
  * runs for what waits behind it. A delivered audit batch frees its sink as soon as it is answered instead, so
  * the batch ready behind it is sent while this attempt is recorded and applied; the attempts of one receiver
  * are recorded in the order they were sent (`recording`), so the reactor applies them in that order. The push
- * is told once this one is applied, and offers the batch after the one ready.
+ * is told at once and again once this one is applied, and offers what the sink has room for.
  */
 async function send(deps: DispatchPorts, context: SendContext, delivery: DueDelivery): Promise<void> {
   const { state, settled } = context;
@@ -97,6 +100,7 @@ async function send(deps: DispatchPorts, context: SendContext, delivery: DueDeli
       state.inFlight.delete(delivery.endpoint);
       held = false;
       settled.wake();
+      settled.sinkBatchDelivered();
     }
     const position = await inOrder(state, delivery.endpoint, () => record(deps, context.settings, delivery, result));
     await deps.waiter.waitFor(position, deliveriesReactor);
@@ -163,8 +167,8 @@ async function record(
 /**
  * The leader's dispatcher: a pass every poll-interval, and another whenever a receiver is free again;
  * nothing when dispatch is disabled. `wake` runs a pass now (the audit push calls it when it offers a batch);
- * `onSinkBatchDelivered` is told when an audit batch was delivered, so the push offers the one after the batch
- * ready behind it without waiting for its own interval. An audit batch's body is taken from `bodies`, where
+ * `onSinkBatchDelivered` is told when an audit batch was delivered (and again once that is applied), so the push
+ * offers the batches after those ready without waiting for its own interval. An audit batch's body is taken from `bodies`, where
  * the push prepared it. Stopping waits for the deliveries on their way.
  */
 export function webhookDispatchDuty(

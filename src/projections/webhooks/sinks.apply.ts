@@ -32,8 +32,8 @@ export const sinksTableSql = `
     created_at timestamptz not null
   )`;
 
-/** How many batches a sink may have offered and not yet ended: one on its way, one ready behind it. */
-export const maxOffered = 3;
+/** How many batches a sink may have offered and not yet ended: one on its way, the others ready behind it. */
+export const maxOffered = 4;
 
 async function failPending(tx: DatabaseTransactionConnection, sinkId: number, reason: string, at: string) {
   await tx.query(sql.unsafe`
