@@ -168,8 +168,8 @@ async function record(
  * The leader's dispatcher: a pass every poll-interval, and another whenever a receiver is free again;
  * nothing when dispatch is disabled. `wake` runs a pass now (the audit push calls it when it offers a batch);
  * `onSinkBatchDelivered` is told when an audit batch was delivered (and again once that is applied), so the push
- * offers the batches after those ready without waiting for its own interval. An audit batch's body is taken from `bodies`, where
- * the push prepared it. Stopping waits for the deliveries on their way.
+ * offers the batches after those ready without waiting for its own interval. An audit batch's body is taken from
+ * `bodies`, where the push prepared it. Stopping waits for the deliveries on their way.
  */
 export function webhookDispatchDuty(
   deps: DispatchPorts,

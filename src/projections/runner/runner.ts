@@ -166,6 +166,8 @@ export class ProjectionRunner {
   start(): void {
     if (this.running) return;
     this.stopping = false;
+    // Another leader may have moved the checkpoints while this one was not running.
+    this.positions = null;
     this.running = (async () => {
       const unwatch = await this.store.watch(() => this.wake()).catch(() => () => {});
       let backoff = 500;
