@@ -54,6 +54,8 @@ export class ProjectionRunner {
    */
   async prepare(): Promise<string[]> {
     await this.pool.query(trustedSql(createCheckpointsSql));
+    // A leader starting again: another may have moved the checkpoints since this runner last did.
+    this.positions = null;
     const checkpoints = await readCheckpoints(this.pool);
     const reset: string[] = [];
     for (const projection of this.projections) {
