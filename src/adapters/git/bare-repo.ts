@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { git } from './git-process.ts';
 import { ensureStamp } from './served-view.ts';
 
@@ -12,10 +13,20 @@ import { ensureStamp } from './served-view.ts';
  */
 export async function initBare(path: string): Promise<string> {
   if (existsSync(join(path, 'HEAD'))) return path;
-  mkdirSync(path, { recursive: true });
-  await git(['init', '--bare', '--quiet', '--initial-branch=main', path]);
-  await git(['-C', path, 'config', 'core.logAllRefUpdates', 'false']);
-  await git(['-C', path, 'config', 'gc.auto', '0']);
+  // Made beside it and renamed into place: a reader (a fetch, the mirror) never finds a repository half made.
+  mkdirSync(dirname(path), { recursive: true });
+  const making = `${path}.init-${randomBytes(6).toString('hex')}`;
+  try {
+    await git(['init', '--bare', '--quiet', '--initial-branch=main', making]);
+    await git(['-C', making, 'config', 'core.logAllRefUpdates', 'false']);
+    await git(['-C', making, 'config', 'gc.auto', '0']);
+    renameSync(making, path);
+  } catch (error) {
+    // Another caller made it first (the rename finds it there): theirs is used.
+    if (!existsSync(join(path, 'HEAD'))) throw error;
+  } finally {
+    rmSync(making, { recursive: true, force: true });
+  }
   return path;
 }
 
