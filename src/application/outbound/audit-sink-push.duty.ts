@@ -66,7 +66,7 @@ async function offerTo(
     at,
   });
   const position = await recordOutbound(deps, 'audit-push', streams.sinkBatches(sink.id), offered, at);
-  bodies?.prepare({ sink: sink.name, from, to: span.to, at });
+  bodies?.prepare({ sink: sink.name, from, to: span.to, at, position });
   return { position, to: span.to };
 }
 

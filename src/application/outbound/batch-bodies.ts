@@ -7,11 +7,14 @@ import type { Ports } from '../kernel/ports.ts';
  * The body of an audit batch: `{type: 'audit.batch', timestamp, data: {sink, from, to, entries[], checkpoint}}`.
  * The entries are settled ledger entries, which never change, so every attempt sends the same bytes.
  */
-export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch): Promise<string> {
+export async function auditBatchBody(deps: Pick<Ports, 'pool' | 'waiter'>, batch: DueBatch): Promise<string> {
+  // The latest signed head when the batch was offered goes with it, so a sink can check the chain it receives:
+  // the newest checkpoint signed by the offer's time and recorded before the offer. A checkpoint is signed, then
+  // recorded, so one signed just before the offer may be recorded after it; bounding by the offer's position as
+  // well, once the ledger has applied it, keeps every build of the body, and so every attempt, the same bytes.
+  await deps.waiter.waitFor(batch.position, ['ledger']);
   const entries = await exportedEntriesAfter(deps.pool, batch.from, batch.to - batch.from);
-  // The latest signed head when the batch was offered goes with it, so a sink can check the chain
-  // it receives, and every attempt still sends the same bytes.
-  const checkpoint = await latestCheckpoint(deps.pool, batch.at);
+  const checkpoint = await latestCheckpoint(deps.pool, { notAfter: batch.at, before: batch.position });
   const head = JSON.stringify({ sink: batch.sink, from: batch.from, to: batch.to });
   const data = `${head.slice(0, -1)},"entries":${entries},"checkpoint":${JSON.stringify(checkpoint)}}`;
   return `{"type":"audit.batch","timestamp":${JSON.stringify(batch.at)},"data":${data}}`;
@@ -20,17 +23,17 @@ export async function auditBatchBody(deps: Pick<Ports, 'pool'>, batch: DueBatch)
 /**
  * Audit batch bodies built ahead: the push prepares a batch's body as it offers it, while the batch before it
  * is on its way, and the dispatcher takes it when it sends the batch (or builds it then, when it was not
- * prepared or was dropped). A body depends only on its batch (settled entries and the checkpoint signed by the
- * time it was offered), so a prepared body is the bytes the dispatcher would build. At most `limit` are held.
+ * prepared or was dropped). A body depends only on its batch (settled entries and the checkpoint recorded before
+ * it was offered), so a prepared body is the bytes the dispatcher would build. At most `limit` are held.
  */
 export type BatchBodies = Readonly<{
   prepare: (batch: DueBatch) => void;
   take: (batch: DueBatch) => Promise<string>;
 }>;
 
-const keyOf = (batch: DueBatch) => `${batch.sink}\n${batch.from}\n${batch.to}\n${Date.parse(batch.at)}`;
+const keyOf = (batch: DueBatch) => `${batch.sink}\n${batch.from}\n${batch.to}\n${batch.position}`;
 
-export function batchBodies(deps: Pick<Ports, 'pool'>, limit = 4): BatchBodies {
+export function batchBodies(deps: Pick<Ports, 'pool' | 'waiter'>, limit = 4): BatchBodies {
   const ready = new Map<string, Promise<string>>();
   return {
     prepare(batch) {

@@ -34,13 +34,24 @@ export async function checkpointsPage(
   return rows.map(toCheckpoint);
 }
 
-/** The newest checkpoint, or the newest signed at or before `notAfter`; null when there is none. */
-export async function latestCheckpoint(db: CommonQueryMethods, notAfter?: string): Promise<LedgerCheckpoint | null> {
+/**
+ * The newest checkpoint, or, with `bound`, the newest recorded before the store position `before` and signed at or
+ * before `notAfter` (a bound that, once the ledger has applied `before`, always answers the same); null when there
+ * is none.
+ */
+export async function latestCheckpoint(
+  db: CommonQueryMethods,
+  bound?: Readonly<{ notAfter: string; before: bigint }>,
+): Promise<LedgerCheckpoint | null> {
   return maybeRecord(
     db,
     sql.type(CheckpointRow)`
     select entry_id, hash, signed_at, kid, jws from audit_checkpoints
-    where true ${notAfter === undefined ? sql.fragment`` : sql.fragment`and signed_at <= ${notAfter}::timestamptz`}
+    where true ${
+      bound === undefined
+        ? sql.fragment``
+        : sql.fragment`and position < ${bound.before} and signed_at <= ${bound.notAfter}::timestamptz`
+    }
     order by position desc limit 1`,
     toCheckpoint,
   );

@@ -79,12 +79,13 @@ const DueRow = z.object({
   sink: z.string().nullable(),
   batch_from: z.bigint().nullable(),
   batch_to: z.bigint().nullable(),
+  offered_position: z.bigint().nullable(),
   created_at: z.string(),
   endpoint: z.string(),
 });
 
-/** An audit sink's batch: the ledger entries after `from` up to `to`, offered at `at`. */
-export type DueBatch = Readonly<{ sink: string; from: number; to: number; at: string }>;
+/** An audit sink's batch: the ledger entries after `from` up to `to`, offered at `at`, recorded at `position`. */
+export type DueBatch = Readonly<{ sink: string; from: number; to: number; at: string; position: bigint }>;
 
 /** A due delivery and its target; `body` is the stored one of a webhook, or null for an audit `batch`. */
 export type DueDelivery = Readonly<{
@@ -99,9 +100,15 @@ export type DueDelivery = Readonly<{
 }>;
 
 const batchOf = (r: z.infer<typeof DueRow>): DueBatch | null =>
-  r.sink === null || r.batch_from === null || r.batch_to === null
+  r.sink === null || r.batch_from === null || r.batch_to === null || r.offered_position === null
     ? null
-    : { sink: r.sink, from: Number(r.batch_from), to: Number(r.batch_to), at: r.created_at };
+    : {
+        sink: r.sink,
+        from: Number(r.batch_from),
+        to: Number(r.batch_to),
+        at: r.created_at,
+        position: r.offered_position,
+      };
 
 /**
  * Pending deliveries due at `now`, oldest first, with their subscriber's or audit sink's target: for each
@@ -121,7 +128,7 @@ export async function dueDeliveries(
       select distinct on (endpoint) * from (
         select d.id, d.attempts, d.body, coalesce(t.url, s.url) as url,
           coalesce(t.sealed_secret, s.sealed_secret) as sealed_secret, s.name as sink, d.batch_from, d.batch_to,
-          d.created_at, d.next_attempt_at, coalesce('s' || s.id, 't' || t.id) as endpoint
+          d.offered_position, d.created_at, d.next_attempt_at, coalesce('s' || s.id, 't' || t.id) as endpoint
         from webhook_deliveries d
           left join webhook_targets t on t.id = d.subscriber_id
           left join audit_sinks s on s.id = d.sink_id

@@ -17,7 +17,7 @@ import { applySinkEvent, endBatch, sinkEventTypes, sinksTableSql } from './sinks
  */
 export const deliveriesReactor: Projection = {
   name: 'webhook-deliveries',
-  version: 2,
+  version: 3,
   rebuild: false,
   eventTypes: new Set([
     'webhook-subscriber-created',
@@ -47,7 +47,8 @@ export const deliveriesReactor: Projection = {
       sealed_secret text not null
     )`,
     // An audit batch has no stored body: the dispatcher reads its entries (batch_from, batch_to] from the
-    // ledger, which never changes below the settling lag, so every attempt sends the same bytes.
+    // ledger, which never changes below the settling lag, and its checkpoint from those recorded before the offer
+    // (offered_position, the offer's position in the store), so every attempt sends the same bytes.
     `
     create table webhook_deliveries (
       id bigint generated always as identity primary key,
@@ -57,6 +58,7 @@ export const deliveriesReactor: Projection = {
       body text,
       batch_from bigint,
       batch_to bigint,
+      offered_position bigint,
       state text not null,
       attempts int not null default 0,
       next_attempt_at timestamptz not null,
@@ -119,7 +121,7 @@ async function applyOne(tx: DatabaseTransactionConnection, recorded: RecordedEve
       delete from webhook_deliveries where state in ('delivered', 'failed') and updated_at < ${event.data.before}`);
     return;
   }
-  if (await applySinkEvent(tx, event, recorded.recordedAt)) return;
+  if (await applySinkEvent(tx, event, recorded)) return;
   const outbound = outboundOf(event);
   if (!outbound) return;
   // The body is fixed here, so every attempt signs and sends the same bytes.

@@ -1,4 +1,5 @@
 import { sql, type DatabaseTransactionConnection } from '../../adapters/postgres/pool.ts';
+import type { RecordedEvent } from '../../adapters/eventstore/port.ts';
 import type { DomainEvent, EventOf } from '../../domain/events.ts';
 
 // Audit sinks (docs/webhooks.md), as the deliveries reactor (deliveries.reactor.ts) keeps them: each sink with its
@@ -49,13 +50,18 @@ const pendingOf = (sinkId: number) => sql.fragment`
  * its pending delivery behind the others; any other offer is stale and dropped. One statement: the sink's row is
  * locked, the delivery inserted only when the offer holds, and the span moved to the inserted batch.
  */
-async function offer(tx: DatabaseTransactionConnection, d: EventOf<'audit-batch-offered'>['data']): Promise<void> {
+async function offer(
+  tx: DatabaseTransactionConnection,
+  d: EventOf<'audit-batch-offered'>['data'],
+  position: bigint,
+): Promise<void> {
   await tx.query(sql.unsafe`
     with sink as (
       select coalesce(in_flight_to, cursor) as offered_to from audit_sinks where id = ${d.sinkId} and enabled for update),
     offered as (
-      insert into webhook_deliveries (sink_id, event, batch_from, batch_to, state, next_attempt_at, created_at, updated_at)
-      select ${d.sinkId}, 'audit.batch', ${d.from}, ${d.to}, 'pending', ${d.at}, ${d.at}, ${d.at} from sink
+      insert into webhook_deliveries (sink_id, event, batch_from, batch_to, offered_position, state, next_attempt_at,
+        created_at, updated_at)
+      select ${d.sinkId}, 'audit.batch', ${d.from}, ${d.to}, ${position}, 'pending', ${d.at}, ${d.at}, ${d.at} from sink
       where sink.offered_to = ${d.from} and ${pendingOf(d.sinkId)} < ${maxOffered}
       returning id)
     update audit_sinks set in_flight = offered.id, in_flight_to = ${d.to} from offered where audit_sinks.id = ${d.sinkId}`);
@@ -84,8 +90,9 @@ export async function endBatch(tx: DatabaseTransactionConnection, batch: EndedBa
     where id = ${batch.sinkId} and ${pendingOf(batch.sinkId)} = 0`);
 }
 
-/** Applies a sink's event; false for any other event. */
-export async function applySinkEvent(tx: DatabaseTransactionConnection, event: DomainEvent, at: string) {
+/** Applies a sink's event, recorded as `recorded`; false for any other event. */
+export async function applySinkEvent(tx: DatabaseTransactionConnection, event: DomainEvent, recorded: RecordedEvent) {
+  const at = recorded.recordedAt;
   switch (event.type) {
     case 'audit-sink-created': {
       const d = event.data;
@@ -114,7 +121,7 @@ export async function applySinkEvent(tx: DatabaseTransactionConnection, event: D
       await failPending(tx, event.data.sinkId, 'cursor-reset', at);
       return true;
     case 'audit-batch-offered':
-      await offer(tx, event.data);
+      await offer(tx, event.data, recorded.position);
       return true;
     default:
       return false;
