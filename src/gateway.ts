@@ -35,6 +35,7 @@ import { estateDuty } from './application/estate/reconcile.duty.ts';
 import { httpTransport } from './adapters/webhooks/transport.ts';
 import type { HttpDeps } from './http/http-deps.ts';
 import { buildServer, type HttpApp } from './http/server.ts';
+import { TokenUseRecorder } from './application/access/token-use.ts';
 import { projectionsFor } from './projections/registry.ts';
 import type { GitStore } from './adapters/git/git-store.ts';
 import { openGitStorage } from './adapters/storage/open.ts';
@@ -207,6 +208,7 @@ export type Gateway = Readonly<{
   leadership: Leadership;
   waiter: ProjectionWaiter;
   deps: HttpDeps;
+  tokenUse: TokenUseRecorder; // lastUsedAt, written off the request path
   close(): Promise<void>;
 }>;
 
@@ -229,7 +231,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const leadership = leaderDuties(config, core, deps);
     await leadership.start();
 
-    const app = await buildServer(deps);
+    const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
+    const app = await buildServer(deps, tokenUse);
     await signIn?.mount(app, deps);
     await app.listen({ host: config.server.host, port: config.server.port });
     const address = app.server.address();
@@ -245,7 +248,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       closing ??= shutdown(config, logger, app, () => leadership.stop(), waiter, core);
       return closing;
     };
-    return { app, url, core, leadership, waiter, deps, close };
+    return { app, url, core, leadership, waiter, deps, tokenUse, close };
   } catch (error) {
     await core.close();
     throw error;

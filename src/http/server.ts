@@ -41,15 +41,21 @@ export type { HttpApp, HttpDeps } from './http-deps.ts';
 
 registerAjvFormats();
 
-/** Builds the HTTP application; the caller listens and closes. Every surface is registered here. */
-export async function buildServer(deps: HttpDeps): Promise<HttpApp> {
+/**
+ * Builds the HTTP application; the caller listens and closes. Every surface is registered here. Closing it waits for
+ * the token uses its requests recorded (lastUsedAt is written off the request path).
+ */
+export async function buildServer(
+  deps: HttpDeps,
+  tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger),
+): Promise<HttpApp> {
   const app = createApp(deps);
+  app.addHook('onClose', () => tokenUse.idle());
   logRequests(app);
   measureRequests(app, deps.metrics);
   problemHandlers(app, deps);
   await app.register(cookie);
   await app.register(helmet, securityHeaders(deps.baseUrl));
-  const tokenUse = new TokenUseRecorder(deps.store, deps.clock, deps.logger);
   await registerRateLimits(app, deps); // before authentication: the address is counted first
   registerAuthentication(app, deps, tokenUse);
   await openApi(app, deps);

@@ -81,8 +81,8 @@ async function appendedSince(gw: TestGateway, head: bigint): Promise<string[]> {
 
 /**
  * Runs `fn` and asserts that it changed nothing: no event was appended (webhook and sink delivery aside) and the rows of
- * access_tokens, role_grants, ledger_entries and marketplaces are identical. Waits ~300 ms after
- * `fn`, because lastUsedAt is written off the request path.
+ * access_tokens, role_grants, ledger_entries and marketplaces are identical. Waits after `fn` for the token uses
+ * its requests recorded (lastUsedAt is written off the request path) and for the read models.
  */
 export async function assertNothingChanged<T>(
   t: Test,
@@ -92,7 +92,10 @@ export async function assertNothingChanged<T>(
 ): Promise<T> {
   const before = await dumpState(gw);
   const result = await fn();
-  await sleep(300);
+  // lastUsedAt is written off the request path: wait for what the requests started, then a moment for anything
+  // else deferred, before looking again.
+  await gw.tokenUse.idle();
+  await sleep(30);
   const after = await dumpState(gw);
   t.strictSame(await appendedSince(gw, before.head), [], `${message} appended no event`);
   for (const table of watchedTables) {

@@ -14,6 +14,7 @@ import type { Log } from '../kernel/ports.ts';
  */
 export class TokenUseRecorder {
   private readonly recent = new Map<number, number>();
+  private readonly recording = new Set<Promise<unknown>>();
 
   private readonly store: EventStore;
   private readonly clock: Clock;
@@ -39,7 +40,7 @@ export class TokenUseRecorder {
       correlationId: correlationId(),
       credentialId: tokenId,
     };
-    runCommand(this.store, tokenDecider, streams.token(tokenId), {
+    const recorded = runCommand(this.store, tokenDecider, streams.token(tokenId), {
       type: 'record-token-use',
       data: { tokenId },
       meta,
@@ -47,5 +48,12 @@ export class TokenUseRecorder {
       this.recent.delete(tokenId);
       this.logger.warn({ err: error, tokenId }, 'could not record the token use; lastUsedAt lags');
     });
+    this.recording.add(recorded);
+    void recorded.finally(() => this.recording.delete(recorded));
+  }
+
+  /** Resolves once every use recorded so far has been appended or has failed (the server waits for it as it closes). */
+  async idle(): Promise<void> {
+    while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
   }
 }

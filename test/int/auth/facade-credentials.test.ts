@@ -14,6 +14,7 @@ import {
   type FacadeCredentialDeps,
 } from '../../../src/http/auth/facade-credentials.ts';
 import { TokenUseRecorder } from '../../../src/application/access/token-use.ts';
+import { streams } from '../../../src/domain/kernel/streams.ts';
 import { silentLogger } from '../../support/core.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { freePort, gitResource, startOidcProvider } from '../../support/oidc.ts';
@@ -411,4 +412,17 @@ t.test('spec, Git facade credentials: identity-provider bearer tokens', async (t
       tokenId: created.id,
     });
   });
+});
+
+t.test('the recorder’s idle() resolves once the uses it started are appended', async (t) => {
+  const created = await alice.create({ name: 'idle-probe' });
+  const own = recorder();
+  const uses = async () =>
+    (await gw.core.store.readStream(streams.token(created.id))).events.filter((e) => e.type === 'token-used').length;
+  t.equal(await uses(), 0, 'not used yet');
+  t.ok(await facade(basic('', created.token), { tokenUse: own }), 'authenticated');
+  await own.idle();
+  t.equal(await uses(), 1, 'the use is in the token’s stream as soon as idle() resolves, with no polling');
+  await own.idle();
+  t.pass('idle() with nothing in flight resolves at once');
 });
