@@ -291,8 +291,10 @@ t.test('a damaged published repository: refused, nothing pushed or deleted, reco
   );
   const before = await forge.refs('beta');
   t.equal(before.get('refs/heads/main'), beta.sha);
-  // Every catalog build the approvals scheduled has run: a later one would read the damaged repository.
-  await settle(gw);
+  // Every catalog build the approvals scheduled has run: a later one would read the damaged repository (and the
+  // catalog's reconciliation would be refused too). Waited for longer than settle's default: on a loaded machine a
+  // build can outlast it.
+  await settle(gw, 30_000);
 
   rmSync(join(gw.core.gitStore.publishedPath(beta.marketplaceId), 'objects'), { recursive: true, force: true });
   const hitsBefore = forge.hits();
