@@ -12,13 +12,17 @@ export type CatalogRevision = Readonly<{
   collisions: readonly Readonly<{ name: string; marketplaces: readonly string[] }>[];
 }>;
 
-/** What is read of the catalog builder: its name, its served repository and view, and the revision it serves. */
+/**
+ * What is read of the catalog builder: its name, its served repository and view, the revision it serves, and when
+ * no build is scheduled or running.
+ */
 export type CatalogService = Readonly<{
   name: string;
   servedRepo: string;
   servedView(): Promise<ServedView>;
   servesAnything(): Promise<boolean>;
   revision(): Promise<CatalogRevision | null>;
+  idle(): Promise<void>;
 }>;
 
 export type CatalogPorts = Pick<Ports, 'catalog'> & Readonly<{ catalogBuilder: CatalogService | null }>;

@@ -45,11 +45,24 @@ const unattempted = (target: MirrorTarget) => ({
   retired: false,
 });
 
-/** Served state, read again once after the read models settle when it refuses (publication may have lagged). */
+/** How long a refused catalog waits for the build in progress before it is read again. */
+const catalogBuildWaitMs = 10_000;
+
+/**
+ * Served state, read again once when it refuses: after the read models settle (publication may have lagged) and,
+ * for the catalog, after the build in progress (an approval's catalog build follows its answer, so the first
+ * marketplace can be served a moment before the first catalog is; bounded, as a failing build is retried).
+ */
 async function servedOrRefused(ctx: Context, target: MirrorTarget): Promise<ServedState> {
   const first = await servedState(ctx.deps, target, ctx.catalog);
   if (!('refused' in first)) return first;
   await settledReadModels(ctx.deps);
+  if (target.kind === 'catalog' && ctx.catalog) {
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, catalogBuildWaitMs).unref()));
+    await Promise.race([ctx.catalog.idle(), giveUp]);
+    clearTimeout(timer);
+  }
   return servedState(ctx.deps, target, ctx.catalog);
 }
 

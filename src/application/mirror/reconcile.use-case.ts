@@ -34,7 +34,13 @@ import type { Actor, Ports } from '../kernel/ports.ts';
 import { requireAdminRole } from '../access/standing.ts';
 
 /** The served catalog as the mirror sees it; null when gateway.catalog.enabled is false. */
-export type MirroredCatalog = Readonly<{ name: string; servedRepo: string; servesAnything(): Promise<boolean> }>;
+export type MirroredCatalog = Readonly<{
+  name: string;
+  servedRepo: string;
+  servesAnything(): Promise<boolean>;
+  /** Resolves once no build is scheduled or running: an approval's build follows its answer. */
+  idle(): Promise<void>;
+}>;
 
 export type MirrorPorts = Pick<
   Ports,

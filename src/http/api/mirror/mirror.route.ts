@@ -49,6 +49,7 @@ const catalogOf = (deps: HttpDeps): MirroredCatalog | null =>
         name: deps.catalogBuilder.name,
         servedRepo: deps.catalogBuilder.servedRepo,
         servesAnything: () => deps.catalogBuilder!.servesAnything(),
+        idle: () => deps.catalogBuilder!.idle(),
       }
     : null;
 
