@@ -9,8 +9,10 @@
 // snapshots each, in every state; no events, as nothing changes while measuring. The gateway is then
 // started again, so that its memory of the captures is loaded from these rows. Each request asks a
 // mix: captured commits (approved, revoked, held, rejected; live and removed marketplaces), unknown
-// commits, unknown marketplaces. Writes bench/results/holdings.json and .md.
+// commits, unknown marketplaces. The callers' bodies are made before the clock starts and the answers read
+// after it stops (they share the cores with the gateway). Writes bench/results/holdings.json and .md.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -72,32 +74,61 @@ function pairsFor(random: () => number, cfg: ReturnType<typeof config>) {
   });
 }
 
+/** One POST on a kept-alive connection: what the benchmark's callers send, with as little client work as Node allows. */
+function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: Buffer) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      agent,
+      headers: { ...headers, 'content-length': body.length },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+    });
+    request.end(body);
+  });
+}
+
+/**
+ * `total` requests from `cfg.callers` callers, each sending the next one as soon as its last is answered. The
+ * bodies are made before the clock starts and the answers read after it stops: the callers share the
+ * machine's two cores with the gateway, so their own work would queue the requests measured.
+ */
 async function load(url: string, token: string, cfg: ReturnType<typeof config>, total: number, seed: number) {
-  const authorization = `Basic ${Buffer.from(`bench:${token}`).toString('base64')}`;
+  const headers = {
+    authorization: `Basic ${Buffer.from(`bench:${token}`).toString('base64')}`,
+    'content-type': 'application/json',
+  };
+  const random = seededRandom(seed);
+  const bodies = Array.from({ length: total }, () => Buffer.from(JSON.stringify({ holdings: pairsFor(random, cfg) })));
+  const target = new URL('/status/v1/snapshots', url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: cfg.callers });
   const samples: number[] = [];
-  const states: Record<string, number> = {};
+  const answers: string[] = [];
   let sent = 0;
-  const caller = async (index: number) => {
-    const random = seededRandom(seed + index);
+  const caller = async () => {
     while (sent < total) {
-      sent++;
-      const body = JSON.stringify({ holdings: pairsFor(random, cfg) });
+      const body = bodies[sent++]!;
       const started = performance.now();
-      const response = await fetch(`${url}/status/v1/snapshots`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/json' },
-        body,
-      });
-      const text = await response.text();
+      const response = await post(agent, target, headers, body);
       samples.push(performance.now() - started);
-      if (response.status !== 200) throw new Error(`holdings: ${response.status} ${text.slice(0, 300)}`);
-      for (const result of (JSON.parse(text) as { results: Array<{ state: string }> }).results)
-        states[result.state] = (states[result.state] ?? 0) + 1;
+      if (response.status !== 200) throw new Error(`holdings: ${response.status} ${response.text.slice(0, 300)}`);
+      answers.push(response.text);
     }
   };
   const started = performance.now();
-  await Promise.all(Array.from({ length: cfg.callers }, (_, i) => caller(i)));
-  return { samples, states, ms: performance.now() - started };
+  await Promise.all(Array.from({ length: cfg.callers }, () => caller()));
+  const ms = performance.now() - started;
+  agent.destroy();
+  const states: Record<string, number> = {};
+  for (const text of answers)
+    for (const result of (JSON.parse(text) as { results: Array<{ state: string }> }).results)
+      states[result.state] = (states[result.state] ?? 0) + 1;
+  return { samples, states, ms };
 }
 
 /** The gateway's SQL per request while measuring, by statement (the credential check included). */
@@ -266,6 +297,7 @@ function holdingsMarkdown(report: {
   queries: Array<{ statement: string; perRequest: number; meanMs: number }>;
   statementsPerRequest: number;
   cpu: { machineBusyPercent: number; msPerRequest: Record<string, number> };
+  eventLoop: { utilization: number };
 }): string {
   const m = report.machine;
   const c = report.counts;
@@ -289,8 +321,9 @@ function holdingsMarkdown(report: {
     `While measuring, the machine was ${report.cpu.machineBusyPercent} % busy; CPU ms per request: ` +
       `${Object.entries(report.cpu.msPerRequest)
         .map(([group, ms]) => `${group} ${ms}`)
-        .join(', ')}. With ${c.callers} callers the requests queue for the CPU: ` +
-      'mean latency ≈ callers × machine CPU per request ÷ cores.',
+        .join(', ')}. The gateway's event loop was ${fmt(report.eventLoop.utilization * 100, 1)} % busy: its ` +
+      `requests are handled on one thread, so with ${c.callers} callers they queue for it and the mean latency ` +
+      "is about callers × the gateway's CPU per request.",
     '',
     `SQL statements per request while measuring: ${fmt(report.statementsPerRequest, 2)}. The check answers from ` +
       "the gateway's memory of the captures and of the tokens in use (docs/facade.md, Revocation check); a " +
