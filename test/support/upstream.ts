@@ -1,24 +1,19 @@
-import { execFile, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Test } from 'tap';
+import { gitText } from '../../src/adapters/git/git-process.ts';
+import { gitLauncher } from '../../src/adapters/git/git-launcher.ts';
 
-const run = promisify(execFile);
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_TERMINAL_PROMPT: '0',
+const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
   GIT_AUTHOR_EMAIL: 'upstream@example.test',
   GIT_COMMITTER_NAME: 'Upstream',
   GIT_COMMITTER_EMAIL: 'upstream@example.test',
 };
-export const gitIn = async (cwd: string, ...args: string[]) =>
-  (await run('git', args, { cwd, env: gitEnv, maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+/** git in `cwd` as the upstream's author, started through the gateway's git launcher (no fork of this process). */
+export const gitIn = async (cwd: string, ...args: string[]) => gitText(args, { cwd, env: identity });
 
 export type Files = Readonly<Record<string, string>>;
 
@@ -73,8 +68,8 @@ export async function serveUpstream(
   const root = mkdtempSync(join(tmpdir(), 'gw-upstream-'));
   const bare = join(root, `${name}.git`);
   const work = join(root, 'work');
-  await run('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare], { env: gitEnv });
-  await run('git', ['init', '--quiet', '--initial-branch=main', work], { env: gitEnv });
+  await gitIn(root, 'init', '--bare', '--quiet', '--initial-branch=main', bare);
+  await gitIn(root, 'init', '--quiet', '--initial-branch=main', work);
   const commit = async (changed: Readonly<Record<string, string | null>>, message = 'update') => {
     for (const [path, content] of Object.entries(changed)) {
       if (content === null) {
@@ -107,29 +102,24 @@ export function gitHttpBackend(
   extraEnv: Record<string, string> = {},
 ): void {
   const url = new URL(req.url ?? '/', 'http://upstream');
-  const cgi = spawn(backend, [], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      GIT_PROJECT_ROOT: root,
-      GIT_HTTP_EXPORT_ALL: '1',
-      ...extraEnv,
-      REQUEST_METHOD: req.method ?? 'GET',
-      PATH_INFO: url.pathname,
-      QUERY_STRING: url.search.slice(1),
-      CONTENT_TYPE: req.headers['content-type'] ?? '',
-      REMOTE_ADDR: '127.0.0.1',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-      ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
-    },
-  });
-  // git http-backend may exit before it has read the whole request (a refused or short one): the rest is dropped.
-  cgi.stdin.on('error', () => {});
-  req.pipe(cgi.stdin);
+  const env = {
+    PATH: process.env.PATH ?? '',
+    GIT_PROJECT_ROOT: root,
+    GIT_HTTP_EXPORT_ALL: '1',
+    ...extraEnv,
+    REQUEST_METHOD: req.method ?? 'GET',
+    PATH_INFO: url.pathname,
+    QUERY_STRING: url.search.slice(1),
+    CONTENT_TYPE: req.headers['content-type'] ?? '',
+    REMOTE_ADDR: '127.0.0.1',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
+    ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
+  };
   let head = Buffer.alloc(0);
   let headersDone = false;
-  cgi.stdout.on('data', (chunk: Buffer) => {
+  const stdout = (chunk: Buffer) => {
     if (headersDone) {
       res.write(chunk);
       return;
@@ -147,11 +137,25 @@ export function gitHttpBackend(
     }
     res.writeHead(status);
     res.write(head.subarray(end + 4));
-  });
-  cgi.stdout.on('end', () => res.end());
-  cgi.on('error', () => {
-    res.statusCode = 500;
-    res.end();
+  };
+  // The request is read whole, then the CGI started through the gateway's git launcher (no fork of this
+  // process); what git http-backend does not read of it is dropped.
+  const body: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => body.push(chunk));
+  req.on('error', () => res.destroy());
+  req.on('end', () => {
+    gitLauncher.run(
+      { command: backend, args: [], cwd: undefined, env, input: Buffer.concat(body) },
+      {
+        stdout,
+        stderr: () => {},
+        close: (_code, startError) => {
+          if (startError === undefined && headersDone) return void res.end();
+          if (!res.headersSent) res.statusCode = 500;
+          res.end();
+        },
+      },
+    );
   });
 }
 
@@ -187,16 +191,34 @@ export function gitClient(t: Test, token: string | null) {
     token === null
       ? []
       : ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`any:${token}`).toString('base64')}`];
-  const env = { ...gitEnv, HOME: home };
-  const gitRun = async (args: string[], cwd = home) => {
-    try {
-      const { stdout, stderr } = await run('git', [...auth, ...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 });
-      return { ok: true as const, stdout: stdout.trim(), stderr };
-    } catch (error) {
-      const e = error as { stdout?: string; stderr?: string; code?: number };
-      return { ok: false as const, stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code };
-    }
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    ...identity,
+    HOME: home,
   };
+  // Through the gateway's git launcher (no fork of this process); stdout is trimmed, as execFile's callers had it.
+  const gitRun = (args: string[], cwd = home) =>
+    new Promise<
+      { ok: true; stdout: string; stderr: string } | { ok: false; stdout: string; stderr: string; code: number | null }
+    >((resolve) => {
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      gitLauncher.run(
+        { args: [...auth, ...args], cwd, env, input: '' },
+        {
+          stdout: (chunk) => out.push(chunk),
+          stderr: (chunk) => err.push(chunk),
+          close: (code, startError) => {
+            const stdout = Buffer.concat(out).toString().trim();
+            const stderr = Buffer.concat(err).toString() + (startError ?? '');
+            resolve(code === 0 ? { ok: true, stdout, stderr } : { ok: false, stdout, stderr, code });
+          },
+        },
+      );
+    });
   return {
     home,
     run: gitRun,

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { executableSearchPath } from '../system/environment.ts';
+import { gitLauncher } from './git-launcher.ts';
 
 export class GitError extends Error {
   readonly exitCode: number | null;
@@ -54,11 +55,6 @@ export function gitStreamed(
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
-      cwd: options.cwd,
-      env: { ...baseEnv(), ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
     let size = 0;
     let stderr = '';
     let timedOut = false;
@@ -66,43 +62,42 @@ export function gitStreamed(
     let failed: unknown = null;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      started.kill();
     }, timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxOutput) {
-        overflow = true;
-        child.kill('SIGKILL');
-        return;
-      }
-      if (failed !== null) return;
-      try {
-        onData(chunk);
-      } catch (error) {
-        failed = error; // the reader refused the output: git is stopped, the error given as is
-        child.kill('SIGKILL');
-      }
+    const request = { args, cwd: options.cwd, env: { ...baseEnv(), ...options.env }, input: options.input ?? '' };
+    const started = gitLauncher.run(request, {
+      stdout: (chunk) => {
+        size += chunk.length;
+        if (size > maxOutput) {
+          overflow = true;
+          started.kill();
+          return;
+        }
+        if (failed !== null) return;
+        try {
+          onData(chunk);
+        } catch (error) {
+          failed = error; // the reader refused the output: git is stopped, the error given as is
+          started.kill();
+        }
+      },
+      stderr: (chunk) => {
+        if (stderr.length < 16_384) stderr += chunk.toString();
+      },
+      close: (code, startError) => {
+        clearTimeout(timer);
+        if (startError !== undefined)
+          return reject(new GitError(`git could not start: ${startError}`, null, '', false));
+        if (failed !== null) return reject(failed);
+        if (code === 0 && !overflow && !timedOut) return resolve();
+        const why = timedOut
+          ? `timed out after ${timeoutMs} ms`
+          : overflow
+            ? `produced more than ${maxOutput} bytes`
+            : `exited with ${code}`;
+        reject(new GitError(`git ${subcommandOf(args)} ${why}: ${telling(stderr)}`, code, stderr, timedOut));
+      },
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 16_384) stderr += chunk.toString();
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new GitError(`git could not start: ${error.message}`, null, '', false));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (failed !== null) return reject(failed);
-      if (code === 0 && !overflow && !timedOut) return resolve();
-      const why = timedOut
-        ? `timed out after ${timeoutMs} ms`
-        : overflow
-          ? `produced more than ${maxOutput} bytes`
-          : `exited with ${code}`;
-      reject(new GitError(`git ${subcommandOf(args)} ${why}: ${telling(stderr)}`, code, stderr, timedOut));
-    });
-    child.stdin.on('error', () => {}); // git may exit before reading all of its input
-    child.stdin.end(options.input ?? '');
   });
 }
 
