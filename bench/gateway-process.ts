@@ -1,8 +1,8 @@
 // The gateway under benchmark, in a process of its own (as it runs in production): started by
 // bench/bench-gateway.ts with an IPC channel, configured from the environment like `gateway serve`.
 //
-// Instrumentation, all cheap and outside src/: every `git` the gateway spawns is counted by
-// subcommand (child_process.spawn wrapped before the gateway is imported), every HTTP request is
+// Instrumentation, all cheap and outside src/: every `git` the gateway starts is counted by
+// subcommand (its git launcher's methods and child_process.spawn wrapped before the gateway is imported), every HTTP request is
 // counted and timed by kind on the Node server, and the event loop's utilisation is kept.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import type * as ChildProcesses from 'node:child_process';
@@ -51,6 +51,41 @@ const countingSpawn = function countingSpawn(this: unknown, command: string, ...
 };
 (childProcesses as { spawn: unknown }).spawn = countingSpawn;
 syncBuiltinESMExports();
+
+// The gateway starts git through its launcher process (src/adapters/git/git-launcher.ts): counted and timed
+// there, by subcommand, as the starts of the gateway's own children are above.
+const { gitLauncher } = await import('../src/adapters/git/git-launcher.ts');
+const launcher = gitLauncher as unknown as Record<'run' | 'spawn', (...args: unknown[]) => unknown>;
+const originalRun = launcher.run.bind(gitLauncher);
+const originalLaunch = launcher.spawn.bind(gitLauncher);
+const counted = <Result>(request: { command?: string; args: readonly string[] }, start: () => Result) => {
+  const key = request.command ? request.command.split('/').at(-1)! : `git ${gitSubcommand(request.args)}`;
+  spawns.set(key, (spawns.get(key) ?? 0) + 1);
+  const started = performance.now();
+  const result = start();
+  record(spawnCalls, key, performance.now() - started);
+  return { result, ended: () => record(gitLifetimes, key, performance.now() - started) };
+};
+launcher.run = (request, listener) => {
+  const l = listener as { close: (...args: unknown[]) => void };
+  let ended = () => {};
+  const started = counted(request as { args: string[] }, () =>
+    originalRun(request, {
+      ...l,
+      close: (...args: unknown[]) => {
+        ended();
+        l.close(...args);
+      },
+    }),
+  );
+  ended = started.ended;
+  return started.result;
+};
+launcher.spawn = (request) => {
+  const started = counted(request as { args: string[] }, () => originalLaunch(request) as ChildProcesses.ChildProcess);
+  started.result.once('close', started.ended);
+  return started.result;
+};
 
 const requests = new Map<string, Timing>();
 

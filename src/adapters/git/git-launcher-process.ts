@@ -1,12 +1,13 @@
-// The git launcher: a small process that starts the gateway's short git commands for it (git-launcher.ts).
+// The git launcher: a small process that starts the gateway's git commands for it (git-launcher.ts).
 // Starting a process forks the one that starts it, and a fork costs in proportion to that process's memory:
 // its page tables are copied while its event loop waits, and each of its pages faults once more when it is
-// next written. Forked from this process, which holds little, a start costs a fraction of a millisecond.
+// next written. Forked from this process, which holds little and serves no requests, a start costs 1–2 ms.
 //
-// Over the IPC channel (advanced serialization, so output travels as bytes): `start` runs git (or the
-// git program named) with the arguments, directory, environment and input given; its output comes back as `stdout` and `stderr` chunks,
-// then `close` with the exit code (or `error` when it could not start). `kill` stops one. When the gateway
-// goes, so does every git started here.
+// Over the IPC channel (advanced serialization, so output travels as bytes): `start` runs git (or the git
+// program named) with the arguments, directory, environment and input given; its output comes back as
+// `stdout` and `stderr` chunks, then `close` with the exit code (or `error` when it could not start). `kill` signals one. A streamed
+// command's input comes as `stdin` chunks (each acknowledged once git took it) and `stdin-end`, and its reader
+// may `pause` and `resume` its output. When the gateway goes, so does every git started here.
 import { spawn, type ChildProcess } from 'node:child_process';
 
 type Start = Readonly<{
@@ -16,24 +17,46 @@ type Start = Readonly<{
   args: string[];
   cwd: string | undefined;
   env: Record<string, string>;
-  input: Buffer | string;
+  /** The whole input; null: it comes as `stdin` messages, then `stdin-end`. */
+  input: Buffer | string | null;
 }>;
-type Kill = Readonly<{ type: 'kill'; id: number }>;
+type Other = Readonly<
+  | { type: 'kill'; id: number; signal: NodeJS.Signals }
+  | { type: 'stdin'; id: number; chunk: Uint8Array }
+  | { type: 'stdin-end' | 'pause' | 'resume'; id: number }
+>;
 
 const running = new Map<number, ChildProcess>();
 /** Messages written to the channel but not yet flushed: output is paused while they pile up. */
 let unflushed = 0;
 const maxUnflushed = 16;
-const paused = new Set<ChildProcess>();
+const heldByChannel = new Set<number>();
+/** The commands whose reader asked for a pause (its buffer is full). */
+const heldByReader = new Set<number>();
+
+const flow = (id: number): void => {
+  const stdout = running.get(id)?.stdout;
+  if (!stdout) return;
+  if (heldByChannel.has(id) || heldByReader.has(id)) stdout.pause();
+  else stdout.resume();
+};
 
 const send = (message: object): void => {
   if (!process.connected) return;
   unflushed++;
   process.send!(message, undefined, {}, () => {
     unflushed--;
-    if (unflushed <= maxUnflushed / 2) for (const child of paused) child.stdout?.resume();
-    if (unflushed <= maxUnflushed / 2) paused.clear();
+    if (unflushed > maxUnflushed / 2 || heldByChannel.size === 0) return;
+    const held = [...heldByChannel];
+    heldByChannel.clear();
+    for (const id of held) flow(id);
   });
+};
+
+const forget = (id: number): void => {
+  running.delete(id);
+  heldByChannel.delete(id);
+  heldByReader.delete(id);
 };
 
 function start({ id, command, args, cwd, env, input }: Start): void {
@@ -42,29 +65,47 @@ function start({ id, command, args, cwd, env, input }: Start): void {
   child.stdout.on('data', (chunk: Buffer) => {
     send({ type: 'stdout', id, chunk });
     if (unflushed > maxUnflushed) {
-      child.stdout.pause();
-      paused.add(child);
+      heldByChannel.add(id);
+      flow(id);
     }
   });
   child.stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, chunk }));
   child.on('error', (error) => {
-    running.delete(id);
-    paused.delete(child);
+    forget(id);
     send({ type: 'error', id, message: error.message });
   });
   child.on('close', (code, signal) => {
     if (running.get(id) !== child) return; // it could not start: said already
-    running.delete(id);
-    paused.delete(child);
+    forget(id);
     send({ type: 'close', id, code, signal });
   });
   child.stdin.on('error', () => {}); // git may exit before reading all of its input
-  child.stdin.end(input);
+  if (input !== null) child.stdin.end(input);
 }
 
-process.on('message', (message: Start | Kill) => {
+function other(message: Other): void {
+  const child = running.get(message.id);
+  if (!child) return;
+  switch (message.type) {
+    case 'kill':
+      return void child.kill(message.signal);
+    case 'stdin':
+      // Acknowledged once git has taken it (or cannot): the writer sends the next chunk then.
+      return void child.stdin!.write(message.chunk, () => send({ type: 'stdin-ack', id: message.id }));
+    case 'stdin-end':
+      return void child.stdin!.end();
+    case 'pause':
+      heldByReader.add(message.id);
+      return flow(message.id);
+    case 'resume':
+      heldByReader.delete(message.id);
+      return flow(message.id);
+  }
+}
+
+process.on('message', (message: Start | Other) => {
   if (message.type === 'start') start(message);
-  else running.get(message.id)?.kill('SIGKILL');
+  else other(message);
 });
 process.on('disconnect', () => {
   for (const child of running.values()) child.kill('SIGKILL');

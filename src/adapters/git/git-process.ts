@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { executableSearchPath } from '../system/environment.ts';
-import { gitLauncher } from './git-launcher.ts';
+import { gitLauncher, type LaunchedGit } from './git-launcher.ts';
 
 export class GitError extends Error {
   readonly exitCode: number | null;
@@ -108,12 +107,8 @@ export const gitText = async (args: readonly string[], options: GitOptions = {})
 export function spawnGit(
   args: readonly string[],
   options: Readonly<{ cwd?: string; env?: Readonly<Record<string, string>> }> = {},
-): ChildProcess {
-  return spawn('git', args, {
-    cwd: options.cwd,
-    env: { ...baseEnv(), ...options.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+): LaunchedGit {
+  return gitLauncher.spawn({ args, cwd: options.cwd, env: { ...baseEnv(), ...options.env } });
 }
 
 /** The subcommand of a git command line (after `-C <dir>` and `-c <key=value>`). */
