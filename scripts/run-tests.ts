@@ -16,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
 import { runTestFiles, type FileOutcome } from './run-test-files.ts';
 
@@ -90,6 +91,22 @@ function reachesDatabase(path: string, seen: Set<string>): boolean {
   return [...text.matchAll(relativeImport)].some((match) => reachesDatabase(resolve(dirname(path), match[1]!), seen));
 }
 
+/**
+ * The tests' server trades durability for speed (decision 454): no fsync, no full-page images, commits answered
+ * before their WAL is flushed. A crash of the machine loses the run, which starts again from nothing anyway.
+ */
+async function volatile(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const setting of ['fsync', 'full_page_writes', 'synchronous_commit'])
+      await client.query(`alter system set ${setting} = off`);
+    await client.query('select pg_reload_conf()');
+  } finally {
+    await client.end();
+  }
+}
+
 const needsDatabase = testFiles.some((file) => reachesDatabase(resolve(file), new Set()));
 
 let databaseUrl = process.env.TEST_DATABASE_URL;
@@ -100,6 +117,7 @@ if (!databaseUrl && needsDatabase) {
   chmodSync(dir, 0o755); // the server runs as the postgres user when the tests run as root
   const server = await startEmbeddedPostgres({ directory: join(dir, 'postgres'), log: () => {} });
   databaseUrl = server.url;
+  await volatile(databaseUrl);
   stopDatabase = async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
