@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import { httpBackendEnv } from '../test/support/http-backend-env.ts';
 
 const root = process.env.BENCH_GIT_PROJECT_ROOT;
 if (!root) throw new Error('BENCH_GIT_PROJECT_ROOT is unset');
@@ -21,23 +22,12 @@ const kindOf = (req: IncomingMessage): string => {
 const server = createServer((req, res) => {
   const kind = kindOf(req);
   requests.set(kind, (requests.get(kind) ?? 0) + 1);
-  const url = new URL(req.url ?? '/', 'http://upstream');
   const cgi = spawn(backend, [], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      GIT_PROJECT_ROOT: root,
-      GIT_HTTP_EXPORT_ALL: '1',
-      REQUEST_METHOD: req.method ?? 'GET',
-      PATH_INFO: url.pathname,
-      QUERY_STRING: url.search.slice(1),
-      CONTENT_TYPE: req.headers['content-type'] ?? '',
-      REMOTE_ADDR: '127.0.0.1',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      ...(req.headers['content-length'] ? { CONTENT_LENGTH: String(req.headers['content-length']) } : {}),
-      ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-      ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
-    },
+    env: httpBackendEnv(
+      root,
+      req,
+      req.headers['content-length'] ? { CONTENT_LENGTH: String(req.headers['content-length']) } : {},
+    ),
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   req.pipe(cgi.stdin);

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
 import { gitText } from '../../src/adapters/git/git-process.ts';
 import { gitLauncher } from '../../src/adapters/git/git-launcher.ts';
+import { httpBackendEnv } from './http-backend-env.ts';
 
 const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
@@ -101,22 +102,7 @@ export function gitHttpBackend(
   res: ServerResponse,
   extraEnv: Record<string, string> = {},
 ): void {
-  const url = new URL(req.url ?? '/', 'http://upstream');
-  const env = {
-    PATH: process.env.PATH ?? '',
-    GIT_PROJECT_ROOT: root,
-    GIT_HTTP_EXPORT_ALL: '1',
-    ...extraEnv,
-    REQUEST_METHOD: req.method ?? 'GET',
-    PATH_INFO: url.pathname,
-    QUERY_STRING: url.search.slice(1),
-    CONTENT_TYPE: req.headers['content-type'] ?? '',
-    REMOTE_ADDR: '127.0.0.1',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-    ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
-  };
+  const env = httpBackendEnv(root, req, extraEnv);
   let head = Buffer.alloc(0);
   let headersDone = false;
   const stdout = (chunk: Buffer) => {
