@@ -5,9 +5,9 @@
 //
 // Over the IPC channel (advanced serialization, so output travels as bytes): `start` runs git (or the git
 // program named) with the arguments, directory, environment and input given; its output comes back as
-// `stdout` and `stderr` chunks, then `close` with the exit code (or `error` when it could not start). `kill` signals one. A streamed
-// command's input comes as `stdin` chunks (each acknowledged once git took it) and `stdin-end`, and its reader
-// may `pause` and `resume` its output. When the gateway goes, so does every git started here.
+// `stdout` and `stderr` chunks, then `close` with the exit code (or `error` when it could not start). `kill`
+// signals one. A streamed command's input comes as `stdin` chunks (each acknowledged once git took it) and
+// `stdin-end`, and its reader may `pause` and `resume` its output. When the gateway goes, so does every git started here.
 import { spawn, type ChildProcess } from 'node:child_process';
 
 type Start = Readonly<{

@@ -38,7 +38,9 @@ type Message =
   | { type: 'close'; id: number; code: number | null; signal: NodeJS.Signals | null }
   | { type: 'error'; id: number; message: string };
 
-type Channel = Readonly<{ send(message: object): void; listening(id: number): boolean }>;
+type Channel = Readonly<{ send(message: object): void }>;
+/** A streamed command's listener also hears when git took a chunk of its input. */
+type Listener = GitListener & Readonly<{ stdinTaken?(): void }>;
 
 const launcherUrl = workerModule(import.meta.url, 'git-launcher-process');
 const bytes = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -81,7 +83,7 @@ class Streamed extends EventEmitter implements LaunchedGit {
   }
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
-    if (this.ended || !this.channel.listening(this.id)) return false;
+    if (this.ended) return false;
     this.channel.send({ type: 'kill', id: this.id, signal });
     return true;
   }
@@ -126,12 +128,10 @@ class Streamed extends EventEmitter implements LaunchedGit {
  */
 class GitLauncher {
   private child: ChildProcess | null = null;
-  private readonly listeners = new Map<number, GitListener>();
-  private readonly streamed = new Map<number, Streamed>();
+  private readonly listeners = new Map<number, Listener>();
   private nextId = 1;
   private readonly channel: Channel = {
     send: (message) => void (this.child?.connected && this.child.send(message)),
-    listening: (id) => this.listeners.has(id),
   };
 
   /** A command whose input is known: its output goes to `listener`. */
@@ -148,18 +148,15 @@ class GitLauncher {
       {
         stdout: (chunk) => launched?.stdoutChunk(chunk),
         stderr: (chunk) => void launched?.stderr.push(chunk),
-        close: (code, startError, signal) => {
-          this.streamed.delete(id);
-          launched?.closed(code, signal ?? null, startError);
-        },
+        close: (code, startError, signal) => launched?.closed(code, signal ?? null, startError),
+        stdinTaken: () => launched?.stdinTaken(),
       },
     );
     launched = new Streamed(id, this.channel);
-    this.streamed.set(id, launched);
     return launched;
   }
 
-  private started(request: Omit<GitRequest, 'input'> & { input: Buffer | string | null }, listener: GitListener) {
+  private started(request: Omit<GitRequest, 'input'> & { input: Buffer | string | null }, listener: Listener) {
     const child = this.launcher();
     const id = this.nextId++;
     this.listeners.set(id, listener);
@@ -195,7 +192,7 @@ class GitLauncher {
       case 'stderr':
         return listener.stderr(bytes(message.chunk));
       case 'stdin-ack':
-        return this.streamed.get(message.id)?.stdinTaken();
+        return listener.stdinTaken?.();
     }
     this.listeners.delete(message.id);
     if (this.listeners.size === 0) this.child?.channel?.unref();
