@@ -7,8 +7,11 @@
 // program named) with the arguments, directory, environment and input given; its output comes back as
 // `stdout` and `stderr` chunks, then `close` with the exit code (or `error` when it could not start). `kill`
 // signals one. A streamed command's input comes as `stdin` chunks (each acknowledged once git took it) and
-// `stdin-end`, and its reader may `pause` and `resume` its output. When the gateway goes, so does every git started here.
+// `stdin-end`; its stdout is a connection to the gateway's socket (`output`), opened with the command's id in
+// four bytes, so a pack goes from git to the gateway with no copy here. When the gateway goes, so does every
+// git started here.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 
 type Start = Readonly<{
   type: 'start';
@@ -19,11 +22,13 @@ type Start = Readonly<{
   env: Record<string, string>;
   /** The whole input; null: it comes as `stdin` messages, then `stdin-end`. */
   input: Buffer | string | null;
+  /** The gateway's socket that a streamed command's stdout connects to; null: stdout comes as messages. */
+  output: string | null;
 }>;
 type Other = Readonly<
   | { type: 'kill'; id: number; signal: NodeJS.Signals }
   | { type: 'stdin'; id: number; chunk: Uint8Array }
-  | { type: 'stdin-end' | 'pause' | 'resume'; id: number }
+  | { type: 'stdin-end'; id: number }
 >;
 
 const running = new Map<number, ChildProcess>();
@@ -31,13 +36,13 @@ const running = new Map<number, ChildProcess>();
 let unflushed = 0;
 const maxUnflushed = 16;
 const heldByChannel = new Set<number>();
-/** The commands whose reader asked for a pause (its buffer is full). */
-const heldByReader = new Set<number>();
+/** What came for a streamed command while its output connection opened: replayed once git runs. */
+const connecting = new Map<number, Other[]>();
 
 const flow = (id: number): void => {
   const stdout = running.get(id)?.stdout;
   if (!stdout) return;
-  if (heldByChannel.has(id) || heldByReader.has(id)) stdout.pause();
+  if (heldByChannel.has(id)) stdout.pause();
   else stdout.resume();
 };
 
@@ -56,20 +61,43 @@ const send = (message: object): void => {
 const forget = (id: number): void => {
   running.delete(id);
   heldByChannel.delete(id);
-  heldByReader.delete(id);
 };
 
-function start({ id, command, args, cwd, env, input }: Start): void {
-  const child = spawn(command ?? 'git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+function start(message: Start): void {
+  if (message.output === null) return run(message, 'pipe');
+  const { id } = message;
+  connecting.set(id, []);
+  const socket = connect(message.output);
+  socket.pause(); // this end only writes: what git is given is its own
+  socket.on('error', (error) => {
+    if (!connecting.delete(id)) return;
+    send({ type: 'error', id, message: `its output could not reach the gateway: ${error.message}` });
+  });
+  socket.on('connect', () => {
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(id);
+    socket.write(header, (error) => {
+      if (error || !connecting.has(id)) return; // said by the error event
+      const waiting = connecting.get(id) ?? [];
+      connecting.delete(id);
+      run(message, socket);
+      socket.destroy(); // git holds the connection now; its exit closes it
+      for (const other of waiting) handle(other);
+    });
+  });
+}
+
+function run({ id, command, args, cwd, env, input }: Start, stdout: 'pipe' | Socket): void {
+  const child = spawn(command ?? 'git', args, { cwd, env, stdio: ['pipe', stdout, 'pipe'] });
   running.set(id, child);
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout?.on('data', (chunk: Buffer) => {
     send({ type: 'stdout', id, chunk });
     if (unflushed > maxUnflushed) {
       heldByChannel.add(id);
       flow(id);
     }
   });
-  child.stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, chunk }));
+  child.stderr!.on('data', (chunk: Buffer) => send({ type: 'stderr', id, chunk }));
   child.on('error', (error) => {
     forget(id);
     send({ type: 'error', id, message: error.message });
@@ -79,11 +107,13 @@ function start({ id, command, args, cwd, env, input }: Start): void {
     forget(id);
     send({ type: 'close', id, code, signal });
   });
-  child.stdin.on('error', () => {}); // git may exit before reading all of its input
-  if (input !== null) child.stdin.end(input);
+  child.stdin!.on('error', () => {}); // git may exit before reading all of its input
+  if (input !== null) child.stdin!.end(input);
 }
 
-function other(message: Other): void {
+function handle(message: Other): void {
+  const waiting = connecting.get(message.id);
+  if (waiting) return void waiting.push(message);
   const child = running.get(message.id);
   if (!child) return;
   switch (message.type) {
@@ -94,18 +124,12 @@ function other(message: Other): void {
       return void child.stdin!.write(message.chunk, () => send({ type: 'stdin-ack', id: message.id }));
     case 'stdin-end':
       return void child.stdin!.end();
-    case 'pause':
-      heldByReader.add(message.id);
-      return flow(message.id);
-    case 'resume':
-      heldByReader.delete(message.id);
-      return flow(message.id);
   }
 }
 
 process.on('message', (message: Start | Other) => {
   if (message.type === 'start') start(message);
-  else other(message);
+  else handle(message);
 });
 process.on('disconnect', () => {
   for (const child of running.values()) child.kill('SIGKILL');

@@ -1,7 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
-import { finished, Readable, Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { workerModule } from '../system/worker-slot.ts';
+import { Streamed, type Channel, type LaunchedGit } from './git-launched.ts';
+
+export type { LaunchedGit } from './git-launched.ts';
 
 /** What a started git tells: output chunk by chunk, then how it ended (or that it could not start). */
 export type GitListener = Readonly<{
@@ -20,115 +25,36 @@ export type GitRequest = Readonly<{
   input: Buffer | string;
 }>;
 
-/**
- * A streamed git started through the launcher, with what its callers use of a ChildProcess: the three
- * streams (stdout with back-pressure), `kill`, `exitCode`, and the `error`, `exit` and `close` events.
- */
-export interface LaunchedGit extends EventEmitter {
-  readonly stdin: Writable;
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  readonly exitCode: number | null;
-  kill(signal?: NodeJS.Signals): boolean;
-}
-
 type Message =
   | { type: 'stdout' | 'stderr'; id: number; chunk: Uint8Array }
   | { type: 'stdin-ack'; id: number }
   | { type: 'close'; id: number; code: number | null; signal: NodeJS.Signals | null }
   | { type: 'error'; id: number; message: string };
 
-type Channel = Readonly<{ send(message: object): void }>;
 /** A streamed command's listener also hears when git took a chunk of its input. */
 type Listener = GitListener & Readonly<{ stdinTaken?(): void }>;
 
 const launcherUrl = workerModule(import.meta.url, 'git-launcher-process');
+/** Where streamed commands' stdout connects: an abstract socket on Linux (no file), a file elsewhere. */
+const outputAddress = (): string => {
+  const name = `gateway-git-${process.pid}-${randomBytes(6).toString('hex')}`;
+  return process.platform === 'linux' ? `\0${name}` : join(tmpdir(), `${name}.sock`);
+};
 const bytes = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-
-/** The streams and events of one streamed git, fed by the launcher's messages. */
-class Streamed extends EventEmitter implements LaunchedGit {
-  exitCode: number | null = null;
-  readonly stdin: Writable;
-  readonly stdout: Readable;
-  readonly stderr = new Readable({ read: () => {} });
-  /** The write waiting for the launcher to say git took its chunk. */
-  private written: ((error?: Error | null) => void) | null = null;
-  private paused = false;
-  private ended = false;
-  private readonly id: number;
-  private readonly channel: Channel;
-
-  constructor(id: number, channel: Channel) {
-    super();
-    this.id = id;
-    this.channel = channel;
-    this.stdin = new Writable({
-      write: (chunk: Buffer, _encoding, callback) => {
-        if (this.ended) return callback();
-        this.written = callback;
-        channel.send({ type: 'stdin', id, chunk });
-      },
-      final: (callback) => {
-        if (!this.ended) channel.send({ type: 'stdin-end', id });
-        callback();
-      },
-    });
-    this.stdout = new Readable({
-      read: () => {
-        if (!this.paused || this.ended) return;
-        this.paused = false;
-        channel.send({ type: 'resume', id });
-      },
-    });
-  }
-
-  kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
-    if (this.ended) return false;
-    this.channel.send({ type: 'kill', id: this.id, signal });
-    return true;
-  }
-
-  stdoutChunk(chunk: Buffer): void {
-    if (this.stdout.push(chunk) || this.paused) return;
-    this.paused = true;
-    this.channel.send({ type: 'pause', id: this.id });
-  }
-
-  stdinTaken(): void {
-    const written = this.written;
-    this.written = null;
-    written?.();
-  }
-
-  closed(code: number | null, signal: NodeJS.Signals | null, startError?: string): void {
-    this.ended = true;
-    this.stdinTaken();
-    if (startError !== undefined) this.emit('error', new Error(startError));
-    else {
-      this.exitCode = code;
-      this.emit('exit', code, signal);
-    }
-    this.stdout.push(null);
-    this.stderr.push(null);
-    let open = 2;
-    const done = () => {
-      if (--open === 0) this.emit('close', code, signal);
-    };
-    finished(this.stdout, done);
-    finished(this.stderr, done);
-    this.stderr.resume(); // an unread stderr still ends
-  }
-}
 
 /**
  * Starts git through the launcher process (git-launcher-process.ts), so that the gateway's own memory is not
  * forked for every git command (decision 453). One launcher per process, started on first use; it keeps the
  * process alive only while a git runs. When it dies the git commands it ran fail, and the next one starts a
- * new one.
+ * new one. A streamed command's stdout comes straight from git over a connection to this process's socket, so
+ * a pack is not copied through the launcher.
  */
 class GitLauncher {
   private child: ChildProcess | null = null;
   private readonly listeners = new Map<number, Listener>();
+  /** Streamed commands whose stdout connection has not arrived yet. */
+  private readonly awaiting = new Map<number, Streamed>();
+  private output: Readonly<{ server: Server; address: string }> | null = null;
   private nextId = 1;
   private readonly channel: Channel = {
     send: (message) => void (this.child?.connected && this.child.send(message)),
@@ -136,33 +62,66 @@ class GitLauncher {
 
   /** A command whose input is known: its output goes to `listener`. */
   run(request: GitRequest, listener: GitListener): { kill(): void } {
-    const id = this.started(request, listener);
+    const id = this.started(this.nextId++, { ...request, output: null }, listener);
     return { kill: () => void (this.listeners.has(id) && this.channel.send({ type: 'kill', id, signal: 'SIGKILL' })) };
   }
 
   /** A command whose input is written as it comes, and whose output is read as a stream. */
   spawn(request: Omit<GitRequest, 'input'>): LaunchedGit {
-    let launched: Streamed | null = null;
-    const id = this.started(
-      { ...request, input: null },
-      {
-        stdout: (chunk) => launched?.stdoutChunk(chunk),
-        stderr: (chunk) => void launched?.stderr.push(chunk),
-        close: (code, startError, signal) => launched?.closed(code, signal ?? null, startError),
-        stdinTaken: () => launched?.stdinTaken(),
+    const id = this.nextId++;
+    const launched = new Streamed(id, this.channel);
+    this.awaiting.set(id, launched);
+    const listener: Listener = {
+      stdout: () => {}, // never: it comes over the connection
+      stderr: (chunk) => void launched.stderr.push(chunk),
+      close: (code, startError, signal) => {
+        if (startError !== undefined) this.awaiting.delete(id);
+        launched.closed(code, signal ?? null, startError);
       },
-    );
-    launched = new Streamed(id, this.channel);
+      stdinTaken: () => launched.stdinTaken(),
+    };
+    this.started(id, { ...request, input: null, output: this.outputServer() }, listener);
     return launched;
   }
 
-  private started(request: Omit<GitRequest, 'input'> & { input: Buffer | string | null }, listener: Listener) {
+  private started(
+    id: number,
+    request: Omit<GitRequest, 'input'> & { input: Buffer | string | null; output: string | null },
+    listener: Listener,
+  ): number {
     const child = this.launcher();
-    const id = this.nextId++;
     this.listeners.set(id, listener);
     if (this.listeners.size === 1) child.channel?.ref();
     child.send({ type: 'start', id, ...request });
     return id;
+  }
+
+  /** The socket streamed commands' stdout connects to, each connection opened with its command's id. */
+  private outputServer(): string {
+    if (this.output !== null) return this.output.address;
+    const address = outputAddress();
+    const server = createServer({ pauseOnConnect: true }, (socket) => this.connected(socket));
+    server.on('error', () => {
+      if (this.output?.server === server) this.output = null; // its commands fail to connect, the next one retries
+    });
+    server.listen(address);
+    server.unref();
+    this.output = { server, address };
+    return address;
+  }
+
+  private connected(socket: Socket): void {
+    socket.on('error', () => {}); // a git killed mid-output resets it; the end is told by the launcher
+    const header = () => {
+      const id: Buffer | null = socket.read(4);
+      if (id === null) return;
+      socket.off('readable', header);
+      const launched = this.awaiting.get(id.readUInt32BE(0));
+      if (!launched) return void socket.destroy();
+      this.awaiting.delete(id.readUInt32BE(0));
+      launched.attach(socket);
+    };
+    socket.on('readable', header);
   }
 
   private launcher(): ChildProcess {
