@@ -300,7 +300,7 @@ function markdown(report: {
       'batch, counts its entries and checks each follows the previous one (the first batch is verified with the ' +
       'standardwebhooks package). The rate counts the entries after the first batch, from its arrival until the ' +
       'receiver holds every entry of the fill; the wait for the first batch (the push offers a new sink its first ' +
-      'batch at its next pass) is in its own column. A sink holds four batches offered: one on its way and the others ' +
+      'batch at its next pass) is in its own column. A sink holds eight batches offered: one on its way and the others ' +
       'ready behind it, their bodies built by PostgreSQL when they are offered. A delivered batch wakes the ' +
       'dispatcher, which sends the next ready one at once while the attempt is recorded, and the push, which ' +
       'offers the one after; so the rate is bounded by the deliveries reactor applying two events per batch (the ' +

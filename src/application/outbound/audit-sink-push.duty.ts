@@ -72,7 +72,7 @@ async function offerTo(
 
 /**
  * One offer pass: each enabled sink with room is offered the batches that follow its offered span (up to its
- * batch size of settled entries each) until it holds `maxOffered` (four): one on its way, the others ready behind
+ * batch size of settled entries each) until it holds `maxOffered` (eight): one on its way, the others ready behind
  * it. The deliveries reactor makes each a pending delivery of kind audit.batch, which the webhook dispatcher sends
  * in order, moving the cursor over each once it is delivered. The pass ends when the reactor has applied its
  * offers. Returns the batches offered.

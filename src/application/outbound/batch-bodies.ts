@@ -1,5 +1,6 @@
 import { latestCheckpoint } from '../../projections/ledger/checkpoints.queries.ts';
 import { exportedEntriesAfter } from '../../projections/ledger/ledger.queries.ts';
+import { maxOffered } from '../../projections/webhooks/sinks.queries.ts';
 import type { DueBatch } from '../../projections/webhooks/deliveries.queries.ts';
 import type { Ports } from '../kernel/ports.ts';
 
@@ -24,7 +25,8 @@ export async function auditBatchBody(deps: Pick<Ports, 'pool' | 'waiter'>, batch
  * Audit batch bodies built ahead: the push prepares a batch's body as it offers it, while the batch before it
  * is on its way, and the dispatcher takes it when it sends the batch (or builds it then, when it was not
  * prepared or was dropped). A body depends only on its batch (settled entries and the checkpoint recorded before
- * it was offered), so a prepared body is the bytes the dispatcher would build. At most `limit` are held.
+ * it was offered), so a prepared body is the bytes the dispatcher would build. At most `limit` are held
+ * (by default as many as a sink may have offered).
  */
 export type BatchBodies = Readonly<{
   prepare: (batch: DueBatch) => void;
@@ -33,7 +35,7 @@ export type BatchBodies = Readonly<{
 
 const keyOf = (batch: DueBatch) => `${batch.sink}\n${batch.from}\n${batch.to}\n${batch.position}`;
 
-export function batchBodies(deps: Pick<Ports, 'pool' | 'waiter'>, limit = 4): BatchBodies {
+export function batchBodies(deps: Pick<Ports, 'pool' | 'waiter'>, limit = maxOffered): BatchBodies {
   const ready = new Map<string, Promise<string>>();
   return {
     prepare(batch) {

@@ -33,8 +33,12 @@ export const sinksTableSql = `
     created_at timestamptz not null
   )`;
 
-/** How many batches a sink may have offered and not yet ended: one on its way, the others ready behind it. */
-export const maxOffered = 4;
+/**
+ * How many batches a sink may have offered and not yet ended: one on its way, the others ready behind it. Eight,
+ * so that the offers' own latency (an append, the reactor applying it, the ledger catching up for the body) stays
+ * hidden behind the sends (decision 455).
+ */
+export const maxOffered = 8;
 
 async function failPending(tx: DatabaseTransactionConnection, sinkId: number, reason: string, at: string) {
   await tx.query(sql.unsafe`

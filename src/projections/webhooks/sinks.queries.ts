@@ -3,6 +3,9 @@ import { sql, type CommonQueryMethods } from '../../adapters/postgres/pool.ts';
 import { maybeRecord } from '../rows.ts';
 import { maxOffered } from './sinks.apply.ts';
 
+/** How many batches a sink may have offered and not yet ended (sinks.apply.ts). */
+export { maxOffered };
+
 const SinkRow = z.object({
   id: z.bigint(),
   name: z.string(),

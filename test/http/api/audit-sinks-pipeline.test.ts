@@ -6,7 +6,7 @@ import { devSession } from '../../support/api.ts';
 import { eventually, ledger, sleep } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
-// A sink's next batches are offered while the one before is on its way: at most four batches pending, sent in
+// A sink's next batches are offered while the one before is on its way: at most eight batches pending, sent in
 // order, the cursor moving over delivered batches only.
 
 const env = {
@@ -82,8 +82,8 @@ const ledgerIds = async (gw: TestGateway) => (await ledger(gw)).map((e) => Numbe
 
 t.test('the next batch is offered while the first is unanswered; the cursor waits for the first', async (t) => {
   const gw = await startTestGateway(t, env);
-  // At least six batches of three: more than a sink may hold offered.
-  await entries(gw, 16);
+  // At least ten batches of three: more than a sink may hold offered.
+  await entries(gw, 28);
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
   const hook = await sinkReceiver(t, async (n) => {
@@ -95,16 +95,16 @@ t.test('the next batch is offered while the first is unanswered; the cursor wait
   await eventually(async () => hook.state.requests === 1, 10_000);
   const offered = await eventually(async () => {
     const listed = await deliveries(gw, created.id as number);
-    return listed.length === 4 && listed;
+    return listed.length === 8 && listed;
   }, 10_000);
   t.match(
     offered,
-    [{ state: 'pending' }, { state: 'pending' }, { state: 'pending' }, { state: 'pending' }],
-    'four batches offered: one on its way, three ready',
+    Array.from({ length: 8 }, () => ({ state: 'pending' })),
+    'eight batches offered: one on its way, seven ready',
   );
   // Many offer and dispatch passes (every 50 ms) go by: nothing more is offered, nothing else is sent.
   await sleep(600);
-  t.equal((await deliveries(gw, created.id as number)).length, 4, 'never more than four batches offered');
+  t.equal((await deliveries(gw, created.id as number)).length, 8, 'never more than eight batches offered');
   t.equal(hook.state.requests, 1, 'the batch behind is not sent while the first is unanswered');
   t.equal((await sinks(gw))[0]!.cursorPosition, 0, "the cursor stays at the first batch's start");
 
