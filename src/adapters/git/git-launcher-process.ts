@@ -88,7 +88,9 @@ function start(message: Start): void {
 }
 
 function run({ id, command, args, cwd, env, input }: Start, stdout: 'pipe' | Socket): void {
-  const child = spawn(command ?? 'git', args, { cwd, env, stdio: ['pipe', stdout, 'pipe'] });
+  // A process group of its own: a kill reaches what git started too (a remote helper, pack-objects, an alias's
+  // shell), which would otherwise hold its output open, and the command with it, until it ended by itself.
+  const child = spawn(command ?? 'git', args, { cwd, env, stdio: ['pipe', stdout, 'pipe'], detached: true });
   running.set(id, child);
   child.stdout?.on('data', (chunk: Buffer) => {
     send({ type: 'stdout', id, chunk });
@@ -111,6 +113,15 @@ function run({ id, command, args, cwd, env, input }: Start, stdout: 'pipe' | Soc
   if (input !== null) child.stdin!.end(input);
 }
 
+/** Signals git and every process it started (its group). */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    child.kill(signal); // the group is gone (or was never made): git alone, if it is still there
+  }
+}
+
 function handle(message: Other): void {
   const waiting = connecting.get(message.id);
   if (waiting) return void waiting.push(message);
@@ -118,7 +129,7 @@ function handle(message: Other): void {
   if (!child) return;
   switch (message.type) {
     case 'kill':
-      return void child.kill(message.signal);
+      return killGroup(child, message.signal);
     case 'stdin':
       // Acknowledged once git has taken it (or cannot): the writer sends the next chunk then.
       return void child.stdin!.write(message.chunk, () => send({ type: 'stdin-ack', id: message.id }));
@@ -132,6 +143,6 @@ process.on('message', (message: Start | Other) => {
   else handle(message);
 });
 process.on('disconnect', () => {
-  for (const child of running.values()) child.kill('SIGKILL');
+  for (const child of running.values()) killGroup(child, 'SIGKILL');
   process.exit(0);
 });

@@ -131,14 +131,21 @@ class GitLauncher {
     child.unref();
     child.channel?.unref();
     child.on('message', (message: Message) => this.received(message));
+    // Heard once per launcher (its error, exit or channel's close, whichever comes first): the commands then
+    // waiting were all sent to it; those started after go to the next launcher and are not its to fail.
     const gone = (why: string) => {
-      if (this.child === child) this.child = null;
+      if (this.child !== child) return;
+      this.child = null;
+      child.kill('SIGKILL'); // after an error it may still run
       const orphans = [...this.listeners.values()];
       this.listeners.clear();
       for (const listener of orphans) listener.close(null, why);
     };
     child.on('error', (error) => gone(`the git launcher failed: ${error.message}`));
     child.on('exit', (code, signal) => gone(`the git launcher exited (${signal ?? code})`));
+    // Its channel closes as it dies, and the channel is what keeps this process waiting for the commands' ends
+    // (the process handle is not): the exit may never be heard.
+    child.on('disconnect', () => gone('the git launcher exited (its channel closed)'));
     return child;
   }
 
