@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,10 +35,16 @@ type Message =
 type Listener = GitListener & Readonly<{ stdinTaken?(): void }>;
 
 const launcherUrl = workerModule(import.meta.url, 'git-launcher-process');
-/** Where streamed commands' stdout connects: an abstract socket on Linux (no file), a file elsewhere. */
+/**
+ * Where streamed commands' stdout connects: a socket file in a directory only this user may enter (0700), so no
+ * other user's process can connect and pose as a command's output (an abstract socket would be open to every
+ * process on the host). The directory goes when the process exits.
+ */
 const outputAddress = (): string => {
-  const name = `gateway-git-${process.pid}-${randomBytes(6).toString('hex')}`;
-  return process.platform === 'linux' ? `\0${name}` : join(tmpdir(), `${name}.sock`);
+  const base = tmpdir().length > 80 ? '/tmp' : tmpdir(); // a socket's path is at most 107 bytes
+  const dir = mkdtempSync(join(base, 'gateway-git-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'output.sock');
 };
 const bytes = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 
