@@ -119,12 +119,13 @@ class GitLauncher {
   private connected(socket: Socket): void {
     socket.on('error', () => {}); // a git killed mid-output resets it; the end is told by the launcher
     const header = () => {
-      const id: Buffer | null = socket.read(4);
-      if (id === null) return;
+      const head: Buffer | null = socket.read(4);
+      if (head === null) return;
       socket.off('readable', header);
-      const launched = this.awaiting.get(id.readUInt32BE(0));
+      const id = head.readUInt32BE(0);
+      const launched = this.awaiting.get(id);
       if (!launched) return void socket.destroy();
-      this.awaiting.delete(id.readUInt32BE(0));
+      this.awaiting.delete(id);
       launched.attach(socket);
     };
     socket.on('readable', header);
