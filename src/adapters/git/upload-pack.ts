@@ -34,7 +34,9 @@ export function streamUploadPack(run: UploadPackRun): void {
   child.stdin?.end(run.body);
   let bytes = 0;
   out.on('close', () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    // Closed before it finished: the client went away. Once it finished, git's output has ended and git is
+    // ending by itself (its exit may not be known yet): nothing to kill.
+    if (!out.writableFinished && child.exitCode === null) child.kill('SIGKILL');
     run.sent?.(bytes, out.writableFinished);
   });
   const write = (part: Buffer) => {

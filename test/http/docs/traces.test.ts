@@ -161,5 +161,18 @@ t.test('the traces in docs/architecture.md are what the code does', async (t) =>
   const document = readFileSync(architecture, 'utf8');
   const generated = spliced(document, blocks.join('\n'));
   if (process.env.TRACE_WRITE === '1') writeFileSync(architecture, generated);
-  else t.equal(document, generated, 'docs/architecture.md holds the traces the code runs (npm run trace writes them)');
+  else {
+    // The lines that differ, in the message itself: a long diff may be cut from a CI log.
+    const lines = (text: string) => new Set(text.split('\n'));
+    const [was, now] = [lines(document), lines(generated)];
+    const differing = [
+      ...[...was].filter((line) => !now.has(line)).map((line) => `- ${line}`),
+      ...[...now].filter((line) => !was.has(line)).map((line) => `+ ${line}`),
+    ];
+    t.equal(
+      document,
+      generated,
+      `docs/architecture.md holds the traces the code runs (npm run trace writes them)${differing.length ? `; differing lines:\n${differing.slice(0, 12).join('\n')}` : ''}`,
+    );
+  }
 });

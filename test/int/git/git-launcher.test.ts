@@ -3,9 +3,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
 import type { LaunchedGit } from '../../../src/adapters/git/git-launcher.ts';
 import { git, GitError, gitText, spawnGit } from '../../../src/adapters/git/git-process.ts';
+import { streamUploadPack } from '../../../src/adapters/git/upload-pack.ts';
 
 // Every git the gateway runs starts from its launcher process (decision 453): short commands over its channel,
 // streamed ones (upload-pack, receive-pack, the external copy) with their stdout on a connection to the
@@ -75,6 +77,45 @@ t.test('upload-pack sends the whole pack over the output connection, held back w
   t.equal(code, 0);
   t.ok(out.length > 3_000_000, `a pack of ${out.length} bytes`);
   t.ok(out.equals(whole), 'the bytes a short command gets for the same request');
+});
+
+t.test('a fetch whose client goes away leaves no git behind; a whole one ends complete', async (t) => {
+  const { dir, head } = repository(t, 200, 16_384);
+  const body = Buffer.from(pkt(`want ${head}\n`) + '0000' + pkt('done\n'));
+  const running = () => {
+    try {
+      return execFileSync('pgrep', ['-f', `upload-pack --stateless-rpc ${dir}$`])
+        .toString()
+        .trim()
+        .split('\n');
+    } catch {
+      return []; // pgrep exits 1 when nothing matches
+    }
+  };
+  const fetch = (read: (out: PassThrough) => void) =>
+    new Promise<{ bytes: number; complete: boolean }>((resolve) => {
+      const out = new PassThrough({ highWaterMark: 16_384 });
+      read(out);
+      streamUploadPack({
+        repo: dir,
+        version: 0,
+        body,
+        out,
+        beforePack: async () => {},
+        refused: () => t.fail('never refused'),
+        sent: (bytes, complete) => resolve({ bytes, complete }),
+      });
+    });
+
+  const gone = await fetch((out) => out.once('readable', () => setTimeout(() => out.destroy(), 100)));
+  t.notOk(gone.complete, `the client went away after ${gone.bytes} bytes`);
+  t.ok(gone.bytes < 3_000_000, 'before the pack ended');
+  const deadline = Date.now() + 5000;
+  while (running().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.strictSame(running(), [], 'its upload-pack is gone');
+
+  const whole = await fetch((out) => out.resume());
+  t.ok(whole.complete && whole.bytes > 3_000_000, `a reader to the end gets the whole pack (${whole.bytes} bytes)`);
 });
 
 t.test('how a streamed git ends: a failure, a kill, a directory that does not exist', async (t) => {
