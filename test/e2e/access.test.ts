@@ -4,8 +4,7 @@
 // command"; "a reviewer without the admin role sees no admin actions and gets 403 from the API when forcing
 // one". Spec, Tokens: the token "appears only in the response that creates or rotates it, never again".
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
@@ -13,12 +12,13 @@ import t, { type Test } from 'tap';
 import { newContext, openBrowser, screenshot, seriousViolations, signInAtTestIdp } from '../support/browser.ts';
 import { startGatewayWithOidc, type GatewayBrowser } from '../support/oidc.ts';
 import { marketplaceFiles, serveUpstream } from '../support/upstream.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const run = promisify(execFile);
 
 /** A git client's environment: a throwaway HOME (its own ~/.gitconfig), no system config, no prompts. */
-function gitHome(): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), 'gw-access-git-'));
+function gitHome(t: Test): NodeJS.ProcessEnv {
+  const home = scratchDir(t, 'gw-access-git-');
   return { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '' };
 }
 
@@ -96,7 +96,7 @@ t.test('Access: a personal token from the portal clones for real, is shown once 
   // The copied command, run as it is by the real git.
   const [command, ...args] = words(clone);
   t.equal(command, 'git');
-  const cloneEnv = gitHome();
+  const cloneEnv = gitHome(t);
   const cloned = await git([...args, 'acme'], cloneEnv);
   t.ok(cloned.ok, `the copied git clone succeeds ${cloned.stderr}`);
   const manifest = join(cloneEnv.HOME!, 'acme', '.claude-plugin', 'marketplace.json');
@@ -106,7 +106,7 @@ t.test('Access: a personal token from the portal clones for real, is shown once 
 
   // The credential-helper setup, then a plain clone that finds the token by itself.
   const helper = await page.getByLabel('Credential helper setup').inputValue();
-  const helperEnv = gitHome();
+  const helperEnv = gitHome(t);
   await run('sh', ['-c', helper], { env: helperEnv });
   const plain = await git(['clone', '--quiet', url, 'plain'], helperEnv);
   t.ok(plain.ok, `after the helper setup a plain git clone succeeds ${plain.stderr}`);
@@ -126,9 +126,9 @@ t.test('Access: a personal token from the portal clones for real, is shown once 
   t.not(rotated, token, 'rotation shows a new secret');
   const rotatedClone = await page.getByLabel('git clone').inputValue();
   await gateway.settled();
-  t.notOk((await git([...args, 'old'], gitHome())).ok, 'the old command fails after rotation');
+  t.notOk((await git([...args, 'old'], gitHome(t))).ok, 'the old command fails after rotation');
   const [, ...rotatedArgs] = words(rotatedClone);
-  t.ok((await git([...rotatedArgs, 'new'], gitHome())).ok, 'the new command clones');
+  t.ok((await git([...rotatedArgs, 'new'], gitHome(t))).ok, 'the new command clones');
   await page.getByRole('button', { name: 'I have copied it' }).click();
 
   const active = page.getByRole('row', { name: /laptop/ }).filter({ hasText: 'active' });
@@ -139,7 +139,7 @@ t.test('Access: a personal token from the portal clones for real, is shown once 
     .filter({ hasText: 'active' })
     .waitFor({ state: 'detached' });
   await gateway.settled();
-  const refused = await git([...rotatedArgs, 'again'], gitHome());
+  const refused = await git([...rotatedArgs, 'again'], gitHome(t));
   t.notOk(refused.ok, 'the same clone command fails once the token is revoked');
   t.match(refused.stderr, /Authentication failed|401|could not read Username/, refused.stderr);
 

@@ -5,8 +5,7 @@
 // one browser session on a first-run gateway (no identity provider, the built-in issuer, the printed
 // password, admin), every step through the portal; the API is read only to check what the pages did.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
@@ -14,6 +13,7 @@ import t, { type Test } from 'tap';
 import { startFirstRun } from '../http/local-idp/first-run.ts';
 import { newContext, openBrowser, seriousViolations, signInAtLocalIdp } from '../support/browser.ts';
 import { gitIn, serveUpstream, type Files } from '../support/upstream.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const run = promisify(execFile);
 
@@ -204,7 +204,7 @@ t.test('a first run, end to end in the portal: sign in, register, review, approv
   const clone = await createToken(t, page, firstRun.baseUrl);
   const [command, ...args] = words(clone);
   t.equal(command, 'git', 'a git command');
-  const home = mkdtempSync(join(tmpdir(), 'gw-journey-git-'));
+  const home = scratchDir(t, 'gw-journey-git-');
   const env = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '' };
   await run('git', [...args, 'acme'], { env, cwd: home });
   const work = join(home, 'acme');

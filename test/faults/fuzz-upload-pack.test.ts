@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -12,6 +11,7 @@ import { expectJson, session } from '../support/assert.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { gitClient, marketplaceFiles, serveUpstream } from '../support/upstream.ts';
 import { fuzzInput, random, type Objects } from './upload-pack-inputs.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 // The pkt-line and upload-pack request parsers fuzzed in-process, and the facade over HTTP
 // with a valid token: no input yields a 500, a crash or a pack holding an object the facade does not
@@ -140,7 +140,7 @@ t.test('the facade: no 500, no crash, no pack with an object it does not serve',
   const objects: Objects = { advertised, reachable: [unapproved.sha], planted };
 
   // Packs are indexed against a repository holding exactly what is served (thin packs resolve there).
-  const scratch = mkdtempSync(join(tmpdir(), 'fuzz-packs-'));
+  const scratch = scratchDir(t, 'fuzz-packs-');
   await git(scratch, ['clone', '--quiet', '--bare', '--no-local', published, 'served.git']);
   const indexed = new Map<string, string[]>();
   const objectsOf = async (pack: Buffer): Promise<string[]> => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
 import { gitHttpBackend, gitIn, type Files } from './upstream.ts';
+import { scratchDir } from './scratch.ts';
 
 /** A gate: requests wait at it while it is shut. */
 export function gate() {
@@ -45,7 +46,7 @@ export async function bareRepo(root: string, name: string, files: Files): Promis
  * repository whose gate is shut waits there. Counts the requests per repository.
  */
 export async function gatedRepos(t: Test, repos: Readonly<Record<string, Files>>) {
-  const root = mkdtempSync(join(tmpdir(), 'gw-gated-'));
+  const root = scratchDir(t, 'gw-gated-');
   for (const [name, files] of Object.entries(repos)) await bareRepo(root, name, files);
   const backend = join(await gitIn(root, '--exec-path'), 'git-http-backend');
   const gates = new Map(Object.keys(repos).map((name) => [name, gate()]));

@@ -1,11 +1,10 @@
 // A forge to mirror to: every repository under a root behind `git http-backend` with receive-pack enabled,
 // behind HTTP Basic authentication, on loopback. It can go down and come back on the same port.
-import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { gitHttpBackend, gitIn } from './upstream.ts';
+import { scratchDir } from './scratch.ts';
 
 export type MirrorForge = Readonly<{
   root: string;
@@ -24,7 +23,7 @@ export type MirrorForge = Readonly<{
 }>;
 
 export async function serveMirrorForge(t: Test, user: string, password: string): Promise<MirrorForge> {
-  const root = mkdtempSync(join(tmpdir(), 'gw-forge-'));
+  const root = scratchDir(t, 'gw-forge-');
   const backend = join(await gitIn(root, '--exec-path'), 'git-http-backend');
   const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   let hits = 0;

@@ -1,11 +1,11 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
 import { gitText } from '../../src/adapters/git/git-process.ts';
 import { gitLauncher } from '../../src/adapters/git/git-launcher.ts';
 import { httpBackendEnv } from './http-backend-env.ts';
+import { scratchDir } from './scratch.ts';
 
 const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
@@ -66,7 +66,7 @@ export async function serveUpstream(
   /** Paths committed with the executable bit (git mode 100755); the others are 100644. */
   executable: readonly string[] = [],
 ): Promise<Upstream> {
-  const root = mkdtempSync(join(tmpdir(), 'gw-upstream-'));
+  const root = scratchDir(t, 'gw-upstream-');
   const bare = join(root, `${name}.git`);
   const work = join(root, 'work');
   await gitIn(root, 'init', '--bare', '--quiet', '--initial-branch=main', bare);
@@ -171,8 +171,7 @@ export async function serveRepos(t: Test, root: string, host = '127.0.0.1') {
 
 /** The real git client with a throwaway HOME, no prompts, the token as HTTP Basic password. */
 export function gitClient(t: Test, token: string | null) {
-  const home = mkdtempSync(join(tmpdir(), 'gw-client-'));
-  t.teardown(() => {});
+  const home = scratchDir(t, 'gw-client-');
   const auth =
     token === null
       ? []

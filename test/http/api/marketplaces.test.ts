@@ -15,6 +15,7 @@ import {
 } from '../../support/assert.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveRepos, serveUpstream, type Files } from '../../support/upstream.ts';
+import { scratchDir } from '../../support/scratch.ts';
 
 // docs/marketplaces.md (registration, ingest, states: approve and reject), the problem documents;
 // Decisions 46 (order of refusals), 48 (manifest policy), 49 (release age).
@@ -114,7 +115,7 @@ t.test(
   async (t) => {
     const gw = await startTestGateway(t, devEnv);
     const root = session(gw, 'root');
-    const dir = mkdtempSync(join(tmpdir(), 'gw-repos-'));
+    const dir = scratchDir(t, 'gw-repos-');
     await bareRepo(dir, 'counted', marketplaceFiles('counted', ['alpha']));
     const counted = await serveRepos(t, dir);
     const url = counted.url('counted');
@@ -356,7 +357,7 @@ t.test(
   async (t) => {
     const gw = await startTestGateway(t, devEnv);
     const root = session(gw, 'root');
-    const dir = mkdtempSync(join(tmpdir(), 'gw-repos-'));
+    const dir = scratchDir(t, 'gw-repos-');
     await bareRepo(dir, 'empty', null);
     await bareRepo(dir, 'full', marketplaceFiles('full', ['alpha']));
     const repos = await serveRepos(t, dir);
@@ -448,7 +449,7 @@ t.test(
   async (t) => {
     const gw = await startTestGateway(t, devEnv);
     const root = session(gw, 'root');
-    const dir = mkdtempSync(join(tmpdir(), 'gw-repos-'));
+    const dir = scratchDir(t, 'gw-repos-');
     await bareRepo(dir, 'acme', marketplaceFiles('acme', ['alpha']));
     await bareRepo(dir, 'other', marketplaceFiles('other', ['beta']));
     const { port } = await serveRepos(t, dir);
@@ -776,7 +777,7 @@ t.test(
   async (t) => {
     const gw = await startTestGateway(t, devEnv);
     const root = session(gw, 'root');
-    const dir = mkdtempSync(join(tmpdir(), 'gw-repos-'));
+    const dir = scratchDir(t, 'gw-repos-');
     const bare = await bareRepo(dir, 'legacy', marketplaceFiles('legacy', ['alpha']));
     await gitIn(dir, '-C', bare, 'branch', '-m', 'main', 'master');
     await gitIn(dir, '-C', bare, 'symbolic-ref', 'HEAD', 'refs/heads/master');
@@ -823,7 +824,7 @@ t.test(
   async (t) => {
     const gw = await startTestGateway(t, devEnv);
     const root = session(gw, 'root');
-    const dir = mkdtempSync(join(tmpdir(), 'gw-repos-'));
+    const dir = scratchDir(t, 'gw-repos-');
     await bareRepo(dir, 'acme', marketplaceFiles('acme', ['alpha']));
     const repos = await serveRepos(t, dir);
     await expectJson(t, await root.post('/api/v1/marketplaces', { name: 'acme', url: repos.url('acme') }), 201);

@@ -3,14 +3,14 @@
 // already holds another marketplace's snapshots and an audit sink, so an id guessed instead of read from an
 // answer would act on the wrong thing. The upstream is served on loopback.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { devSession } from '../../support/api.ts';
 import { startTestGateway } from '../../support/gateway.ts';
 import { gitIn, marketplaceFiles, serveUpstream } from '../../support/upstream.ts';
+import { scratchDir } from '../../support/scratch.ts';
 
 const run = promisify(execFile);
 
@@ -65,7 +65,7 @@ t.test(
     t.equal(machine.status, 201, 'a machine credential for the snippets that use GATEWAY_TOKEN');
 
     const acme = await serveUpstream(t, marketplaceFiles('acme', ['alpha', 'beta']), 'acme');
-    const dir = mkdtempSync(join(tmpdir(), 'gw-readme-'));
+    const dir = scratchDir(t, 'gw-readme-');
     const script = join(dir, 'walkthrough.sh');
     writeFileSync(script, ['set -eu', ...walkthroughBlocks(readFileSync('README.md', 'utf8'))].join('\n'));
     const env = {

@@ -1,14 +1,14 @@
 // Per-plugin outcomes (docs/marketplaces.md): an external source that cannot be read (unreachable, missing
 // commit, over a limit, outside the trust boundary) withholds that plugin from the composite instead of
 // failing the ingest; `gateway.ingest.external-sources: require-all` keeps the strict behaviour.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { inMs, ledger } from '../../support/assert.ts';
 import { devSession, type ApiAnswer } from '../../support/api.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { gitClient, gitIn, serveRepos, serveUpstream, type Files } from '../../support/upstream.ts';
+import { scratchDir } from '../../support/scratch.ts';
 
 const env = { GATEWAY_DEV_INSECURE_AUTH: 'true', GATEWAY_ROLES_ADMINS: 'root' };
 const manifestPath = '.claude-plugin/marketplace.json';
@@ -23,7 +23,7 @@ const pluginFiles = (name: string, at = ''): Record<string, string> => ({
 
 /** Bare repositories under one root, each committed from `files`, served on one loopback port. */
 async function serveSources(t: Test, repos: Readonly<Record<string, Files>>) {
-  const root = mkdtempSync(join(tmpdir(), 'gw-sources-'));
+  const root = scratchDir(t, 'gw-sources-');
   for (const [name, files] of Object.entries(repos)) {
     const work = join(root, `${name}-work`);
     mkdirSync(work);

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { readSecretReference } from '../../../../src/adapters/system/secret-reference.ts';
 import { describeSecretReference, parseSecretReference } from '../../../../src/domain/kernel/secret-reference.ts';
+import { scratchDir } from '../../../support/scratch.ts';
 
 t.test('a secret is a reference (env:NAME or file:/path), never a value', async (t) => {
   t.strictSame(parseSecretReference('env:SINK_SECRET'), { kind: 'env', name: 'SINK_SECRET' });
@@ -21,7 +21,7 @@ t.test(
   async (t) => {
     t.equal(readSecretReference({ kind: 'env', name: 'S' }, { S: 'v1' }), 'v1');
     t.throws(() => readSecretReference({ kind: 'env', name: 'S' }, {}), /^env:S: the variable is not set$/);
-    const dir = mkdtempSync(join(tmpdir(), 'secret-ref-'));
+    const dir = scratchDir(t, 'secret-ref-');
     writeFileSync(join(dir, 's'), 'from-file\n');
     t.equal(readSecretReference({ kind: 'file', path: join(dir, 's') }), 'from-file');
     writeFileSync(join(dir, 'empty'), '\n');
