@@ -15,7 +15,26 @@ function lazily<A extends unknown[], R>(compile: () => (...args: A) => R): (...a
 export const lazyValidatorCompiler: typeof TypeBoxValidatorCompiler = (route) =>
   lazily(() => TypeBoxValidatorCompiler(route));
 
+/**
+ * Compiled serializers by settings, then by response schema: a serializer depends on nothing else, and the
+ * schemas are the routes' module-level objects, so a server built again in the same process (the tests build
+ * hundreds) reuses what an earlier one compiled.
+ */
+const compiledSerializers = new Map<string, WeakMap<object, SerializerSelector.Serializer>>();
+
 export const lazySerializerFactory: SerializerSelector.SerializerFactory = (externalSchemas, options) => {
   const build = SerializerSelector()(externalSchemas, options);
-  return (route) => lazily(() => build(route));
+  const settings = JSON.stringify([externalSchemas ?? null, options ?? null]);
+  const compiled = compiledSerializers.get(settings) ?? new WeakMap<object, SerializerSelector.Serializer>();
+  compiledSerializers.set(settings, compiled);
+  return (route) =>
+    lazily(() => {
+      const schema = route.schema;
+      if (typeof schema !== 'object' || schema === null) return build(route);
+      const known = compiled.get(schema);
+      if (known) return known;
+      const serializer = build(route);
+      compiled.set(schema, serializer);
+      return serializer;
+    });
 };
