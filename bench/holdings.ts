@@ -10,7 +10,9 @@
 // started again, so that its memory of the captures is loaded from these rows. Each request asks a
 // mix: captured commits (approved, revoked, held, rejected; live and removed marketplaces), unknown
 // commits, unknown marketplaces. The callers' bodies are made before the clock starts and the answers read
-// after it stops (they share the cores with the gateway). Writes bench/results/holdings.json and .md.
+// after it stops (they share the cores with the gateway). The same load against a bare Node HTTP server
+// (bench/http-floor.ts) gives the floor this machine puts under the target. Writes
+// bench/results/holdings.json and .md.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,7 @@ import { CpuMeter } from './cpu.ts';
 import { openBenchDatabase, postmasterPid, waitForProjections, type BenchDatabase } from './database.ts';
 import { envInt, log, withInterruptCleanup } from './env.ts';
 import { seededRandom } from './events.ts';
+import { startHttpFloor } from './http-floor.ts';
 import { figure, figureMarkdown, figureTable, fmt, latencies, machine, writeResultFiles } from './report.ts';
 
 const config = () => ({
@@ -128,7 +131,27 @@ async function load(url: string, token: string, cfg: ReturnType<typeof config>, 
   for (const text of answers)
     for (const result of (JSON.parse(text) as { results: Array<{ state: string }> }).results)
       states[result.state] = (states[result.state] ?? 0) + 1;
-  return { samples, states, ms };
+  return { samples, states, ms, firstAnswer: answers[0] ?? '' };
+}
+
+/**
+ * The floor under the target: the same callers and bodies against bench/http-floor.ts answering one of the
+ * gateway's answers (same size), with the CPU each side spent per request.
+ */
+async function measureFloor(token: string, cfg: ReturnType<typeof config>, answer: string) {
+  const floor = await startHttpFloor(answer);
+  try {
+    await load(floor.url, token, cfg, cfg.warmup, 1000);
+    const meter = new CpuMeter(() => ({ bench: process.pid, server: floor.pid }));
+    const before = meter.sample();
+    const measured = await load(floor.url, token, cfg, cfg.requests, 1);
+    const cpu = CpuMeter.delta(before, meter.sample()).cpuSeconds;
+    const perRequest = (group: string) => round(((cpu[group] ?? 0) * 1000) / measured.samples.length);
+    const { p50, p95 } = latencies(Float64Array.from(measured.samples));
+    return { p50, p95, benchMs: perRequest('bench (node)'), serverMs: perRequest('server (node)') };
+  } finally {
+    await floor.close();
+  }
 }
 
 /** The gateway's SQL per request while measuring, by statement (the credential check included). */
@@ -208,6 +231,7 @@ export async function holdingsBenchmark(): Promise<void> {
     // Service time without queueing: one caller, sequential requests.
     const alone = await load(gw.url, token, { ...cfg, callers: 1 }, Math.max(1, Math.floor(cfg.requests / 10)), 2);
     const alone95 = latencies(Float64Array.from(alone.samples));
+    const floor = await measureFloor(token, cfg, measured.firstAnswer);
     const explained = await explainPairs(client, pairsFor(seededRandom(3), cfg));
     const client95 = latencies(Float64Array.from(measured.samples));
     const server = stats.requests['POST /status/v1/snapshots'];
@@ -242,6 +266,14 @@ export async function holdingsBenchmark(): Promise<void> {
         'ms',
         undefined,
         `p50 ${round(alone95.p50)} ms, ${alone.samples.length} sequential requests`,
+      ),
+      figure(
+        'floor-p95',
+        'the same callers against a bare Node HTTP server (parses the body, answers a stored answer), p95',
+        floor.p95,
+        'ms',
+        undefined,
+        `p50 ${round(floor.p50)} ms; CPU ms per request: bench ${floor.benchMs}, server ${floor.serverMs}`,
       ),
       figure(
         'sql',
@@ -324,6 +356,10 @@ function holdingsMarkdown(report: {
         .join(', ')}. The gateway's event loop was ${fmt(report.eventLoop.utilization * 100, 1)} % busy: its ` +
       `requests are handled on one thread, so with ${c.callers} callers they queue for it and the mean latency ` +
       "is about callers × the gateway's CPU per request.",
+    '',
+    "The bare server's row is the floor under the target: the same callers, bodies and answer size against a " +
+      'node:http server that only parses the body and answers (bench/http-floor.ts), so no gateway code runs. ' +
+      'Its detail gives the CPU per request of each side; the gateway can come near the floor, not below it.',
     '',
     `SQL statements per request while measuring: ${fmt(report.statementsPerRequest, 2)}. The check answers from ` +
       "the gateway's memory of the captures and of the tokens in use (docs/facade.md, Revocation check); a " +
