@@ -1,8 +1,14 @@
 // The gateway's log: pino at gateway.log.level, ISO timestamps, credentials redacted; JSON lines, or one
 // readable coloured line per entry on a terminal (gateway.log.format).
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import type { GatewayConfig } from './adapters/config/schema.ts';
+
+// pino-pretty is loaded on the first readable log only: a gateway logging JSON never needs it.
+const require = createRequire(import.meta.url);
+const pretty = (options: PrettyOptions): PrettyStream =>
+  (require('pino-pretty') as { default: (options: PrettyOptions) => PrettyStream }).default(options);
 
 // Nothing that could carry a credential reaches a log line.
 export const redactPaths = [

@@ -47,9 +47,12 @@ const classes: ReadonlyMap<string, new () => object> = new Map(
 // (`no such overload: timestamp == google.protobuf.Timestamp`); the protobuf name is.
 const celType = (type: string) => type.replace(/\btimestamp\b/g, 'google.protobuf.Timestamp');
 
-// Building an environment is the expensive part: once per process. Types are registered as message
-// types with declared fields, so `p.nme` or `snapshot.plugins.exists(p, p.hooks > 0)` fail the check.
-const environment = (() => {
+// Building an environment is the expensive part: once per process, on the first rule compiled (a process that
+// never compiles one, as most never do, does not pay for it). Types are registered as message types with
+// declared fields, so `p.nme` or `snapshot.plugins.exists(p, p.hooks > 0)` fail the check.
+let built: Environment | null = null;
+const environment = (): Environment => (built ??= buildEnvironment());
+function buildEnvironment(): Environment {
   const env = new Environment({
     // Structural limits at parse time (the library's only limits); generous for 4,096 characters.
     limits: { maxAstNodes: 2048, maxDepth: 32, maxListElements: 256, maxMapEntries: 256, maxCallArguments: 8 },
@@ -63,7 +66,7 @@ const environment = (() => {
   for (const [name, [type, description]] of Object.entries(policyVariableTypes))
     env.registerVariable(name, celType(type), { description });
   return env;
-})();
+}
 
 const program = Symbol('cel program');
 /** A rule that parsed and type-checked to bool (or dyn, checked again at evaluation). */
@@ -89,7 +92,7 @@ export function compilePolicy(
   if (expression.trim() === '') return { ok: false, error: 'the expression is empty' };
   let parsed: ParseResult;
   try {
-    parsed = environment.parse(expression);
+    parsed = environment().parse(expression);
   } catch (error) {
     return {
       ok: false,

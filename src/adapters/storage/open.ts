@@ -7,7 +7,6 @@ import { OutboundBoundary } from '../outbound/outbound-boundary.ts';
 import type { Listener } from '../postgres/listener.ts';
 import type { QuarantineLocks } from '../postgres/quarantine-locks.ts';
 import type { DatabasePool } from '../postgres/pool.ts';
-import { Bucket } from './bucket.ts';
 import { ObjectStoreReplication } from './object-store.ts';
 
 export type GitStorage = Readonly<{
@@ -42,6 +41,8 @@ export async function openGitStorage(
   }
   const { bucket, region, endpoint, cacheDir, pollIntervalMs } = storage.objectStore;
   const root = cacheDir === null ? join(config.dataDir, 'git-cache') : resolve(cacheDir);
+  // The S3 client (a few hundred milliseconds of loading) is loaded only by a gateway that uses a bucket.
+  const { Bucket } = await import('./bucket.ts');
   const replication = new ObjectStoreReplication({
     bucket: new Bucket({ bucket: bucket!, region: region!, endpoint }),
     root,
