@@ -2,7 +2,7 @@
 // policy-engine.ts, which stops it when an evaluation outlives its time limit.
 import { parentPort } from 'node:worker_threads';
 import type { PolicyVariables } from '../../domain/policy/variables.ts';
-import { compilePolicy, evaluatePolicy, type CompiledPolicy } from './cel.ts';
+import { compilePolicy, evaluatePolicy, preparePolicyEnvironment, type CompiledPolicy } from './cel.ts';
 
 export type PolicyTask = Readonly<{ id: number; expression: string; variables: PolicyVariables }>;
 /** An evaluation's result, or (first, once its modules are loaded) that the worker is ready. */
@@ -28,4 +28,6 @@ parentPort?.on('message', ({ id, expression, variables }: PolicyTask) => {
   parentPort!.postMessage({ id, result } satisfies PolicyAnswer);
 });
 
+// Ready once rules can be compiled: the time limit of an evaluation starts when the worker is ready.
+preparePolicyEnvironment();
 parentPort?.postMessage({ ready: true } satisfies PolicyAnswer);
