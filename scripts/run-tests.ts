@@ -1,7 +1,8 @@
 // The test command (npm test): starts one embedded PostgreSQL for the whole run when a selected test
 // needs it (unless TEST_DATABASE_URL names a server), runs the test files (tap's test API, each file a plain
-// `node FILE` process, two at a time: scripts/run-test-files.ts), prints a line per file as it ends (the whole
-// TAP output of a file that failed), and ends with the plain line `N passed, N failed` that CI reads.
+// `node FILE` process, four at a time: scripts/run-test-files.ts, decision 456), prints a line per file as it
+// ends (the whole TAP output of a file that failed), and ends with the plain line `N passed, N failed` that CI
+// reads.
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -162,7 +163,7 @@ try {
   const started = performance.now();
   let finished = 0;
   outcomes = await runTestFiles(testFiles, {
-    jobs: Number(process.env.TEST_JOBS ?? tapConfig.jobs ?? 2),
+    jobs: Number(process.env.TEST_JOBS ?? tapConfig.jobs ?? 4),
     timeoutSeconds: Number(process.env.TAP_TIMEOUT ?? tapConfig.timeout ?? 300),
     env,
     resultsDir: join('.tap', 'test-results'),
