@@ -299,6 +299,7 @@ export async function holdingsBenchmark(): Promise<void> {
       eventLoop: stats.eventLoop,
       aloneMs: alone95,
       cpu: { machineBusyPercent: cpu.machineBusyPercent, msPerRequest: cpuPerRequest },
+      floor,
       sql: explained,
     };
     process.stdout.write(`\nholdings\n${figureTable(figures)}\n\n`);
@@ -329,6 +330,7 @@ function holdingsMarkdown(report: {
   queries: Array<{ statement: string; perRequest: number; meanMs: number }>;
   statementsPerRequest: number;
   cpu: { machineBusyPercent: number; msPerRequest: Record<string, number> };
+  floor: Awaited<ReturnType<typeof measureFloor>>;
   eventLoop: { utilization: number };
 }): string {
   const m = report.machine;
@@ -359,7 +361,8 @@ function holdingsMarkdown(report: {
     '',
     "The bare server's row is the floor under the target: the same callers, bodies and answer size against a " +
       'node:http server that only parses the body and answers (bench/http-floor.ts), so no gateway code runs. ' +
-      'Its detail gives the CPU per request of each side; the gateway can come near the floor, not below it.',
+      `Against it: p50 ${fmt(report.floor.p50, 1)} ms; CPU ms per request: bench ${report.floor.benchMs}, ` +
+      `server ${report.floor.serverMs}. The gateway can come near the floor, not below it.`,
     '',
     `SQL statements per request while measuring: ${fmt(report.statementsPerRequest, 2)}. The check answers from ` +
       "the gateway's memory of the captures and of the tokens in use (docs/facade.md, Revocation check); a " +
