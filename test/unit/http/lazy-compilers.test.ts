@@ -25,3 +25,21 @@ t.test('a serializer is compiled once per settings and schema, and serializes by
     'another schema',
   );
 });
+
+t.test('a server built again does not compile a schema it already compiled', async (t) => {
+  // Compiling reads the schema; a schema read only through a counting proxy shows whether it was compiled again.
+  let reads = 0;
+  const watched = new Proxy(Type.Object({ name: Type.String() }), {
+    get(target, key, receiver) {
+      reads += 1;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  t.equal(lazySerializerFactory(undefined, {})(route(watched))({ name: 'x' }), '{"name":"x"}');
+  const afterFirst = reads;
+  t.ok(afterFirst > 0, 'the first server compiled it');
+  t.equal(lazySerializerFactory(undefined, {})(route(watched))({ name: 'y' }), '{"name":"y"}');
+  t.equal(reads, afterFirst, 'the same settings: the compiled serializer is reused');
+  t.equal(lazySerializerFactory(undefined, { rounding: 'ceil' })(route(watched))({ name: 'z' }), '{"name":"z"}');
+  t.ok(reads > afterFirst, 'other settings: compiled again');
+});
