@@ -20,13 +20,18 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/adapters/postgres/embedded.ts';
 import { runTestFiles, type FileOutcome } from './run-test-files.ts';
+import { vendorBundle } from './test-vendor.ts';
 
 // Every Node process the tests start loads the TypeScript sources from a cache of their stripped JavaScript, with
 // V8's compile cache on (scripts/ts-load-cache.ts): through NODE_OPTIONS, which the test files pass on to the
 // gateways and CLIs they start. TS_LOAD_CACHE=0 leaves it out (Node strips the sources itself, as `npx tap` does).
 const loadCache = `--import=${pathToFileURL(resolve('scripts/ts-load-cache.ts')).href}`;
-if (process.env.TS_LOAD_CACHE !== '0')
+if (process.env.TS_LOAD_CACHE !== '0') {
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, loadCache].filter(Boolean).join(' ');
+  // The heavy dependencies, bundled once per lock file, loaded through the same hook (scripts/test-vendor.ts).
+  const vendor = await vendorBundle(process.cwd());
+  if (vendor) process.env.GATEWAY_TEST_VENDOR = vendor;
+}
 
 const roots =
   process.argv.slice(2).length > 0

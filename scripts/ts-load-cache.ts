@@ -8,12 +8,13 @@
 // an edited file is stripped again and a stale entry is never used. Stripping is amaro's strip-only mode, the
 // stripper Node itself bundles: types become blanks, so every line and column stays where it was and stack
 // traces point at the TypeScript source. Only files outside node_modules are handled; everything else loads as
-// Node loads it. `rm -rf node_modules/.cache/gateway-test` empties both caches.
+// Node loads it, except the imports of bundled dependencies (below). `rm -rf node_modules/.cache/gateway-test`
+// empties the caches.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire, enableCompileCache, registerHooks } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const modules = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules');
@@ -40,7 +41,27 @@ function stripped(path: string): string {
   return code;
 }
 
+// The run's pre-bundled dependencies (scripts/test-vendor.ts): an import of a listed package written in one of
+// the project's files loads the bundle's entry instead. A package's own imports are left to Node.
+const vendorDir = process.env.GATEWAY_TEST_VENDOR;
+const vendor: Record<string, string> = vendorDir
+  ? (JSON.parse(readFileSync(join(vendorDir, 'map.json'), 'utf8')) as Record<string, string>)
+  : {};
+const projectRoot = pathToFileURL(join(modules, '..', '/')).href;
+
 registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const parent = context.parentURL ?? '';
+    const bundled = vendor[specifier];
+    if (
+      bundled &&
+      parent.startsWith(projectRoot) &&
+      !parent.includes('/node_modules/') &&
+      context.conditions.includes('import')
+    )
+      return { url: bundled, format: 'module', shortCircuit: true };
+    return nextResolve(specifier, context);
+  },
   load(url, context, nextLoad) {
     if (!url.startsWith('file:') || !url.endsWith('.ts') || url.includes('/node_modules/'))
       return nextLoad(url, context);
