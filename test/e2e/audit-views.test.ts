@@ -46,6 +46,9 @@ t.test('an auditor reads acts, filters the ledger, and travels back in time', as
   const root = await gateway.login('root');
   const upstream = await serveUpstream(t, marketplaceFiles('acme', ['alpha']), 'acme');
   await json(t, root, '/api/v1/marketplaces', 'POST', { name: 'acme', url: upstream.url });
+  // The capture a second later than the registration: the time-travel step below asks about the capture's instant
+  // to the second, which must find acme already registered (registered at or before that second's start).
+  await new Promise((resolve) => setTimeout(resolve, 1100));
   const snapshot = await json<{ id: number; sha: string }>(t, root, '/api/v1/marketplaces/acme/ingest', 'POST');
   // The approval a second later than the ingest: an instant to the second tells them apart.
   await new Promise((resolve) => setTimeout(resolve, 1100));
