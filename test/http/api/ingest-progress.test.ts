@@ -154,6 +154,8 @@ t.test(
     await eventually(async () => (await read('first')).phase === 'fetch' && repos.gate('first').waiting() > 0, 30_000);
     const secondHits = repos.hits('second');
     const second = root.post('/api/v1/marketplaces/second/ingest');
+    // Queued in this order: the second request is sent only once the first of them holds its place.
+    await eventually(async () => (await root.get('/api/v1/ingests')).body.queued.length === 1, 30_000);
     const again = root.post('/api/v1/marketplaces/first/ingest');
     await eventually(async () => (await root.get('/api/v1/ingests')).body.queued.length === 2, 30_000);
     const body = '{"ref":"refs/heads/main"}';
